@@ -1,0 +1,114 @@
+"""Path classes of spec §6: generated/lockfile paths, candidate filters, test and noise paths."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+from typing import Literal
+
+CandidateFilter = Literal["all_files", "code_only", "tests_only"]
+CANDIDATE_FILTERS: tuple[CandidateFilter, ...] = ("all_files", "code_only", "tests_only")
+
+_LOCKFILES = frozenset(
+    {
+        "package-lock.json",
+        "pnpm-lock.yaml",
+        "yarn.lock",
+        "poetry.lock",
+        "Pipfile.lock",
+        "Cargo.lock",
+        "Gemfile.lock",
+        "go.sum",
+    }
+)
+_GENERATED_PARTS = (
+    "dist/",
+    "build/",
+    "vendor/",
+    "third_party/",
+    "node_modules/",
+    "target/",
+    ".tox/",
+    ".venv/",
+)
+_GENERATED_ENDINGS = (".lock", ".min.js", ".map", ".snap", ".snapshot", ".pb.go", ".generated.go", ".g.cs")
+_CODE_SUFFIXES = frozenset(
+    ".bash .c .cc .cpp .cs .cxx .fish .go .h .hpp .java .js .jsx .kt .kts .m .mm .php "
+    ".proto .py .pyi .rb .rs .scala .sh .swift .ts .tsx .zsh".split()
+)
+_TEST_PARTS = frozenset({"__tests__", "test", "tests", "testing", "testdata", "testsuite", "testsuites"})
+_TEST_ENDINGS = (
+    "_test.go",
+    "_test.py",
+    "_test.rs",
+    "_test.cc",
+    "_test.cpp",
+    ".spec.js",
+    ".spec.jsx",
+    ".spec.ts",
+    ".spec.tsx",
+    ".test.js",
+    ".test.jsx",
+    ".test.ts",
+    ".test.tsx",
+)
+_NOISE_PARTS = frozenset(
+    ".github .idea .vscode benchmark benchmarks changelog changelogs doc docs documentation "
+    "examples licenses node_modules snapshot snapshots template templates vendor".split()
+)
+_NOISE_NAMES = frozenset(
+    "changelog changelog.md contributing.md license license.md readme readme.md".split()
+)
+
+
+def is_generated_path(path: str) -> bool:
+    """Generated or lockfile path (§6.1); the directory test is a substring test (QUIRK)."""
+    norm = path.replace("\\", "/")
+    if norm.rsplit("/", 1)[-1] in _LOCKFILES:
+        return True
+    if any(part in norm for part in _GENERATED_PARTS):
+        return True
+    return norm.endswith(_GENERATED_ENDINGS)
+
+
+def _suffix(path: str) -> str:
+    return PurePosixPath(path).suffix.lower()
+
+
+def is_noise_path(path: str) -> bool:
+    """Docs, examples, templates, vendored and changelog-like paths (§6.2)."""
+    pure = PurePosixPath(path)
+    if any(part.lower() in _NOISE_PARTS for part in pure.parts):
+        return True
+    return pure.name.lower() in _NOISE_NAMES or pure.stem.lower() in _NOISE_NAMES
+
+
+def is_code_path(path: str) -> bool:
+    """``code_only`` filter (§6.2): a code suffix and not a noise path; tests included."""
+    return bool(path) and not is_noise_path(path) and _suffix(path) in _CODE_SUFFIXES
+
+
+def is_test_path(path: str) -> bool:
+    """``tests_only`` filter (§6.2): test location or test name, with a code suffix."""
+    if not path or _suffix(path) not in _CODE_SUFFIXES:
+        return False
+    pure = PurePosixPath(path)
+    if any(part.lower() in _TEST_PARTS for part in pure.parts):
+        return True
+    name = pure.name.lower()
+    return (
+        name.startswith("test_")
+        or name.endswith(_TEST_ENDINGS)
+        or name.endswith(("test.java", "tests.java"))
+    )
+
+
+def keep_path(path: str, candidate_filter: CandidateFilter) -> bool:
+    """Whether ``path`` survives ``candidate_filter`` (§6.2)."""
+    if candidate_filter == "all_files":
+        return True
+    if candidate_filter == "code_only":
+        return is_code_path(path)
+    if candidate_filter == "tests_only":
+        return is_test_path(path)
+    msg = f"candidate filter must be one of {CANDIDATE_FILTERS}, got {candidate_filter!r}"
+    raise ValueError(msg)

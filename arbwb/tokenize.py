@@ -1,0 +1,30 @@
+"""ARB's tokenizers: regex_code_tokenizer_v1 (BCY, spec §5.7) and the identifier splitter (§7.1)."""
+
+from __future__ import annotations
+
+import re
+
+#: The exact upstream pattern (Python ``re``, Unicode ``str``).
+CODE_TOKEN_PATTERN = r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[^A-Za-z0-9_\s]"
+#: The same token set for Rust's regex engine (Polars): Rust's ``\s`` lacks U+001C-U+001F,
+#: which Python's ``\s`` includes, so they are excluded explicitly.
+CODE_TOKEN_PATTERN_RUST = r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[^A-Za-z0-9_\s\x1c-\x1f]"
+
+_CODE_TOKEN_RE = re.compile(CODE_TOKEN_PATTERN)
+_CAMEL_RE = re.compile(r"([a-z])([A-Z])")
+_ALNUM_RE = re.compile(r"[A-Za-z0-9]+")
+
+
+def count_code_tokens(text: str) -> int:
+    """Number of regex_code_tokenizer_v1 tokens in ``text`` (0 for empty text)."""
+    if not text:
+        return 0
+    return sum(1 for _ in _CODE_TOKEN_RE.finditer(text))
+
+
+def split_identifiers(text: str) -> list[str]:
+    """Identifier splitter of spec §7.1: split camelCase, keep ASCII alnum runs, lower-case.
+
+    ``"getHTTPResponse v2Api snake_case"`` -> ``[get, httpresponse, v2api, snake, case]``.
+    """
+    return [m.lower() for m in _ALNUM_RE.findall(_CAMEL_RE.sub(r"\1 \2", text))]
