@@ -1,0 +1,109 @@
+"""What a notebook leaves behind: figures, tables and key numbers under one output folder.
+
+Notebooks create one :class:`Recorder` and hand it every figure, table and
+headline number, so file names are stable and tests can read the numbers back
+after a papermill run.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+from matplotlib.figure import Figure
+
+from arbwb.jsonio import atomic_open, write_json, write_text_atomic
+
+
+@dataclass(frozen=True)
+class Recorder:
+    """Saves a notebook's outputs as ``<out_dir>/{figures,tables,records}/<stem>__<name>.*``."""
+
+    out_dir: Path
+    stem: str  # the notebook's file stem, e.g. "05-budget-curves"
+
+    @classmethod
+    def create(cls, out_dir: str | Path, stem: str) -> Recorder:
+        """A recorder writing below ``out_dir`` for the notebook ``stem``."""
+        return cls(Path(out_dir), stem)
+
+    @property
+    def record_path(self) -> Path:
+        """JSON file holding this notebook's recorded key numbers."""
+        return self.out_dir / "records" / f"{self.stem}.json"
+
+    def figure(self, fig: Figure, name: str) -> list[Path]:
+        """Save ``fig`` as PNG and SVG named ``<stem>__<name>``; returns the paths."""
+        paths = []
+        for ext in ("png", "svg"):
+            path = self.out_dir / "figures" / f"{self.stem}__{name}.{ext}"
+            with atomic_open(path, "wb") as handle:
+                fig.savefig(handle, format=ext, dpi=150, bbox_inches="tight", metadata=_fig_meta(ext))
+            paths.append(path)
+        return paths
+
+    def table(self, frame: pl.DataFrame, name: str, *, decimals: int = 4, latex: bool = False) -> list[Path]:
+        """Save ``frame`` as CSV (full precision) and Markdown (``decimals`` places), LaTeX if asked."""
+        base = self.out_dir / "tables" / f"{self.stem}__{name}"
+        csv_path = base.with_suffix(".csv")
+        write_text_atomic(csv_path, frame.write_csv())
+        md_path = base.with_suffix(".md")
+        write_text_atomic(md_path, markdown_table(frame, decimals=decimals))
+        paths = [csv_path, md_path]
+        if latex:
+            tex_path = base.with_suffix(".tex")
+            write_text_atomic(tex_path, latex_table(frame, decimals=decimals))
+            paths.append(tex_path)
+        return paths
+
+    def record(self, key: str, value: Any) -> None:
+        """Store one JSON-serialisable key number, merged into the notebook's record file."""
+        data: dict[str, Any] = {}
+        if self.record_path.is_file():
+            data = json.loads(self.record_path.read_text(encoding="utf-8"))
+        data[key] = value
+        write_json(self.record_path, data)
+
+
+def _fig_meta(ext: str) -> dict[str, Any]:
+    """Metadata that keeps figure files deterministic (no creation dates)."""
+    if ext == "svg":
+        return {"Date": None}
+    return {"Software": None}
+
+
+def _cell(value: Any, decimals: int) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.{decimals}f}"
+    return str(value)
+
+
+def markdown_table(frame: pl.DataFrame, *, decimals: int = 4) -> str:
+    """A GitHub Markdown table; floats with ``decimals`` places, nulls as ``n/a`` (spec §5.9)."""
+    header = "| " + " | ".join(frame.columns) + " |"
+    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
+    rows = ["| " + " | ".join(_cell(v, decimals) for v in row) + " |" for row in frame.iter_rows()]
+    return "\n".join([header, rule, *rows]) + "\n"
+
+
+def latex_table(frame: pl.DataFrame, *, decimals: int = 4) -> str:
+    """A booktabs LaTeX tabular of ``frame`` for papers."""
+
+    def esc(text: str) -> str:
+        return text.replace("\\", r"\textbackslash{}").replace("_", r"\_").replace("&", r"\&").replace("%", r"\%")
+
+    align = "".join("r" if frame.schema[c].is_numeric() else "l" for c in frame.columns)
+    lines = [
+        rf"\begin{{tabular}}{{{align}}}",
+        r"\toprule",
+        " & ".join(esc(c) for c in frame.columns) + r" \\",
+        r"\midrule",
+    ]
+    lines += [" & ".join(esc(_cell(v, decimals)) for v in row) + r" \\" for row in frame.iter_rows()]
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
