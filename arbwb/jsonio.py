@@ -29,7 +29,9 @@ def loads_strict(text: str) -> Any:
     return json.loads(text, parse_constant=_reject_constant)
 
 
-def iter_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
+def iter_jsonl(
+    path: str | Path, *, allow_empty: bool = False
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` for each non-blank line of a JSONL file.
 
     Lines are stripped and blank lines skipped (spec §0). A line that is not a
@@ -45,7 +47,9 @@ def iter_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple
             try:
                 text = raw.decode("utf-8").strip()
             except UnicodeDecodeError as exc:
-                raise InputError(f"not valid UTF-8 ({exc.reason})", path=path, line=number) from None
+                raise InputError(
+                    f"not valid UTF-8 ({exc.reason})", path=path, line=number
+                ) from None
             if not text:
                 continue
             try:
@@ -96,7 +100,7 @@ def atomic_open(path: str | Path, mode: str = "w") -> Iterator[IO[Any]]:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as handle:
+        with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())

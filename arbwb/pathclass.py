@@ -30,12 +30,52 @@ _GENERATED_PARTS = (
     ".tox/",
     ".venv/",
 )
-_GENERATED_ENDINGS = (".lock", ".min.js", ".map", ".snap", ".snapshot", ".pb.go", ".generated.go", ".g.cs")
-_CODE_SUFFIXES = frozenset(
-    ".bash .c .cc .cpp .cs .cxx .fish .go .h .hpp .java .js .jsx .kt .kts .m .mm .php "
-    ".proto .py .pyi .rb .rs .scala .sh .swift .ts .tsx .zsh".split()
+_GENERATED_ENDINGS = (
+    ".lock",
+    ".min.js",
+    ".map",
+    ".snap",
+    ".snapshot",
+    ".pb.go",
+    ".generated.go",
+    ".g.cs",
 )
-_TEST_PARTS = frozenset({"__tests__", "test", "tests", "testing", "testdata", "testsuite", "testsuites"})
+_CODE_SUFFIXES = frozenset(
+    {
+        ".bash",
+        ".c",
+        ".cc",
+        ".cpp",
+        ".cs",
+        ".cxx",
+        ".fish",
+        ".go",
+        ".h",
+        ".hpp",
+        ".java",
+        ".js",
+        ".jsx",
+        ".kt",
+        ".kts",
+        ".m",
+        ".mm",
+        ".php",
+        ".proto",
+        ".py",
+        ".pyi",
+        ".rb",
+        ".rs",
+        ".scala",
+        ".sh",
+        ".swift",
+        ".ts",
+        ".tsx",
+        ".zsh",
+    }
+)
+_TEST_PARTS = frozenset(
+    {"__tests__", "test", "tests", "testing", "testdata", "testsuite", "testsuites"}
+)
 _TEST_ENDINGS = (
     "_test.go",
     "_test.py",
@@ -52,11 +92,37 @@ _TEST_ENDINGS = (
     ".test.tsx",
 )
 _NOISE_PARTS = frozenset(
-    ".github .idea .vscode benchmark benchmarks changelog changelogs doc docs documentation "
-    "examples licenses node_modules snapshot snapshots template templates vendor".split()
+    {
+        ".github",
+        ".idea",
+        ".vscode",
+        "benchmark",
+        "benchmarks",
+        "changelog",
+        "changelogs",
+        "doc",
+        "docs",
+        "documentation",
+        "examples",
+        "licenses",
+        "node_modules",
+        "snapshot",
+        "snapshots",
+        "template",
+        "templates",
+        "vendor",
+    }
 )
 _NOISE_NAMES = frozenset(
-    "changelog changelog.md contributing.md license license.md readme readme.md".split()
+    {
+        "changelog",
+        "changelog.md",
+        "contributing.md",
+        "license",
+        "license.md",
+        "readme",
+        "readme.md",
+    }
 )
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import matplotlib as mpl
 import polars as pl
 from matplotlib.figure import Figure
 
@@ -40,13 +41,17 @@ class Recorder:
         paths = []
         for ext in ("png", "svg"):
             path = self.out_dir / "figures" / f"{self.stem}__{name}.{ext}"
-            with atomic_open(path, "wb") as handle:
-                fig.savefig(handle, format=ext, dpi=150, bbox_inches="tight", metadata=_fig_meta(ext))
+            with atomic_open(path, "wb") as handle, mpl.rc_context({"svg.hashsalt": self.stem}):
+                fig.savefig(
+                    handle, format=ext, dpi=150, bbox_inches="tight", metadata=_fig_meta(ext)
+                )
             paths.append(path)
         return paths
 
-    def table(self, frame: pl.DataFrame, name: str, *, decimals: int = 4, latex: bool = False) -> list[Path]:
-        """Save ``frame`` as CSV (full precision) and Markdown (``decimals`` places), LaTeX if asked."""
+    def table(
+        self, frame: pl.DataFrame, name: str, *, decimals: int = 4, latex: bool = False
+    ) -> list[Path]:
+        """Save ``frame`` as CSV (full precision) and Markdown (``decimals`` places), maybe LaTeX."""
         base = self.out_dir / "tables" / f"{self.stem}__{name}"
         csv_path = base.with_suffix(".csv")
         write_text_atomic(csv_path, frame.write_csv())
@@ -95,7 +100,12 @@ def latex_table(frame: pl.DataFrame, *, decimals: int = 4) -> str:
     """A booktabs LaTeX tabular of ``frame`` for papers."""
 
     def esc(text: str) -> str:
-        return text.replace("\\", r"\textbackslash{}").replace("_", r"\_").replace("&", r"\&").replace("%", r"\%")
+        return (
+            text.replace("\\", r"\textbackslash{}")
+            .replace("_", r"\_")
+            .replace("&", r"\&")
+            .replace("%", r"\%")
+        )
 
     align = "".join("r" if frame.schema[c].is_numeric() else "l" for c in frame.columns)
     lines = [
@@ -104,6 +114,8 @@ def latex_table(frame: pl.DataFrame, *, decimals: int = 4) -> str:
         " & ".join(esc(c) for c in frame.columns) + r" \\",
         r"\midrule",
     ]
-    lines += [" & ".join(esc(_cell(v, decimals)) for v in row) + r" \\" for row in frame.iter_rows()]
+    lines += [
+        " & ".join(esc(_cell(v, decimals)) for v in row) + r" \\" for row in frame.iter_rows()
+    ]
     lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines) + "\n"

@@ -44,7 +44,7 @@ SPANS: Schema = {
     "path": pl.String,
     "start_line": pl.Int64,
     "end_line": pl.Int64,
-    "kind": pl.String,  # "span" for gold_spans; block kind (symbol|span_fallback|block) for gold_blocks
+    "kind": pl.String,  # "span" (gold_spans) or the block kind (symbol|span_fallback|block)
     "symbol": pl.String,
 }
 

@@ -1,0 +1,59 @@
+# arbwb: the two commands a new user types are `make report` and `make test`.
+# Both create .venv when needed and install pinned versions from constraints.txt.
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+PIP    := $(BIN)/python -m pip
+# CPU-only torch first: without the pin pip pulls a multi-GB CUDA build.
+TORCH  := torch==2.13.0
+
+.PHONY: report test lint typecheck demo bench clean-venv
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+$(VENV)/.core-installed: pyproject.toml constraints.txt | $(BIN)/python
+	$(PIP) install --quiet -c constraints.txt -e .
+	touch $@
+
+$(VENV)/.dev-installed: pyproject.toml constraints.txt | $(BIN)/python
+	$(PIP) install --quiet $(TORCH)
+	$(PIP) install --quiet -c constraints.txt -e '.[dev,dense]'
+	touch $(VENV)/.core-installed $@
+
+## report: run every analysis on the embedded demo release; figures land in figures/
+report: $(VENV)/.core-installed
+	$(BIN)/arbwb report --data data/demo --out reports/demo
+	mkdir -p figures
+	cp reports/demo/figures/* figures/
+
+## test: the whole suite (unit, parity on ../shared when present, notebooks) plus lint and types
+test: $(VENV)/.dev-installed
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest tests
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest --nbval-lax notebooks
+	$(BIN)/ruff check arbwb tests benchmarks
+	$(BIN)/ruff format --check arbwb tests benchmarks
+	$(BIN)/mypy arbwb
+
+lint: $(VENV)/.dev-installed
+	$(BIN)/ruff check arbwb tests benchmarks
+	$(BIN)/ruff format --check arbwb tests benchmarks
+
+typecheck: $(VENV)/.dev-installed
+	$(BIN)/mypy arbwb
+
+## demo: rebuild data/demo deterministically from the package's demo builder
+demo: $(VENV)/.dev-installed
+	$(BIN)/arbwb demo build --out data/demo
+
+## bench: speed and memory benchmarks (print ratios against in-run baselines)
+bench: $(VENV)/.dev-installed
+	$(BIN)/python benchmarks/bench_bcy.py
+	$(BIN)/python benchmarks/bench_builder.py
+	$(BIN)/python benchmarks/bench_retrievers.py
+	$(BIN)/python benchmarks/bench_report.py
+
+clean-venv:
+	rm -rf $(VENV)

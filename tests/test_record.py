@@ -1,0 +1,57 @@
+"""Recorder writes stable names, merged records and exact tables."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import polars as pl
+
+from arbwb.record import Recorder, latex_table, markdown_table
+
+
+def test_figure_table_and_record_names(tmp_path: Path) -> None:
+    rec = Recorder.create(tmp_path, "05-budget-curves")
+    fig, ax = plt.subplots()
+    ax.plot([1, 2], [3, 4])
+    paths = rec.figure(fig, "bcy_by_task")
+    plt.close(fig)
+    assert [p.name for p in paths] == [
+        "05-budget-curves__bcy_by_task.png",
+        "05-budget-curves__bcy_by_task.svg",
+    ]
+    assert paths[0].read_bytes().startswith(b"\x89PNG")
+    frame = pl.DataFrame({"run": ["bm25"], "mrr": [0.123456]})
+    tables = rec.table(frame, "lb", latex=True)
+    assert [p.suffix for p in tables] == [".csv", ".md", ".tex"]
+    assert tables[0].read_text() == "run,mrr\nbm25,0.123456\n"
+    rec.record("n", 3)
+    rec.record("mrr", 0.5)
+    assert json.loads(rec.record_path.read_text()) == {"mrr": 0.5, "n": 3}
+
+
+def test_svg_is_deterministic(tmp_path: Path) -> None:
+    outputs = []
+    for sub in ("a", "b"):
+        fig, ax = plt.subplots()
+        ax.bar(["x", "y"], [1, 2])
+        outputs.append(Recorder.create(tmp_path / sub, "nb").figure(fig, "f")[1].read_bytes())
+        plt.close(fig)
+    assert outputs[0] == outputs[1]
+
+
+def test_markdown_and_latex_formatting() -> None:
+    frame = pl.DataFrame(
+        {"model": ["a_b"], "R@20": [0.5], "n": [3], "x": [None]}, schema_overrides={"x": pl.Float64}
+    )
+    assert (
+        markdown_table(frame)
+        == "| model | R@20 | n | x |\n|---|---|---|---|\n| a_b | 0.5000 | 3 | n/a |\n"
+    )
+    tex = latex_table(frame, decimals=2)
+    assert r"a\_b & 0.50 & 3 & n/a \\" in tex
+    assert tex.startswith(r"\begin{tabular}{lrrr}")
