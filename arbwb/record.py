@@ -51,7 +51,7 @@ class Recorder:
     def table(
         self, frame: pl.DataFrame, name: str, *, decimals: int = 4, latex: bool = False
     ) -> list[Path]:
-        """Save ``frame`` as CSV (full precision) and Markdown (``decimals`` places), maybe LaTeX."""
+        """Save ``frame`` as CSV (full precision) and Markdown (``decimals`` places), maybe TeX."""
         base = self.out_dir / "tables" / f"{self.stem}__{name}"
         csv_path = base.with_suffix(".csv")
         write_text_atomic(csv_path, frame.write_csv())
