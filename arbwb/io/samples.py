@@ -1,0 +1,352 @@
+"""Load ARB sample records into the SAMPLES, LABELS and SPANS frames (spec §1.3, §2).
+
+The per-record helpers (target gold, given files, provenance, query text, leakage,
+stratum, split) are pure functions of one parsed record, so notebooks and other
+loaders can reuse the exact upstream rules.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import polars as pl
+
+from arbwb import schemas
+from arbwb.errors import InputError
+from arbwb.jsonio import dumps_upstream, iter_jsonl
+
+TASKS = frozenset(
+    {"code2test", "comment2context", "trace2code", "edit2ripple", "abstention", "testlog2code"}
+)
+NATURAL_REASONS = frozenset({"flaky_ci", "upstream_dependency", "external_service", "user_error"})
+COUNTERFACTUAL_REASON = "counterfactual_wrong_repo"
+_REQUIRED: dict[str, type] = {
+    "id": str,
+    "task_type": str,
+    "repo": str,
+    "base_commit": str,
+    "query": dict,
+    "gold": dict,
+}
+_RAW_PATCH_RE = re.compile(r"diff --git\b|(^|\n)(---\s+(?:a/|/dev/null)|\+\+\+\s+(?:b/|/dev/null))")
+_PROVENANCE_BY_TASK = {
+    "code2test": "pr_summary",
+    "comment2context": "review_comment",
+    "trace2code": "failure_trace",
+    "testlog2code": "failure_trace",
+}
+_LABEL_LISTS = (
+    ("root_cause", "root_cause_files"),
+    ("related_test", "related_tests"),
+    ("supporting", "supporting_files"),
+    ("negative", "negative_distractors"),
+)
+
+
+@dataclass(frozen=True)
+class SampleSet:
+    """The three frames of a sample release: one row per sample, per labelled path, per span."""
+
+    samples: pl.DataFrame
+    labels: pl.DataFrame
+    spans: pl.DataFrame
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def dedupe(values: Iterable[Any]) -> list[Any]:
+    """Keep the first occurrence of each value, drop falsy values, keep order (spec §0)."""
+    seen: set[Any] = set()
+    out: list[Any] = []
+    for value in values:
+        if value and value not in seen:
+            seen.add(value)
+            out.append(value)
+    return out
+
+
+def path_list(items: Any) -> list[str]:
+    """Deduped paths from a list of strings and/or ``{"path": ...}`` objects; others dropped."""
+    if not isinstance(items, list):
+        return []
+    paths = (
+        item if isinstance(item, str) else item.get("path") if isinstance(item, dict) else None
+        for item in items
+    )
+    return dedupe(p for p in paths if isinstance(p, str))
+
+
+def target_gold_files(record: dict[str, Any]) -> list[str]:
+    """The evaluation target (spec §2.6): no_gold -> []; gold.files; then per-task fallbacks."""
+    gold = _dict(record.get("gold"))
+    task = record.get("task_type")
+    if gold.get("no_gold") is True:
+        return []
+    files = path_list(gold.get("files"))
+    if files:
+        return files
+    if task == "code2test":
+        return path_list(gold.get("related_tests"))
+    if task == "comment2context":
+        must = gold.get("must_context_files")
+        context = path_list(must if isinstance(must, list) and must else gold.get("context_files"))
+        if context:
+            return context
+    return path_list(gold.get("root_cause_files")) or path_list(gold.get("related_tests"))
+
+
+def given_files(record: dict[str, Any]) -> list[str]:
+    """Files the agent already has (spec §2.7): gold.given_files, else comment2context's file."""
+    given = path_list(_dict(record.get("gold")).get("given_files"))
+    if given or record.get("task_type") != "comment2context":
+        return given
+    query = _dict(record.get("query"))
+    value = query.get("given_file") or query.get("path")
+    return [value] if isinstance(value, str) and value else []
+
+
+def query_provenance(record: dict[str, Any]) -> str | None:
+    """Where the query text came from (spec §2.8), with upstream's metadata and task fallbacks."""
+    metadata = _dict(record.get("metadata"))
+    for value in (
+        record.get("query_provenance"),
+        metadata.get("query_provenance"),
+        metadata.get("source_signal"),
+        metadata.get("signal_type"),
+    ):
+        if value:
+            return str(value)
+    return _PROVENANCE_BY_TASK.get(str(record.get("task_type")))
+
+
+def query_text(query: Any) -> str:
+    """The evaluation text every ranker sees (spec §2.9), byte-exact with upstream."""
+    return json.dumps(query or {}, ensure_ascii=False, sort_keys=True)
+
+
+def _module_variants(path: str) -> list[str]:
+    """Dotted/slashed module spellings of a path without its last suffix (spec §2.10)."""
+    parts = list(PurePosixPath(path).with_suffix("").parts)
+    joins = [".".join(parts), "/".join(parts)]
+    if len(parts) > 1:
+        joins += [".".join(parts[1:]), "/".join(parts[1:])]
+    return [v.lower() for v in joins if len(v) >= 3]
+
+
+def _edit2ripple_fatal_leak(record: dict[str, Any], normalised: str) -> bool:
+    """Fatal edit2ripple leaks: patch text, fix commit, or a gold path/basename/module named."""
+    lowered = normalised.lower()
+    fix = str(_dict(record.get("metadata")).get("fix_commit") or "").strip()
+    if _RAW_PATCH_RE.search(normalised) or (fix and fix in normalised):
+        return True
+    for path in path_list(_dict(record.get("gold")).get("files")):
+        low = path.lower()
+        if low in lowered or PurePosixPath(low).name in lowered:
+            return True
+        if any("." in v and v in lowered for v in _module_variants(path)):
+            return True
+    return False
+
+
+def query_has_leakage(record: dict[str, Any]) -> bool:
+    """True when upstream skips the sample as ``query_leakage`` (spec §2.10)."""
+    normalised = query_text(record.get("query")).replace("\\n", "\n")
+    if _RAW_PATCH_RE.search(normalised):
+        return True
+    fix = str(_dict(record.get("gold")).get("fix_commit") or "").strip()
+    if fix and fix in normalised:
+        return True
+    return record.get("task_type") == "edit2ripple" and _edit2ripple_fatal_leak(record, normalised)
+
+
+def stratum(record: dict[str, Any]) -> str:
+    """``positive``, or for no-gold samples ``natural``/``counterfactual`` by gold.reason (§9.6).
+
+    ``metadata.organic``, when present, must agree with the reason; otherwise the record is
+    inconsistent and an :class:`InputError` names the field.
+    """
+    gold = _dict(record.get("gold"))
+    if gold.get("no_gold") is not True:
+        return "positive"
+    reason = gold.get("reason")
+    if reason in NATURAL_REASONS:
+        result = "natural"
+    elif reason == COUNTERFACTUAL_REASON:
+        result = "counterfactual"
+    else:
+        valid = sorted(NATURAL_REASONS | {COUNTERFACTUAL_REASON})
+        msg = f"no-gold sample needs a reason in {valid}, got {reason!r}"
+        raise InputError(msg, field="gold.reason")
+    organic = _dict(record.get("metadata")).get("organic")
+    if organic is not None and organic != (result == "natural"):
+        msg = f"metadata.organic={organic!r} disagrees with gold.reason {reason!r}; fix one of them"
+        raise InputError(msg, field="metadata.organic")
+    return result
+
+
+def split_of(sample_id: str) -> str:
+    """arbwb-defined split (spec §12): ``dev`` if sha256(id)[0] is even, else ``heldout``."""
+    return "dev" if hashlib.sha256(sample_id.encode("utf-8")).digest()[0] % 2 == 0 else "heldout"
+
+
+def _as_int(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _span_rows(sample_id: str, record: dict[str, Any], key: str) -> Iterator[dict[str, Any]]:
+    """Normalised ``gold_spans``/``gold_blocks`` rows (spec §2.5), top-level or under gold."""
+    rows = record.get(key)
+    if rows is None:
+        rows = _dict(record.get("gold")).get(key)
+    for row in rows if isinstance(rows, list) else []:
+        if not isinstance(row, dict) or not row.get("path"):
+            continue
+        start, end = _as_int(row.get("start_line")), _as_int(row.get("end_line"))
+        if start is None or end is None:
+            continue
+        if key == "gold_blocks" and (start < 1 or end < start):
+            continue
+        kind = "span" if key == "gold_spans" else str(row.get("kind") or "block")
+        symbol = row.get("symbol")
+        yield {
+            "sample_id": sample_id,
+            "path": str(row["path"]),
+            "start_line": start,
+            "end_line": end,
+            "kind": kind,
+            "symbol": str(symbol) if symbol else None,
+        }
+
+
+def hard_negative_files(record: dict[str, Any]) -> list[str]:
+    """Dedupe of sample-level then gold-level ``hard_negative_files`` (spec §4.2)."""
+    gold = _dict(record.get("gold"))
+    return dedupe(
+        path_list(record.get("hard_negative_files")) + path_list(gold.get("hard_negative_files"))
+    )
+
+
+def _label_rows(sample_id: str, record: dict[str, Any]) -> Iterator[dict[str, str]]:
+    gold = _dict(record.get("gold"))
+    groups = [
+        ("gold", target_gold_files(record)),
+        ("given", given_files(record)),
+        ("hard_negative", hard_negative_files(record)),
+    ]
+    groups += [(role, path_list(gold.get(key))) for role, key in _LABEL_LISTS]
+    for role, paths in groups:
+        for path in paths:
+            yield {"sample_id": sample_id, "path": path, "role": role}
+
+
+def _check_record(record: dict[str, Any]) -> None:
+    for field, kind in _REQUIRED.items():
+        if field not in record:
+            raise InputError("required field is missing", field=field)
+        if not isinstance(record[field], kind) or (kind is str and not record[field]):
+            what = "a JSON object" if kind is dict else "a non-empty string"
+            msg = f"expected {what}, got {record[field]!r}"
+            raise InputError(msg, field=field)
+    if record["task_type"] not in TASKS:
+        msg = f"unknown task_type {record['task_type']!r}; expected one of {sorted(TASKS)}"
+        raise InputError(msg, field="task_type")
+    if "metadata" in record and not isinstance(record["metadata"], dict):
+        msg = f"expected a JSON object, got {record['metadata']!r}"
+        raise InputError(msg, field="metadata")
+
+
+def _sample_row(record: dict[str, Any], source: Path, line: int) -> dict[str, Any]:
+    gold = record["gold"]
+    metadata = _dict(record.get("metadata"))
+    fix = gold.get("fix_commit") or metadata.get("fix_commit")
+    no_gold = gold.get("no_gold") is True
+    return {
+        "sample_id": record["id"],
+        "task": record["task_type"],
+        "repo": record["repo"],
+        "base_commit": record["base_commit"],
+        "snapshot_id": f"{record['repo']}@{record['base_commit']}",
+        "stratum": stratum(record),
+        "split": split_of(record["id"]),
+        "query_text": query_text(record["query"]),
+        "query": dumps_upstream(record["query"]),
+        "query_provenance": query_provenance(record),
+        "no_gold_reason": str(gold["reason"]) if no_gold and gold.get("reason") else None,
+        "fix_commit": str(fix) if fix else None,
+        "gold": dumps_upstream(gold),
+        "metadata": dumps_upstream(metadata),
+        "source": str(source),
+        "line": line,
+    }
+
+
+def sample_files(path: str | Path) -> list[Path]:
+    """The JSONL files a path stands for (spec §1.3 discovery; a release root with one release)."""
+    path = Path(path)
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        raise InputError("no such file or directory", path=path)
+    if (path / "samples.jsonl").is_file():
+        return [path / "samples.jsonl"]
+    benchmark = path / "benchmark"
+    if benchmark.is_dir():
+        releases = sorted(p for p in benchmark.iterdir() if p.is_dir())
+        if len(releases) == 1:
+            return sample_files(releases[0])
+        names = ", ".join(str(p) for p in releases) or "none found"
+        msg = f"release root holds {len(releases)} releases; pass one release folder ({names})"
+        raise InputError(msg, path=path)
+    files = sorted(path.glob("*.jsonl"), key=lambda p: p.name)
+    if not files:
+        raise InputError("no samples.jsonl, *.jsonl files or benchmark/<release>/ here", path=path)
+    return files
+
+
+def load_samples(path: str | Path) -> SampleSet:
+    """Read sample records from a file, a release folder or a single-release root.
+
+    Every record is checked (required fields, types, task_type, stratum consistency) and
+    duplicate ids are refused, so each error names the file, line and field.
+    """
+    rows: list[dict[str, Any]] = []
+    labels: list[dict[str, str]] = []
+    spans: list[dict[str, Any]] = []
+    seen: dict[str, str] = {}
+    for source in sample_files(path):
+        for line, record in iter_jsonl(source):
+            try:
+                _check_record(record)
+                row = _sample_row(record, source, line)
+            except InputError as exc:
+                raise InputError(exc.reason, path=source, line=line, field=exc.field) from None
+            sample_id = row["sample_id"]
+            if sample_id in seen:
+                msg = f"duplicate sample id {sample_id!r} (first at {seen[sample_id]})"
+                raise InputError(msg, path=source, line=line, field="id")
+            seen[sample_id] = f"{source}:{line}"
+            rows.append(row)
+            labels.extend(_label_rows(sample_id, record))
+            spans.extend(_span_rows(sample_id, record, "gold_spans"))
+            spans.extend(_span_rows(sample_id, record, "gold_blocks"))
+    return SampleSet(
+        samples=_frame(rows, schemas.SAMPLES, "samples"),
+        labels=_frame(labels, schemas.LABELS, "labels"),
+        spans=_frame(spans, schemas.SPANS, "spans"),
+    )
+
+
+def _frame(rows: list[dict[str, Any]], schema: schemas.Schema, name: str) -> pl.DataFrame:
+    frame = pl.DataFrame(rows, schema=dict(schema)) if rows else schemas.empty(schema)
+    return schemas.validate(frame, schema, name=name)

@@ -1,0 +1,18 @@
+"""Shared fixtures: the real ARB files in ../shared beside the checkout (skipped when absent)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+
+@pytest.fixture
+def shared_dir() -> Path:
+    """``../shared/arb-data``; tests using it skip cleanly when the folder is absent."""
+    data = SHARED / "arb-data"
+    if not data.is_dir():
+        pytest.skip("needs ../shared beside the checkout (CI has it)")
+    return data
