@@ -1,0 +1,127 @@
+"""Sample explorer: pick one sample by id or filter, show its query, gold, and every run's list.
+
+Frame in, frame out, so the same views work in JupyterLab and under papermill.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import polars as pl
+
+FILTER_COLUMNS = ("task", "repo", "stratum", "split")
+
+
+def pick_sample(samples: pl.DataFrame, sample_id: str = "", **filters: str) -> str:
+    """``sample_id`` if given (must exist), else the first sample in file order matching filters.
+
+    ``filters`` are equality tests on ``task``, ``repo``, ``stratum`` or ``split``; empty values
+    are ignored, so notebook parameters can default to ``""``.
+    """
+    unknown = sorted(set(filters) - set(FILTER_COLUMNS))
+    if unknown:
+        msg = f"unknown sample filters {unknown}; use {list(FILTER_COLUMNS)}"
+        raise ValueError(msg)
+    if sample_id:
+        if sample_id not in samples["sample_id"].to_list():
+            msg = f"sample id {sample_id!r} is not in this release; leave it empty to filter"
+            raise ValueError(msg)
+        return sample_id
+    active = {k: v for k, v in filters.items() if v}
+    matching = samples.filter(*[pl.col(k) == v for k, v in active.items()]) if active else samples
+    if matching.is_empty():
+        msg = f"no sample matches {active}; loosen the filters"
+        raise ValueError(msg)
+    return str(matching["sample_id"][0])
+
+
+def sample_card(samples: pl.DataFrame, labels: pl.DataFrame, sample_id: str) -> dict[str, Any]:
+    """Task, repo, snapshot, stratum, parsed query, gold and given paths of one sample."""
+    rows = samples.filter(pl.col("sample_id") == sample_id)
+    if rows.is_empty():
+        msg = f"sample id {sample_id!r} is not in the samples frame"
+        raise ValueError(msg)
+    row = rows.row(0, named=True)
+    mine = labels.filter(pl.col("sample_id") == sample_id)
+    return {
+        "sample_id": sample_id,
+        "task": row["task"],
+        "repo": row["repo"],
+        "snapshot_id": row["snapshot_id"],
+        "stratum": row["stratum"],
+        "no_gold_reason": row["no_gold_reason"],
+        "query": json.loads(row["query"]),
+        "gold": mine.filter(pl.col("role") == "gold")["path"].to_list(),
+        "given": mine.filter(pl.col("role") == "given")["path"].to_list(),
+    }
+
+
+def ranked_lists(
+    rankings: pl.DataFrame, labels: pl.DataFrame, sample_id: str, *, depth: int = 10
+) -> pl.DataFrame:
+    """Every run's top ``depth`` files for one sample: ``run, rank, path, score, gold, given``."""
+    if depth < 1:
+        msg = f"depth must be at least 1, got {depth}"
+        raise ValueError(msg)
+    mine = labels.filter(pl.col("sample_id") == sample_id)
+    gold = mine.filter(pl.col("role") == "gold")["path"].implode()
+    given = mine.filter(pl.col("role") == "given")["path"].implode()
+    return (
+        rankings.filter(pl.col("sample_id") == sample_id, pl.col("rank") <= depth)
+        .select("run", "rank", "path", "score")
+        .with_columns(
+            pl.col("path").is_in(gold).alias("gold"),
+            pl.col("path").is_in(given).alias("given"),
+        )
+        .sort("run", "rank")
+    )
+
+
+def first_gold_ranks(
+    rankings: pl.DataFrame, labels: pl.DataFrame, sample_id: str, runs: list[str]
+) -> pl.DataFrame:
+    """Per run: ``first_gold_rank`` (null when no gold file is ranked) and gold files found.
+
+    Uses the full stored ranking (details ``gold_ranks`` reach past the top 20). Every run in
+    ``runs`` gets a row, so a run that never answered the sample shows up as null, not missing.
+    """
+    gold = labels.filter(pl.col("sample_id") == sample_id, pl.col("role") == "gold")["path"]
+    hits = (
+        rankings.filter(pl.col("sample_id") == sample_id, pl.col("path").is_in(gold.implode()))
+        .group_by("run")
+        .agg(
+            pl.col("rank").min().alias("first_gold_rank"),
+            pl.col("path").n_unique().cast(pl.Int64).alias("gold_found"),
+        )
+    )
+    return (
+        pl.DataFrame({"run": runs}, schema={"run": pl.String})
+        .join(hits, on="run", how="left")
+        .with_columns(
+            pl.col("gold_found").fill_null(0), pl.lit(gold.len(), dtype=pl.Int64).alias("n_gold")
+        )
+        .sort(["first_gold_rank", "run"], nulls_last=True)
+    )
+
+
+def mark(rows: pl.DataFrame) -> pl.DataFrame:
+    """Ranked lists with a readable ``hit`` column: ``GOLD``, ``given`` or empty."""
+    return rows.with_columns(
+        pl.when(pl.col("gold"))
+        .then(pl.lit("GOLD"))
+        .when(pl.col("given"))
+        .then(pl.lit("given"))
+        .otherwise(pl.lit(""))
+        .alias("hit")
+    )
+
+
+def query_lines(query: Mapping[str, Any], *, width: int = 400) -> list[str]:
+    """``key: value`` lines of a raw query (values shortened to ``width`` characters)."""
+    lines = []
+    for key, value in query.items():
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        lines.append(f"{key}: {text if len(text) <= width else text[:width] + ' ...'}")
+    return lines

@@ -1,0 +1,159 @@
+"""The demo release: byte-for-byte rebuild, ARB layout, sample counts, spans, no leakage."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from arbwb.cli import main
+from arbwb.demo.build import build_demo, hash_embed, locate_span, sample_id
+from arbwb.demo.samples import DEMO_SAMPLES, SpanSpec
+from arbwb.errors import InputError
+from arbwb.io.corpus import open_corpus, snapshot_id
+from arbwb.io.samples import load_samples, query_has_leakage
+from arbwb.paths import DEMO_DIR
+from arbwb.snapshot import stable_id
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def rebuilt(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("demo") / "demo"
+    assert main(["demo", "build", "--out", str(out)]) == 0
+    return out
+
+
+def test_rebuild_matches_committed_files_byte_for_byte(rebuilt: Path) -> None:
+    committed, fresh = _files(DEMO_DIR), _files(rebuilt)
+    assert sorted(committed) == sorted(fresh)
+    changed = [name for name in committed if committed[name] != fresh[name]]
+    assert changed == []
+
+
+def test_layout_size_and_demo_label() -> None:
+    names = set(_files(DEMO_DIR))
+    for required in (
+        "README.md",
+        "repo_manifest.jsonl",
+        "benchmark/demo/samples.jsonl",
+        "benchmark/demo/manifest.json",
+        "corpus/demo/corpus_manifest.jsonl",
+        "eval/demo/lexical_details.jsonl",
+        "eval/demo/bm25_summary.json",
+        "eval/demo/dense_hash_details.jsonl",
+    ):
+        assert required in names
+    for task in ("code2test", "comment2context", "trace2code", "edit2ripple", "abstention"):
+        assert f"benchmark/demo/{task}.jsonl" in names
+    assert sum(p.stat().st_size for p in DEMO_DIR.rglob("*") if p.is_file()) < 2_000_000
+    assert "demo data" in (DEMO_DIR / "README.md").read_text(encoding="utf-8").lower()
+    runs = sorted(
+        p.name.removesuffix("_summary.json")
+        for p in (DEMO_DIR / "eval/demo").glob("*_summary.json")
+    )
+    assert runs == ["bm25", "bm25_okapi", "dense_hash", "lexical", "rrf_lexical_dense_hash"]
+
+
+def test_sample_composition() -> None:
+    sampleset = load_samples(DEMO_DIR / "benchmark/demo")
+    samples = sampleset.samples
+    tasks = Counter(samples["task"].to_list())
+    assert tasks == {
+        "code2test": 12,
+        "comment2context": 11,
+        "trace2code": 12,
+        "edit2ripple": 11,
+        "abstention": 13,
+    }
+    strata = Counter(samples["stratum"].to_list())
+    assert strata == {"positive": 46, "natural": 8, "counterfactual": 5}
+    assert samples["repo"].n_unique() == 3
+    assert samples["snapshot_id"].n_unique() == 6
+    assert samples["sample_id"].n_unique() == 59
+
+
+def test_sample_ids_are_stable_ids() -> None:
+    records = [json.loads(line) for line in (DEMO_DIR / "benchmark/demo/samples.jsonl").open()]
+    by_key = {sample_id(s): s for s in DEMO_SAMPLES}
+    for record in records:
+        spec = by_key[record["id"]]
+        assert record["id"] == stable_id("arbwb-demo", spec.task_type, spec.repo, spec.key)
+        assert len(record["id"]) == 24
+
+
+def test_no_query_leaks_and_field_names() -> None:
+    records = [json.loads(line) for line in (DEMO_DIR / "benchmark/demo/samples.jsonl").open()]
+    assert [r["id"] for r in records if query_has_leakage(r)] == []
+    keys = {r["task_type"]: set(r["query"]) for r in records}
+    assert keys["comment2context"] == {
+        "review_comment",
+        "given_file",
+        "path",
+        "line",
+        "diff_hunk_context",
+        "pr_title",
+    }
+    assert keys["edit2ripple"] == {"intent", "anchor_file", "anchor_diff"}
+    c2c = next(r for r in records if r["task_type"] == "comment2context")
+    assert set(c2c["gold"]["must_context_files"][0]) == {"path", "evidence"}
+    assert c2c["gold"]["given_files"] == [c2c["query"]["path"]]
+    natural = [
+        r
+        for r in records
+        if r["gold"].get("reason")
+        in {"upstream_dependency", "external_service", "user_error", "flaky_ci"}
+    ]
+    assert natural and all(r["metadata"]["organic"] is True for r in natural)
+    counterfactual = [r for r in records if r["gold"].get("reason") == "counterfactual_wrong_repo"]
+    ids = {r["id"]: r["repo"] for r in records}
+    for r in counterfactual:
+        assert r["metadata"]["organic"] is False
+        assert ids[r["metadata"]["source_sample_id"]] != r["repo"]
+
+
+def test_gold_files_and_spans_exist_in_their_snapshot() -> None:
+    corpus = open_corpus(DEMO_DIR, "demo")
+    records = [json.loads(line) for line in (DEMO_DIR / "benchmark/demo/samples.jsonl").open()]
+    for record in records:
+        chunks = corpus.chunks(snapshot_id(record["repo"], record["base_commit"]))
+        files = dict(zip(*chunks.filter(kind="file").select("path", "end_line"), strict=True))
+        gold = record["gold"]
+        paths = (
+            gold.get("related_tests", [])
+            if record["task_type"] == "code2test"
+            else gold.get("root_cause_files", gold.get("files", []))
+        )
+        assert all(p in files for p in paths), record["id"]
+        for span in record.get("gold_spans", []):
+            assert 1 <= span["start_line"] <= span["end_line"] <= files[span["path"]]
+        for block in record.get("gold_blocks", []):
+            assert block["kind"] in {"symbol", "span_fallback"}
+
+
+def test_locate_span_hand_computed() -> None:
+    files = {"a.py": "x = 1\ndef f():\n    return 2\n"}
+    assert locate_span(files, SpanSpec("a.py", "def f", 2, "r")) == (2, 3)
+    with pytest.raises(ValueError, match="runs past the end"):
+        locate_span(files, SpanSpec("a.py", "def f", 3, "r"))
+    with pytest.raises(ValueError, match="not found"):
+        locate_span(files, SpanSpec("a.py", "def g", 1, "r"))
+
+
+def test_hash_embed_is_unit_norm_and_deterministic() -> None:
+    vector = hash_embed("parseAmount parse_amount money")
+    assert abs(float(vector @ vector) - 1.0) < 1e-12
+    assert (hash_embed("parseAmount parse_amount money") == vector).all()
+    assert not hash_embed("").any()
+
+
+def test_refuses_to_replace_foreign_folder(tmp_path: Path) -> None:
+    (tmp_path / "mine.txt").write_text("keep me", encoding="utf-8")
+    with pytest.raises(InputError, match="not a demo release"):
+        build_demo(tmp_path)
+    assert (tmp_path / "mine.txt").read_text(encoding="utf-8") == "keep me"
