@@ -1,0 +1,45 @@
+"""``arbwb report --data DIR [--runs GLOB] --out DIR``: every notebook, one static report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from arbwb.paths import NOTEBOOKS_DIR
+from arbwb.report import ReportConfig, ReportError, run_report
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register the ``report`` subcommand."""
+    parser = subparsers.add_parser(
+        "report", help="run every notebook with papermill and write figures, tables and index.html"
+    )
+    parser.add_argument("--data", required=True, type=Path, help="ARB release root")
+    parser.add_argument(
+        "--runs", default=None, help="run files glob, relative to --data (eval/*/*_details.jsonl)"
+    )
+    parser.add_argument("--out", required=True, type=Path, help="report folder (replaced whole)")
+    parser.add_argument("--notebooks", type=Path, default=NOTEBOOKS_DIR, help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=int, default=0, help="seed passed to every notebook")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    config = ReportConfig(
+        data_dir=args.data,
+        out_dir=args.out,
+        runs_glob=args.runs,
+        notebooks_dir=args.notebooks,
+        seed=args.seed,
+        progress=not args.no_progress,
+    )
+    try:
+        out = run_report(config)
+    except ReportError as exc:
+        print(f"arbwb report: {exc}", file=sys.stderr)
+        return 1
+    print(f"report written to {out / 'index.html'}")
+    return 0

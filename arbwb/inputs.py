@@ -1,0 +1,232 @@
+"""One entry point for analyses: a release folder's samples, stored runs and corpus as frames.
+
+``load_release`` pairs every run with the samples it is scored against (its
+*universe*) and says in ``notes`` which inputs are missing, so notebooks can
+skip an analysis with a reason instead of failing.
+"""
+
+from __future__ import annotations
+
+import glob
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from arbwb import schemas
+from arbwb.errors import InputError
+from arbwb.io.corpus import Corpus, open_corpus, snapshot_id
+from arbwb.io.rankings import RunData, load_rankings
+from arbwb.io.samples import SampleSet, load_samples, split_of
+
+DEFAULT_RUNS_GLOB = "eval/*/*_details.jsonl"
+
+
+@dataclass(frozen=True)
+class Release:
+    """Samples (from sample files, else from details rows), runs, corpus and what is missing.
+
+    ``gold[group]`` is the gold LABELS frame every run of that group is scored
+    against; ``run_group[run]`` names the group (the run's ``eval/<release>``
+    folder name), so runs are only compared on the same samples.
+    """
+
+    samples: pl.DataFrame
+    labels: pl.DataFrame
+    spans: pl.DataFrame
+    runs: dict[str, RunData]
+    corpus: Corpus | None
+    notes: list[str]
+    run_group: dict[str, str] = field(default_factory=dict)
+    gold: dict[str, pl.DataFrame] = field(default_factory=dict)
+
+
+def load_release(data_dir: str | Path, runs_glob: str | None = None) -> Release:
+    """Load ``benchmark/*/``, the runs matching ``runs_glob`` and ``corpus/<R>/`` of a data root.
+
+    A relative ``runs_glob`` is taken relative to ``data_dir`` (default
+    ``eval/*/*_details.jsonl``). A run in ``eval/<R>/`` is scored against
+    ``benchmark/<R>/`` when that exists (absent predictions count as failures),
+    else against the union of gold in its group's details rows, else against the
+    only sample release present (arbwb-defined pairing).
+    """
+    root = Path(data_dir)
+    if not root.is_dir():
+        raise InputError("data folder not found; pass a release root", path=root)
+    notes: list[str] = []
+    releases = _sample_releases(root, notes)
+    paths = _run_paths(root, runs_glob or DEFAULT_RUNS_GLOB)
+    if not paths:
+        notes.append(f"no runs match {runs_glob or DEFAULT_RUNS_GLOB!r} under {root}")
+    runs: dict[str, RunData] = {}
+    run_group: dict[str, str] = {}
+    for path, name in _run_names(paths).items():
+        runs[name] = load_rankings(path, run=name)
+        run_group[name] = path.parent.name
+    gold = _group_gold(releases, runs, run_group, notes)
+    samples, labels, spans = _merge_samples(releases, runs, run_group, gold, notes)
+    return Release(
+        samples=samples,
+        labels=labels,
+        spans=spans,
+        runs=runs,
+        corpus=_corpus(root, notes),
+        notes=notes,
+        run_group=run_group,
+        gold=gold,
+    )
+
+
+def _sample_releases(root: Path, notes: list[str]) -> dict[str, SampleSet]:
+    """Every ``benchmark/<R>/`` folder that holds sample files, loaded separately."""
+    found: dict[str, SampleSet] = {}
+    for folder in sorted((root / "benchmark").glob("*/")):
+        if any(folder.glob("*.jsonl")):
+            found[folder.name] = load_samples(folder)
+    if not found:
+        notes.append("no benchmark/<release>/ samples: queries, strata and spans are unavailable")
+    return found
+
+
+def _run_paths(root: Path, pattern: str) -> list[Path]:
+    full = pattern if Path(pattern).is_absolute() else str(root / pattern)
+    return [Path(p) for p in sorted(glob.glob(full)) if Path(p).is_file()]
+
+
+def _run_names(paths: list[Path]) -> dict[Path, str]:
+    """Run name = file stem without ``_details``; clashing stems get their folder as a prefix."""
+    stems = [p.stem.removesuffix("_details") for p in paths]
+    return {
+        p: (f"{p.parent.name}/{stem}" if stems.count(stem) > 1 else stem)
+        for p, stem in zip(paths, stems, strict=True)
+    }
+
+
+def _gold_of(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.filter(pl.col("role") == "gold").select(list(schemas.LABELS))
+
+
+def _group_gold(
+    releases: dict[str, SampleSet],
+    runs: dict[str, RunData],
+    run_group: dict[str, str],
+    notes: list[str],
+) -> dict[str, pl.DataFrame]:
+    """Gold labels per run group (see :func:`load_release` for the pairing rule)."""
+    gold: dict[str, pl.DataFrame] = {}
+    for group in dict.fromkeys(run_group.values()):
+        members = [name for name, g in run_group.items() if g == group]
+        if group in releases:
+            gold[group] = _gold_of(releases[group].labels)
+            continue
+        embedded = [runs[m].labels for m in members if runs[m].labels is not None]
+        if embedded:
+            gold[group] = _union_gold([f for f in embedded if f is not None], group, notes)
+            notes.append(
+                f"eval/{group}: no benchmark/{group}/ samples; gold, task and repo of its "
+                f"{gold[group]['sample_id'].n_unique()} samples come from the details rows "
+                "(queries unavailable)"
+            )
+        elif len(releases) == 1:
+            only = next(iter(releases))
+            gold[group] = _gold_of(releases[only].labels)
+            notes.append(f"eval/{group}: scored against the only sample release, {only}")
+        else:
+            msg = (
+                f"cannot tell which samples run {members[0]!r} ranks: it carries no gold and "
+                f"there is no benchmark/{group}/; put it under eval/<release>/"
+            )
+            raise InputError(msg, path=runs[members[0]].path)
+    return gold
+
+
+def _union_gold(frames: list[pl.DataFrame], group: str, notes: list[str]) -> pl.DataFrame:
+    """Union of the details gold of a group's runs; the first run's gold wins on disagreement."""
+    first: dict[str, pl.DataFrame] = {}
+    disagree = 0
+    for frame in frames:
+        for (sample_id,), rows in _gold_of(frame).group_by("sample_id", maintain_order=True):
+            key = str(sample_id)
+            if key not in first:
+                first[key] = rows
+            elif sorted(first[key]["path"]) != sorted(rows["path"]):
+                disagree += 1
+    if disagree:
+        notes.append(
+            f"eval/{group}: {disagree} details rows disagree on gold; the first run's is used"
+        )
+    return pl.concat(list(first.values())) if first else schemas.empty(schemas.LABELS)
+
+
+def _merge_samples(
+    releases: dict[str, SampleSet],
+    runs: dict[str, RunData],
+    run_group: dict[str, str],
+    gold: dict[str, pl.DataFrame],
+    notes: list[str],
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """Samples of all releases (first release wins a shared id) plus details-only samples."""
+    samples = [s.samples for s in releases.values()]
+    labels = [s.labels for s in releases.values()]
+    spans = [s.spans for s in releases.values()]
+    frame = pl.concat(samples) if samples else schemas.empty(schemas.SAMPLES)
+    repeated = frame.height - frame["sample_id"].n_unique()
+    if repeated:
+        notes.append(f"{repeated} sample ids appear in several releases; the first release's kept")
+        frame = frame.unique("sample_id", keep="first", maintain_order=True)
+    known = set(frame["sample_id"])
+    extra: list[pl.DataFrame] = []
+    for name, run in runs.items():
+        if run.details is None:
+            continue
+        rows = run.details.filter(~pl.col("sample_id").is_in(known))
+        if rows.height:
+            gold_ids = set(gold[run_group[name]]["sample_id"])
+            extra.append(_samples_from_details(rows, gold_ids, str(run_group.get(name, ""))))
+            labels.append(
+                gold[run_group[name]].filter(pl.col("sample_id").is_in(rows["sample_id"].to_list()))
+            )
+            known |= set(rows["sample_id"])
+    merged = pl.concat([frame, *extra]) if extra else frame
+    all_labels = pl.concat(labels).unique(maintain_order=True) if labels else None
+    return (
+        merged,
+        schemas.empty(schemas.LABELS) if all_labels is None else all_labels,
+        pl.concat(spans) if spans else schemas.empty(schemas.SPANS),
+    )
+
+
+def _samples_from_details(details: pl.DataFrame, gold_ids: set[str], group: str) -> pl.DataFrame:
+    """SAMPLES rows for samples known only from details: no query, split by ``split_of``."""
+    frame = details.unique("sample_id", keep="first", maintain_order=True).select(
+        "sample_id", "task", "repo", "base_commit"
+    )
+    ids = frame["sample_id"].to_list()
+    repos, commits = frame["repo"].to_list(), frame["base_commit"].to_list()
+    out = frame.with_columns(
+        pl.Series("snapshot_id", [snapshot_id(r, c) for r, c in zip(repos, commits, strict=True)]),
+        pl.Series("stratum", ["positive" if i in gold_ids else None for i in ids], pl.String),
+        pl.Series("split", [split_of(i) for i in ids]),
+        pl.lit(None, pl.String).alias("query_text"),
+        pl.lit(None, pl.String).alias("query"),
+        pl.lit(None, pl.String).alias("query_provenance"),
+        pl.lit(None, pl.String).alias("no_gold_reason"),
+        pl.lit(None, pl.String).alias("fix_commit"),
+        pl.lit(None, pl.String).alias("gold"),
+        pl.lit(None, pl.String).alias("metadata"),
+        pl.lit(f"eval/{group} details", pl.String).alias("source"),
+        pl.lit(None, pl.Int64).alias("line"),
+    )
+    return schemas.validate(out, schemas.SAMPLES, name="samples from details")
+
+
+def _corpus(root: Path, notes: list[str]) -> Corpus | None:
+    manifests = sorted((root / "corpus").glob("*/corpus_manifest.jsonl"))
+    if len(manifests) == 1:
+        return open_corpus(manifests[0].parent)
+    if manifests:
+        names = [m.parent.name for m in manifests]
+        notes.append(f"several corpora {names}: budget (BCY) analyses need one; skipped")
+    else:
+        notes.append("no corpus/<release>/ found: budget (BCY) metrics and curves skipped")
+    return None

@@ -1,0 +1,166 @@
+"""Leaderboard figures: per-task bars with intervals, a run x task heatmap, a significance matrix.
+
+Inputs are the frames of :mod:`arbwb.leaderboard` (``scores`` and ``pairwise_tests``).
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import polars as pl
+import seaborn as sns
+from matplotlib.axes import Axes
+
+from arbwb.leaderboard import metric_label
+
+
+def _axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
+    if ax is not None:
+        return ax
+    _, new = plt.subplots(figsize=size)
+    return new
+
+
+def _title(ax: Axes, text: str, *, demo: bool) -> None:
+    ax.set_title(f"{text} (demo data)" if demo else text)
+
+
+def _weighted(board: pl.DataFrame, group: str, metric: str) -> pl.DataFrame:
+    part = board.filter(
+        pl.col("group") == group,
+        pl.col("metric") == metric,
+        pl.col("aggregation") == "weighted",
+        pl.col("scope").is_in(["overall", "task"]),
+    )
+    if part.is_empty():
+        msg = f"no weighted {metric!r} scores for group {group!r}; check group and metric names"
+        raise ValueError(msg)
+    return part.with_columns(
+        pl.when(pl.col("scope") == "overall")
+        .then(pl.lit("overall"))
+        .otherwise(pl.col("subset"))
+        .alias("task")
+    )
+
+
+def _run_order(part: pl.DataFrame) -> list[str]:
+    overall = part.filter(pl.col("task") == "overall").sort(
+        ["value", "run"], descending=[True, False]
+    )
+    return overall["run"].to_list()
+
+
+def task_bars(
+    board: pl.DataFrame,
+    *,
+    group: str,
+    metric: str = "mrr",
+    demo: bool = False,
+    ax: Axes | None = None,
+) -> Axes:
+    """Grouped bars of the weighted ``metric`` per task (and overall) with bootstrap intervals."""
+    part = _weighted(board, group, metric)
+    runs = _run_order(part)
+    tasks = ["overall", *sorted(set(part["task"]) - {"overall"})]
+    ax = _axes(ax, (1.6 + 1.4 * len(tasks), 4.0))
+    width = 0.8 / max(len(runs), 1)
+    palette = sns.color_palette("colorblind", len(runs))
+    for i, run in enumerate(runs):
+        rows = {r["task"]: r for r in part.filter(pl.col("run") == run).iter_rows(named=True)}
+        xs = np.arange(len(tasks)) + (i - (len(runs) - 1) / 2) * width
+        values = np.array([rows[t]["value"] if t in rows else np.nan for t in tasks])
+        low = np.array([rows[t]["ci_low"] if t in rows else np.nan for t in tasks])
+        high = np.array([rows[t]["ci_high"] if t in rows else np.nan for t in tasks])
+        ax.bar(xs, values, width, label=run, color=palette[i])
+        ax.errorbar(
+            xs,
+            values,
+            yerr=[values - low, high - values],
+            fmt="none",
+            ecolor="black",
+            elinewidth=0.8,
+            capsize=2,
+        )
+    ax.set_xticks(np.arange(len(tasks)), tasks)
+    ax.set_ylabel(f"{metric_label(metric)} (95% bootstrap CI)")
+    ax.set_ylim(0, 1.05 * max(1e-9, float(np.nanmax(part["ci_high"].to_numpy()))))
+    ax.legend(fontsize="small", frameon=False)
+    _title(ax, f"{metric_label(metric)} by task — {group}", demo=demo)
+    return ax
+
+
+def run_task_heatmap(
+    board: pl.DataFrame,
+    *,
+    group: str,
+    metric: str = "mrr",
+    demo: bool = False,
+    ax: Axes | None = None,
+) -> Axes:
+    """Heatmap of the weighted ``metric``: runs (rows, best first) x tasks and overall."""
+    part = _weighted(board, group, metric)
+    runs = _run_order(part)
+    tasks = ["overall", *sorted(set(part["task"]) - {"overall"})]
+    matrix = np.full((len(runs), len(tasks)), np.nan)
+    for row in part.iter_rows(named=True):
+        matrix[runs.index(row["run"]), tasks.index(row["task"])] = row["value"]
+    ax = _axes(ax, (1.5 + 1.3 * len(tasks), 1.0 + 0.45 * len(runs)))
+    sns.heatmap(
+        matrix,
+        annot=True,
+        fmt=".3f",
+        cmap="viridis",
+        vmin=0.0,
+        xticklabels=tasks,
+        yticklabels=runs,
+        cbar_kws={"label": metric_label(metric)},
+        ax=ax,
+    )
+    _title(ax, f"{metric_label(metric)}: run x task — {group}", demo=demo)
+    return ax
+
+
+def significance_matrix(
+    tests: pl.DataFrame,
+    *,
+    group: str,
+    metric: str = "mrr",
+    order: list[str] | None = None,
+    demo: bool = False,
+    ax: Axes | None = None,
+) -> Axes:
+    """Holm-adjusted paired p-values between runs; cells marked * are significant (p < 0.05).
+
+    Cell (row, column) is annotated with the sign of mean(row) - mean(column).
+    """
+    part = tests.filter(pl.col("group") == group, pl.col("metric") == metric)
+    if part.is_empty():
+        msg = f"no pairwise tests of {metric!r} for group {group!r}; need at least two runs"
+        raise ValueError(msg)
+    runs = order or list(dict.fromkeys([*part["run_a"], *part["run_b"]]))
+    size = len(runs)
+    pvals = np.full((size, size), np.nan)
+    notes = np.full((size, size), "", dtype=object)
+    for row in part.iter_rows(named=True):
+        i, j = runs.index(row["run_a"]), runs.index(row["run_b"])
+        star = "*" if row["significant"] else ""
+        pvals[i, j] = pvals[j, i] = row["p_holm"]
+        sign = ">" if row["diff"] > 0 else "<" if row["diff"] < 0 else "="
+        flipped = {">": "<", "<": ">", "=": "="}[sign]
+        notes[i, j] = f"{sign} {row['p_holm']:.3f}{star}"
+        notes[j, i] = f"{flipped} {row['p_holm']:.3f}{star}"
+    ax = _axes(ax, (2.0 + 1.4 * size, 1.2 + 0.9 * size))
+    sns.heatmap(
+        pvals,
+        annot=notes,
+        fmt="",
+        cmap="rocket",
+        vmin=0.0,
+        vmax=1.0,
+        xticklabels=runs,
+        yticklabels=runs,
+        cbar_kws={"label": "Holm-adjusted p"},
+        ax=ax,
+    )
+    _title(ax, f"Paired randomization tests, {metric_label(metric)} — {group}", demo=demo)
+    return ax
