@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from arbwb.paths import NOTEBOOKS_DIR
-from arbwb.report import ReportConfig, ReportError, run_report
 
 
 def add_parser(subparsers: Any) -> None:
@@ -28,6 +27,8 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from arbwb.report import ReportConfig, ReportError, run_report  # nbformat: ~2 s to import
+
     config = ReportConfig(
         data_dir=args.data,
         out_dir=args.out,

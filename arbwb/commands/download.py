@@ -1,0 +1,59 @@
+"""``arbwb download``: fetch, verify and extract ARB releases at a pinned revision."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from arbwb.io.download import (
+    CURRENT_RELEASES,
+    HUB_REPO,
+    Fetcher,
+    FolderFetcher,
+    HubFetcher,
+    download_release,
+)
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``download``."""
+    parser = subparsers.add_parser(
+        "download", help="download, verify and extract ARB release bundles (spec §1.2)"
+    )
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--release", nargs="+", metavar="ID", help="release ids, e.g. v2_code2test")
+    which.add_argument(
+        "--all",
+        action="store_true",
+        help=f"the five current releases: {', '.join(CURRENT_RELEASES)}",
+    )
+    parser.add_argument(
+        "--revision", required=True, help="hub revision (commit hash or tag) to pin the download to"
+    )
+    parser.add_argument("--dir", required=True, type=Path, help="data root to extract into")
+    parser.add_argument(
+        "--force", action="store_true", help="replace existing benchmark|corpus|eval|reports/R"
+    )
+    parser.add_argument("--repo-id", default=HUB_REPO, help="Hugging Face dataset repository")
+    parser.add_argument(
+        "--mirror",
+        type=Path,
+        help="fetch from a local folder laid out like the hub (MIRROR/REVISION/releases/...)",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Download each requested release in turn; stop at the first failure."""
+    releases = list(CURRENT_RELEASES) if args.all else list(dict.fromkeys(args.release))
+    fetcher: Fetcher = FolderFetcher(args.mirror) if args.mirror else HubFetcher(args.repo_id)
+    for release in releases:
+        receipt = download_release(
+            release, root=args.dir, revision=args.revision, fetcher=fetcher, force=args.force
+        )
+        print(
+            f"{release}: {receipt['file_count']} files, {receipt['bytes']} bytes, "
+            f"sha256 {receipt['archive_sha256']} verified -> {', '.join(receipt['extracted'])}"
+        )
+    return 0

@@ -1,0 +1,44 @@
+"""``arbwb merge-corpus``: build ``corpus/v2_selective_mixed/corpus_manifest.jsonl`` (spec §1.4)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from arbwb.io.download import CURRENT_RELEASES
+from arbwb.merge import MERGED_RELEASE, manifest_path, merge_manifests, write_merged_manifest
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``merge-corpus``."""
+    parser = subparsers.add_parser(
+        "merge-corpus", help="merge the subset corpus manifests into the selective one"
+    )
+    parser.add_argument("--dir", required=True, type=Path, help="data root holding corpus/<R>/")
+    parser.add_argument(
+        "--releases",
+        nargs="+",
+        default=list(CURRENT_RELEASES),
+        metavar="ID",
+        help="releases to merge, in priority order (default: the five current ones)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help=f"output file (default: corpus/{MERGED_RELEASE}/corpus_manifest.jsonl)",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Merge, write atomically and print the counts."""
+    merged = merge_manifests(args.dir, args.releases)
+    output = args.out or manifest_path(args.dir, MERGED_RELEASE)
+    write_merged_manifest(merged, output)
+    read = sum(merged.inputs.values())
+    print(
+        f"{output}: {len(merged.rows)} unique snapshots from {read} manifest rows "
+        f"({merged.duplicates} duplicates)"
+    )
+    return 0
