@@ -278,11 +278,6 @@ def no_gold_reason(value: Any) -> dict[str, Any]:
     return record
 
 
-KNOWN_SAMPLES = "arbwb.io.samples crashes instead of raising InputError (reported to the lead)"
-KNOWN_RANKINGS = "arbwb.io.rankings crashes instead of raising InputError (reported to the lead)"
-
-
-@pytest.mark.xfail(strict=True, reason=KNOWN_SAMPLES)
 @pytest.mark.parametrize(
     "record",
     [span_line(10**30), span_line(1.5e300), no_gold_reason(["flaky_ci"])],
@@ -304,7 +299,6 @@ def details_with(key: str, inner: str, value: Any) -> dict[str, Any]:
     return record
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN_RANKINGS)
 @pytest.mark.parametrize(
     "record",
     [

@@ -7,6 +7,7 @@ ARB details additionally keep gold ranks beyond the stored top-20 prefix (spec Â
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -179,7 +180,13 @@ def _claim(seen: dict[str, int], sample_id: str, path: Path, line: int | None) -
 
 
 def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    """A JSON number that converts to a finite float (huge integers do not)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
 
 
 def _check_fields(obj: dict[str, Any], required: dict[str, type], path: Path, line: int) -> None:
@@ -233,7 +240,7 @@ def _gold_ranks(obj: dict[str, Any], path: Path, line: int) -> Iterator[tuple[st
     for gold_path, rank in ranks.items():
         if rank is None:
             continue
-        if not isinstance(rank, int) or isinstance(rank, bool) or rank < 1:
+        if not isinstance(rank, int) or isinstance(rank, bool) or not 1 <= rank < 2**63:
             msg = f"expected a positive integer rank or null for {gold_path!r}, got {rank!r}"
             raise InputError(msg, path=path, line=line, field="gold_ranks")
         if rank <= len(prefix) and prefix[rank - 1] != gold_path:

@@ -177,7 +177,7 @@ def stratum(record: dict[str, Any]) -> str:
     if gold.get("no_gold") is not True:
         return "positive"
     reason = gold.get("reason")
-    if reason in NATURAL_REASONS:
+    if isinstance(reason, str) and reason in NATURAL_REASONS:
         result = "natural"
     elif reason == COUNTERFACTUAL_REASON:
         result = "counterfactual"
@@ -197,11 +197,21 @@ def split_of(sample_id: str) -> str:
     return "dev" if hashlib.sha256(sample_id.encode("utf-8")).digest()[0] % 2 == 0 else "heldout"
 
 
-def _as_int(value: Any) -> int | None:
+_INT64_MAX = 2**63 - 1
+
+
+def _as_int(value: Any, field: str) -> int | None:
+    """A line number as int, None when it does not parse (§2.5 drops those rows).
+
+    A number that parses but does not fit in 64 bits cannot be a line number: InputError.
+    """
     try:
-        return int(value)
-    except (TypeError, ValueError):
+        number = int(value)
+    except (TypeError, ValueError, OverflowError):
         return None
+    if abs(number) > _INT64_MAX:
+        raise InputError(f"line number out of range, got {value!r}", field=field)
+    return number
 
 
 def _span_rows(sample_id: str, record: dict[str, Any], key: str) -> Iterator[dict[str, Any]]:
@@ -212,7 +222,8 @@ def _span_rows(sample_id: str, record: dict[str, Any], key: str) -> Iterator[dic
     for row in rows if isinstance(rows, list) else []:
         if not isinstance(row, dict) or not row.get("path"):
             continue
-        start, end = _as_int(row.get("start_line")), _as_int(row.get("end_line"))
+        start = _as_int(row.get("start_line"), f"{key}.start_line")
+        end = _as_int(row.get("end_line"), f"{key}.end_line")
         if start is None or end is None:
             continue
         if key == "gold_blocks" and (start < 1 or end < start):
@@ -329,17 +340,21 @@ def load_samples(path: str | Path) -> SampleSet:
             try:
                 _check_record(record)
                 row = _sample_row(record, source, line)
+                sample_id = row["sample_id"]
+                record_labels = list(_label_rows(sample_id, record))
+                record_spans = [
+                    *_span_rows(sample_id, record, "gold_spans"),
+                    *_span_rows(sample_id, record, "gold_blocks"),
+                ]
             except InputError as exc:
                 raise InputError(exc.reason, path=source, line=line, field=exc.field) from None
-            sample_id = row["sample_id"]
             if sample_id in seen:
                 msg = f"duplicate sample id {sample_id!r} (first at {seen[sample_id]})"
                 raise InputError(msg, path=source, line=line, field="id")
             seen[sample_id] = f"{source}:{line}"
             rows.append(row)
-            labels.extend(_label_rows(sample_id, record))
-            spans.extend(_span_rows(sample_id, record, "gold_spans"))
-            spans.extend(_span_rows(sample_id, record, "gold_blocks"))
+            labels.extend(record_labels)
+            spans.extend(record_spans)
     return SampleSet(
         samples=_frame(rows, schemas.SAMPLES, "samples"),
         labels=_frame(labels, schemas.LABELS, "labels"),
