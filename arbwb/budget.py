@@ -1,0 +1,325 @@
+"""Canonical BCY@B (Budgeted Context Yield, spec §5.7), vectorised over samples with Polars.
+
+Packing, per ranked file in order with ``used`` tokens spent so far (missing files are free):
+``h = tok("### " + path + "\\n")``, ``c = tok(text)``, ``s = [text != ""]``, ``total = h + c + s``;
+a file is packed while ``used < B``; whole if ``used + total <= B`` (content ``m = c``), else the
+boundary file gets ``m = min(c, max(0, B - used - h))`` and ``used = B``. A gold file with
+``c > 0`` is covered at τ when ``m >= min(τ, c)``; ``BCY_τ@B = |covered| / |G|``.
+Because every packed file costs at least 3 tokens, "packed while used < B" over cumulative
+costs is exactly upstream's sequential loop.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import polars as pl
+
+from arbwb.errors import InputError
+from arbwb.io.corpus import Corpus, count_tokens_expr
+from arbwb.schemas import METRICS, validate
+from arbwb.stats import bootstrap_ci
+
+if TYPE_CHECKING:
+    from arbwb.metrics import MetricSpec
+
+DEFAULT_BUDGETS: tuple[int, ...] = (4000, 8000, 16000, 32000)
+DEFAULT_THRESHOLDS: tuple[int, ...] = (1, 16, 32, 64, 128)
+STORED_PREFIX = 20  # BCY uses the stored top-20 files only (spec §5.1)
+
+BCY_TABLE_SCHEMA: dict[str, type[pl.DataType]] = {
+    "run": pl.String,
+    "sample_id": pl.String,
+    "snapshot_id": pl.String,
+    "budget": pl.Int64,
+    "tau": pl.Int64,
+    "bcy": pl.Float64,
+    "covered_gold_count": pl.Int64,
+    "gold_count": pl.Int64,
+    "used_tokens": pl.Int64,
+    "packed_files": pl.Int64,
+    "partial_files": pl.Int64,
+    "missing_ranked_files": pl.Int64,
+    "lower_bound": pl.Boolean,
+    "missing_snapshot": pl.Boolean,
+}
+
+
+class MissingSnapshotWarning(UserWarning):
+    """Some rankings point at snapshots the corpus lacks; their BCY counts as 0."""
+
+
+def normalise_budgets(budgets: Iterable[int]) -> list[int]:
+    """Budgets sorted and deduplicated; each must be a positive integer (spec §5.7)."""
+    values = sorted(set(budgets))
+    if not values or values[0] <= 0:
+        msg = f"budgets must be positive token counts, e.g. 4000, 8000, got {values!r}"
+        raise ValueError(msg)
+    return values
+
+
+def normalise_thresholds(thresholds: Iterable[int]) -> list[int]:
+    """Coverage thresholds τ sorted and deduplicated, with τ = 1 always present (spec §5.7)."""
+    values = sorted(set(thresholds) | {1})
+    if values[0] <= 0:
+        msg = f"coverage thresholds must be positive token counts, got {values!r}"
+        raise ValueError(msg)
+    return values
+
+
+def header_tokens_expr(path_column: str = "path") -> pl.Expr:
+    """Tokens of the file header ``"### " + path + "\\n"`` (spec §5.7 renderer)."""
+    return count_tokens_expr(pl.format("### {}\n", pl.col(path_column)))
+
+
+def pack(
+    ranked: pl.DataFrame,
+    gold: pl.DataFrame,
+    *,
+    budgets: Sequence[int] = DEFAULT_BUDGETS,
+    thresholds: Sequence[int] = DEFAULT_THRESHOLDS,
+) -> pl.DataFrame:
+    """Per (run, sample_id, budget, tau) BCY and packing counts from ranked files with costs.
+
+    ``ranked``: run, sample_id, rank, path, n_tokens (null = no file row: missing), n_bytes,
+    already cut to the top 20 and deduplicated. ``gold``: sample_id, path (deduplicated).
+    Samples must appear in ``gold``; samples without ranked rows get zeros.
+    """
+    budget_list, tau_list = normalise_budgets(budgets), normalise_thresholds(thresholds)
+    keys = ["run", "sample_id"]
+    costed = (
+        ranked.join(gold.with_columns(is_gold=pl.lit(True)), on=["sample_id", "path"], how="left")
+        .with_columns(
+            missing=pl.col("n_tokens").is_null(),
+            is_gold=pl.col("is_gold").fill_null(False),
+            c=pl.col("n_tokens").fill_null(0),
+            h=header_tokens_expr(),
+        )
+        .with_columns(
+            total=pl.when("missing")
+            .then(0)
+            .otherwise(pl.col("h") + pl.col("c") + (pl.col("n_bytes") > 0).cast(pl.Int64))
+        )
+        .with_columns(
+            before=pl.col("total").cum_sum().over(keys, order_by="rank") - pl.col("total"),
+            all_total=pl.col("total").sum().over(keys),
+            n_ranked=pl.len().over(keys),
+        )
+    )
+    budget = pl.col("budget")
+    active = pl.col("before") < budget
+    packed = active & ~pl.col("missing")
+    whole = packed & (pl.col("before") + pl.col("total") <= budget)
+    content = (
+        pl.when(whole)
+        .then(pl.col("c"))
+        .otherwise(pl.min_horizontal("c", pl.max_horizontal(0, budget - pl.col("before") - "h")))
+    )
+    per_file = costed.join(pl.DataFrame({"budget": budget_list}), how="cross").with_columns(
+        packed=packed,
+        partial=packed & ~whole,
+        missing_counted=active & pl.col("missing"),
+        m=content,
+    )
+    eligible = pl.col("packed") & pl.col("is_gold") & (pl.col("c") > 0)
+    per_sample = per_file.group_by([*keys, "budget"]).agg(
+        used_tokens=pl.min_horizontal(pl.col("all_total").first(), budget.first()),
+        packed_files=pl.col("packed").sum(),
+        partial_files=pl.col("partial").sum(),
+        missing_ranked_files=pl.col("missing_counted").sum(),
+        n_ranked=pl.col("n_ranked").first(),
+        **{
+            f"cov{t}": (eligible & (pl.col("m") >= pl.min_horizontal(t, "c"))).sum()
+            for t in tau_list
+        },
+    )
+    gold_count = gold.group_by("sample_id").agg(gold_count=pl.len().cast(pl.Int64))
+    grid = (
+        ranked.select("run")
+        .unique()
+        .join(gold_count, how="cross")
+        .join(pl.DataFrame({"budget": budget_list}), how="cross")
+    )
+    zero = ["used_tokens", "packed_files", "partial_files", "missing_ranked_files", "n_ranked"]
+    wide = grid.join(per_sample, on=[*keys, "budget"], how="left").with_columns(
+        pl.col([*zero, *(f"cov{t}" for t in tau_list)]).fill_null(0).cast(pl.Int64)
+    )
+    long = wide.unpivot(
+        on=[f"cov{t}" for t in tau_list],
+        index=[*keys, "budget", "gold_count", *zero],
+        variable_name="tau",
+        value_name="covered_gold_count",
+    ).with_columns(pl.col("tau").str.strip_prefix("cov").cast(pl.Int64))
+    return long.with_columns(
+        bcy=pl.col("covered_gold_count") / pl.col("gold_count"),
+        lower_bound=(pl.col("used_tokens") < budget) & (pl.col("n_ranked") >= STORED_PREFIX),
+    ).drop("n_ranked")
+
+
+def bcy_table(
+    rankings: pl.DataFrame,
+    labels: pl.DataFrame,
+    corpus: Corpus,
+    *,
+    snapshots: pl.DataFrame,
+    budgets: Sequence[int] = DEFAULT_BUDGETS,
+    thresholds: Sequence[int] = DEFAULT_THRESHOLDS,
+) -> pl.DataFrame:
+    """BCY per (run, sample, budget, τ) with packing diagnostics (schema BCY_TABLE_SCHEMA).
+
+    Every (run, gold sample) pair gets rows. Uses ranks ≤ 20 only; gold is ``labels`` role "gold".
+    ``snapshots`` maps sample_id -> snapshot_id. A sample whose snapshot the corpus lacks is a
+    counted failure: value 0, ``missing_snapshot`` true. ``lower_bound`` (arbwb-defined) marks
+    samples whose ranking has ≥ 20 files that do not fill the budget, so more context could
+    have been packed and the value is a lower bound.
+    """
+    gold = labels.filter(pl.col("role") == "gold").select("sample_id", "path").unique()
+    gold = gold.filter(pl.col("path") != "")
+    mapping = _snapshot_map(snapshots, gold)
+    top = (
+        rankings.filter((pl.col("rank") <= STORED_PREFIX) & (pl.col("path") != ""))
+        .sort("run", "sample_id", "rank")
+        .unique(subset=["run", "sample_id", "path"], keep="first", maintain_order=True)
+        .join(gold.select("sample_id").unique(), on="sample_id", how="semi")
+        .join(mapping, on="sample_id", how="left")
+        .select("run", "sample_id", "rank", "path", "snapshot_id")
+    )
+    present = mapping.filter(
+        pl.col("snapshot_id").map_elements(corpus.has, return_dtype=pl.Boolean)
+    )
+    costs = _file_costs(top.join(present, on="sample_id", how="semi"), corpus)
+    ranked = top.join(present.select("sample_id"), on="sample_id", how="semi").join(
+        costs, on=["snapshot_id", "path"], how="left"
+    )
+    table = pack(ranked, gold, budgets=budgets, thresholds=thresholds).join(
+        mapping, on="sample_id", how="left"
+    )
+    failed = ~pl.col("sample_id").is_in(present["sample_id"].implode())
+    table = table.with_columns(
+        missing_snapshot=failed,
+        bcy=pl.when(failed).then(0.0).otherwise("bcy"),
+        lower_bound=pl.col("lower_bound") & ~failed,
+    )
+    n_failed = table.filter("missing_snapshot").select("run", "sample_id").unique().height
+    if n_failed:
+        msg = (
+            f"{n_failed} (run, sample) pairs rank a snapshot the corpus lacks; their BCY counts "
+            "as 0 (missing_snapshot); build the snapshots or pass the right corpus"
+        )
+        warnings.warn(msg, MissingSnapshotWarning, stacklevel=2)
+    return table.select(list(BCY_TABLE_SCHEMA)).sort("run", "sample_id", "budget", "tau")
+
+
+def bcy_metrics(
+    rankings: pl.DataFrame,
+    labels: pl.DataFrame,
+    corpus: Corpus,
+    specs: Sequence[MetricSpec],
+    *,
+    snapshots: pl.DataFrame,
+) -> pl.DataFrame:
+    """METRICS rows ``bcy@B`` / ``bcy_tauT@B`` for each spec (family "bcy"), via bcy_table."""
+    table = bcy_table(
+        rankings,
+        labels,
+        corpus,
+        snapshots=snapshots,
+        budgets=[_required(s.budget, s.name) for s in specs],
+        thresholds=[_required(s.tau, s.name) for s in specs],
+    )
+    wanted = pl.DataFrame(
+        {
+            "budget": [s.budget for s in specs],
+            "tau": [s.tau for s in specs],
+            "metric": [s.name for s in specs],
+        },
+        schema={"budget": pl.Int64, "tau": pl.Int64, "metric": pl.String},
+    )
+    frame = table.join(wanted, on=["budget", "tau"]).select(
+        "run", "sample_id", "metric", value="bcy"
+    )
+    return validate(frame, METRICS, name="bcy metrics")
+
+
+def bcy_curves(
+    table: pl.DataFrame,
+    tasks: pl.DataFrame,
+    *,
+    n_boot: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> pl.DataFrame:
+    """Mean BCY per (run, task, budget, τ) (plus task "overall") with bootstrap intervals.
+
+    ``tasks`` maps sample_id -> task. Intervals are percentile bootstraps over samples
+    (arbwb-defined, seeded). Also reports n, the share of lower-bound values and the number
+    of missing-snapshot failures, so a curve never hides what it averaged over.
+    """
+    with_task = table.join(tasks.select("sample_id", "task").unique(), on="sample_id", how="left")
+    unknown = with_task.filter(pl.col("task").is_null())["sample_id"].unique().to_list()
+    if unknown:
+        msg = f"no task for sample ids {unknown[:5]!r}; pass a samples frame covering them"
+        raise InputError(msg, field="sample_id")
+    both = pl.concat([with_task, with_task.with_columns(task=pl.lit("overall"))])
+    rows = []
+    groups = both.partition_by(["run", "task", "budget", "tau"], as_dict=True, maintain_order=True)
+    for (run, task, budget, tau), group in groups.items():
+        values = group["bcy"].to_numpy()
+        low, high = bootstrap_ci(values, n_boot=n_boot, seed=seed, level=level)
+        rows.append(
+            {
+                "run": run,
+                "task": task,
+                "budget": budget,
+                "tau": tau,
+                "n": len(values),
+                "bcy": float(np.mean(values)),
+                "ci_low": low,
+                "ci_high": high,
+                "lower_bound_share": float(np.mean(group["lower_bound"].to_numpy())),
+                "missing_snapshots": int(group["missing_snapshot"].sum()),
+                "used_tokens": float(np.mean(group["used_tokens"].to_numpy())),
+            }
+        )
+    return pl.DataFrame(rows).sort("run", "task", "budget", "tau")
+
+
+def _required(value: int | None, name: str) -> int:
+    if value is None:
+        msg = f"metric {name!r} has no budget/threshold; use names like bcy@8000"
+        raise ValueError(msg)
+    return value
+
+
+def _snapshot_map(snapshots: pl.DataFrame, gold: pl.DataFrame) -> pl.DataFrame:
+    """sample_id -> snapshot_id, one per sample; every gold sample must have one."""
+    mapping = snapshots.select("sample_id", "snapshot_id").unique()
+    doubled = mapping.filter(pl.col("sample_id").is_duplicated())["sample_id"].unique()
+    if doubled.len():
+        msg = f"samples with several snapshots: {doubled.to_list()[:5]!r}"
+        raise InputError(msg, field="snapshot_id")
+    lacking = gold.join(mapping, on="sample_id", how="anti")["sample_id"].unique()
+    if lacking.len():
+        msg = f"no snapshot (repo, base_commit) for samples {lacking.to_list()[:5]!r}"
+        raise InputError(msg, field="snapshot_id")
+    return mapping
+
+
+def _file_costs(top: pl.DataFrame, corpus: Corpus) -> pl.DataFrame:
+    """Token counts of the ranked paths, one snapshot's FILES table at a time."""
+    parts = [
+        corpus.files(sid)
+        .select("snapshot_id", "path", "n_tokens", "n_bytes")
+        .join(group.select("path").unique(), on="path", how="semi")
+        for (sid,), group in top.partition_by("snapshot_id", as_dict=True).items()
+    ]
+    schema = {
+        "snapshot_id": pl.String,
+        "path": pl.String,
+        "n_tokens": pl.Int64,
+        "n_bytes": pl.Int64,
+    }
+    return pl.concat([pl.DataFrame(schema=schema), *parts])

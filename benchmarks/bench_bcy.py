@@ -1,0 +1,186 @@
+"""BCY speed and memory: arbwb vs a literal reference of spec §5.7, on a realistic corpus.
+
+Each side runs in its own process (so peak RSS is its own; imports are not timed), scores
+every details row at budgets 4k-32k and τ in {1, 16, 32, 64, 128}, and the parent checks the
+per-sample numbers are identical, then prints times, the speed ratio and peak RSS.
+Usage: .venv/bin/python benchmarks/bench_bcy.py [--files 300 --commits 55 --per-snapshot 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import polars as pl
+from _realistic import realistic
+
+from arbwb.budget import bcy_table
+from arbwb.io.corpus import open_corpus
+
+BUDGETS = (4000, 8000, 16000, 32000)
+TAUS = (1, 16, 32, 64, 128)
+TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[^A-Za-z0-9_\s]")
+
+
+def reference(corpus_dir: Path, details: Path) -> dict[str, float]:
+    """Spec §5.7 read literally: json per line, re.findall per file, dict lookups."""
+    manifest = {}
+    with (corpus_dir / "corpus_manifest.jsonl").open(encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            manifest[(row["repo"], row["base_commit"])] = corpus_dir.parent / row["chunks_path"]
+    texts_cache: dict[tuple[str, str], dict[str, str]] = {}
+    out = {}
+    with details.open(encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            key = (row["repo"], row["base_commit"])
+            if key not in texts_cache:
+                texts: dict[str, str] = {}
+                with manifest[key].open(encoding="utf-8") as chunks:
+                    for chunk_line in chunks:
+                        chunk = json.loads(chunk_line)
+                        if chunk["kind"] == "file":
+                            texts[chunk["path"]] = chunk["text"]
+                texts_cache = {key: texts}  # one snapshot at a time, like a streaming reader
+            texts = texts_cache[key]
+            gold = set(row["gold_files"])
+            ranked = list(dict.fromkeys(p for p in row["top_files"] if p))[:20]
+            for budget in BUDGETS:
+                used = 0
+                covered = {t: 0 for t in TAUS}
+                for path in ranked:
+                    if path not in texts:
+                        continue
+                    h = len(TOKEN.findall("### " + path + "\n"))
+                    c = len(TOKEN.findall(texts[path]))
+                    total = h + c + (1 if texts[path] else 0)
+                    if budget - used <= 0:
+                        break
+                    if total <= budget - used:
+                        used += total
+                        m = c
+                    else:
+                        m = min(c, max(0, budget - used - h))
+                        used = budget
+                    if path in gold and c > 0:
+                        for t in TAUS:
+                            covered[t] += m >= min(t, c)
+                    if used >= budget:
+                        break
+                for t in TAUS:
+                    out[f"{row['id']}|{budget}|{t}"] = covered[t] / len(gold)
+    return out
+
+
+def arbwb_side(corpus_dir: Path, details: Path, cache_dir: Path | None) -> dict[str, float]:
+    """arbwb: details -> frames, then bcy_table (cold without ``cache_dir``)."""
+    raw = pl.read_ndjson(details)
+    rankings = (
+        raw.select("id", "top_files")
+        .explode("top_files")
+        .select(
+            run=pl.lit("bench"),
+            sample_id="id",
+            rank=pl.int_range(1, pl.len() + 1).over("id").cast(pl.Int64),
+            path="top_files",
+        )
+    )
+    labels = (
+        raw.select(sample_id="id", path="gold_files")
+        .explode("path")
+        .with_columns(role=pl.lit("gold"))
+    )
+    snapshots = raw.select(sample_id="id", snapshot_id=pl.format("{}@{}", "repo", "base_commit"))
+    table = bcy_table(
+        rankings,
+        labels,
+        open_corpus(corpus_dir, cache_dir=cache_dir),
+        snapshots=snapshots,
+        budgets=BUDGETS,
+        thresholds=TAUS,
+    )
+    keys = table.select(pl.format("{}|{}|{}", "sample_id", "budget", "tau"))
+    return dict(zip(keys.to_series().to_list(), table["bcy"].to_list(), strict=True))
+
+
+def run_side(side: str, corpus_dir: Path, details: Path, out: Path) -> None:
+    start = time.perf_counter()
+    if side == "reference":
+        values = reference(corpus_dir, details)
+    else:
+        cache = None if side == "arbwb" else out.parent / "token-cache"
+        values = arbwb_side(corpus_dir, details, cache)
+    seconds = time.perf_counter() - start
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out.write_text(json.dumps({"seconds": seconds, "peak_mib": peak_mib, "values": values}))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--files", type=int, default=300)
+    parser.add_argument("--commits", type=int, default=55)
+    parser.add_argument("--per-snapshot", type=int, default=4)
+    parser.add_argument(
+        "--side", choices=["reference", "arbwb", "fill", "warm"], help=argparse.SUPPRESS
+    )
+    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    data = realistic(n_files=args.files, n_commits=args.commits, per_snapshot=args.per_snapshot)
+    if args.side:
+        run_side(args.side, data.corpus_dir, data.details, args.out)
+        return
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for side in ("arbwb", "reference", "fill", "warm"):
+            out = Path(tmp) / f"{side}.json"
+            cmd = [
+                sys.executable,
+                __file__,
+                "--side",
+                side,
+                "--out",
+                str(out),
+                "--files",
+                str(args.files),
+                "--commits",
+                str(args.commits),
+                "--per-snapshot",
+                str(args.per_snapshot),
+            ]
+            subprocess.run(cmd, check=True)
+            results[side] = json.loads(out.read_text())
+    ours, ref, warm = results["arbwb"], results["reference"], results["warm"]
+    identical = ours["values"] == ref["values"] == warm["values"] == results["fill"]["values"]
+    n_rows = sum(1 for _ in data.details.open())
+    size_mib = sum(p.stat().st_size for p in data.corpus_dir.rglob("*.jsonl")) / 2**20
+    print(
+        f"corpus: {len(data.commits)} snapshots, {size_mib:.0f} MiB of chunk files; "
+        f"{n_rows} details rows; {len(ref['values'])} (sample, budget, tau) values"
+    )
+    print(f"reference: {ref['seconds']:.2f} s, peak RSS {ref['peak_mib']:.0f} MiB")
+    print(f"arbwb:     {ours['seconds']:.2f} s, peak RSS {ours['peak_mib']:.0f} MiB")
+    print(
+        f"arbwb, token counts cached on disk (second run): {warm['seconds']:.2f} s, "
+        f"peak RSS {warm['peak_mib']:.0f} MiB"
+    )
+    print(
+        f"speed-up cold: {ref['seconds'] / ours['seconds']:.1f}x; "
+        f"warm cache: {ref['seconds'] / warm['seconds']:.1f}x; identical numbers: {identical}"
+    )
+    if not identical:
+        sys.exit("MISMATCH between arbwb and the reference")
+
+
+if __name__ == "__main__":
+    main()

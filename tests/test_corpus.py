@@ -1,0 +1,194 @@
+"""Corpus access (spec §1.4): manifest rules, chunk_path resolution, lazy reads, caches, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from arbwb.errors import InputError
+from arbwb.io.corpus import open_corpus
+from arbwb.jsonio import write_jsonl
+
+COMMIT = "c" * 40
+
+
+def chunk_rows(repo: str, commit: str) -> list[dict[str, object]]:
+    base = {"repo": repo, "base_commit": commit, "symbol": "", "start_line": 1}
+    return [
+        {
+            **base,
+            "chunk_id": "1",
+            "path": "a.py",
+            "kind": "file",
+            "end_line": 40,
+            "text": "def a(): pass",
+        },
+        {
+            **base,
+            "chunk_id": "2",
+            "path": "a.py",
+            "kind": "symbol",
+            "symbol": "a",
+            "end_line": 1,
+            "text": "def a(): pass",
+        },
+        {
+            **base,
+            "chunk_id": "3",
+            "path": "b.md",
+            "kind": "file",
+            "end_line": 2,
+            "text": "old text here",
+        },
+        {**base, "chunk_id": "4", "path": "é.txt", "kind": "file", "end_line": 1, "text": "naïve"},
+        {**base, "chunk_id": "5", "path": "b.md", "kind": "file", "end_line": 3, "text": ""},
+    ]
+
+
+def make_release(root: Path, chunks_path: str) -> Path:
+    """data root ``root`` with corpus/R/: chunk file in its standard place, manifest naming it."""
+    corpus = root / "corpus" / "R"
+    write_jsonl(corpus / "o__r" / f"{COMMIT}.chunks.jsonl", chunk_rows("o/r", COMMIT))
+    write_jsonl(
+        corpus / "corpus_manifest.jsonl",
+        [
+            {"repo": "o/r", "base_commit": COMMIT, "status": "ok", "chunks_path": chunks_path},
+            {"repo": "o/gone", "base_commit": COMMIT, "status": "missing_commit", "chunk_count": 0},
+        ],
+    )
+    return corpus
+
+
+@pytest.mark.parametrize(
+    "chunks_path",
+    [
+        f"data/corpus/R/o__r/{COMMIT}.chunks.jsonl",  # upstream: relative to the data root's parent
+        f"R/o__r/{COMMIT}.chunks.jsonl",  # arbwb builder: relative to the corpus folder's parent
+        f"elsewhere/o__r/{COMMIT}.chunks.jsonl",  # stale: falls back to corpus/R/OWNER__NAME/
+    ],
+)
+def test_chunks_path_resolution(tmp_path: Path, chunks_path: str) -> None:
+    corpus_dir = make_release(tmp_path / "data", chunks_path)
+    corpus = open_corpus(tmp_path / "data")  # data root with one release
+    assert corpus.root == corpus_dir
+    assert corpus.chunk_path(f"o/r@{COMMIT}") == corpus_dir / "o__r" / f"{COMMIT}.chunks.jsonl"
+
+
+def test_absolute_chunks_path(tmp_path: Path) -> None:
+    target = tmp_path / "x" / "chunks.jsonl"
+    write_jsonl(target, chunk_rows("o/r", COMMIT))
+    make_release(tmp_path / "data", str(target))
+    assert open_corpus(tmp_path / "data", "R").chunk_path(f"o/r@{COMMIT}") == target
+
+
+def test_manifest_rules(tmp_path: Path) -> None:
+    corpus = open_corpus(make_release(tmp_path / "data", f"R/o__r/{COMMIT}.chunks.jsonl"))
+    assert corpus.snapshot_ids() == [f"o/r@{COMMIT}"]
+    assert not corpus.has(f"o/gone@{COMMIT}")
+    with pytest.raises(InputError, match="not in the corpus"):
+        corpus.files(f"o/gone@{COMMIT}")
+
+
+def test_later_row_wins_and_status_may_be_absent(tmp_path: Path) -> None:
+    corpus_dir = make_release(tmp_path / "data", "nowhere")
+    with (corpus_dir / "corpus_manifest.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write(
+            json.dumps({"repo": "o/gone", "base_commit": COMMIT, "chunks_path": "g"}) + "\n"
+        )
+        handle.write(
+            json.dumps({"repo": "o/r", "base_commit": COMMIT, "status": "missing_commit"}) + "\n"
+        )
+    assert open_corpus(corpus_dir).snapshot_ids() == [f"o/gone@{COMMIT}"]
+
+
+def test_files_frame_last_file_row_wins(tmp_path: Path) -> None:
+    corpus = open_corpus(make_release(tmp_path / "data", "x"))
+    files = corpus.files(f"o/r@{COMMIT}")
+    # Ordered by the position of the surviving (last) file row of each path.
+    assert files.rows() == [
+        (f"o/r@{COMMIT}", "a.py", 6, 40, 13),
+        (f"o/r@{COMMIT}", "é.txt", 3, 1, 6),
+        (f"o/r@{COMMIT}", "b.md", 0, 3, 0),
+    ]
+    assert corpus.files(f"o/r@{COMMIT}") is files  # cached in memory
+    chunks = corpus.chunks(f"o/r@{COMMIT}")
+    assert chunks.height == 5 and chunks["chunk_id"].to_list() == ["1", "2", "3", "4", "5"]
+    assert chunks.columns[0] == "snapshot_id"
+
+
+def test_disk_cache_is_reused_and_invalidated(tmp_path: Path) -> None:
+    corpus_dir = make_release(tmp_path / "data", "x")
+    cache = tmp_path / "cache"
+    first = open_corpus(corpus_dir, cache_dir=cache).files(f"o/r@{COMMIT}")
+    (entry,) = cache.glob("*.parquet")
+    assert pl.read_parquet(entry).equals(first)
+    # A cached table is used as is: prove it by editing the cache file.
+    pl.read_parquet(entry).with_columns(n_tokens=pl.lit(99, pl.Int64)).write_parquet(entry)
+    again = open_corpus(corpus_dir, cache_dir=cache).files(f"o/r@{COMMIT}")
+    assert set(again["n_tokens"]) == {99}
+    # Rewriting the chunk file changes its size/mtime, so the stale entry is not used.
+    write_jsonl(corpus_dir / "o__r" / f"{COMMIT}.chunks.jsonl", chunk_rows("o/r", COMMIT)[:1])
+    fresh = open_corpus(corpus_dir, cache_dir=cache).files(f"o/r@{COMMIT}")
+    assert fresh["n_tokens"].to_list() == [6]
+
+
+def test_malformed_chunk_line_is_located(tmp_path: Path) -> None:
+    corpus_dir = make_release(tmp_path / "data", "x")
+    path = corpus_dir / "o__r" / f"{COMMIT}.chunks.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[2] = lines[2][:-5]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"chunks\.jsonl:3: malformed JSON"):
+        open_corpus(corpus_dir).files(f"o/r@{COMMIT}")
+
+
+def test_missing_field_is_located(tmp_path: Path) -> None:
+    corpus_dir = make_release(tmp_path / "data", "x")
+    rows = chunk_rows("o/r", COMMIT)
+    del rows[3]["text"]
+    write_jsonl(corpus_dir / "o__r" / f"{COMMIT}.chunks.jsonl", rows)
+    with pytest.raises(InputError, match=r"chunks\.jsonl:4: field 'text'"):
+        open_corpus(corpus_dir).files(f"o/r@{COMMIT}")
+
+
+def test_manifest_naming_missing_file(tmp_path: Path) -> None:
+    corpus_dir = tmp_path / "corpus" / "R"
+    write_jsonl(
+        corpus_dir / "corpus_manifest.jsonl",
+        [{"repo": "o/r", "base_commit": COMMIT, "status": "ok", "chunks_path": "R/o__r/x.jsonl"}],
+    )
+    corpus = open_corpus(corpus_dir)
+    assert corpus.has(f"o/r@{COMMIT}")
+    with pytest.raises(
+        InputError, match=r"corpus_manifest\.jsonl:1: field 'chunks_path': chunk file"
+    ):
+        corpus.files(f"o/r@{COMMIT}")
+
+
+def test_bad_manifest_rows(tmp_path: Path) -> None:
+    corpus_dir = tmp_path / "c"
+    write_jsonl(corpus_dir / "corpus_manifest.jsonl", [{"repo": "o/r", "status": "ok"}])
+    with pytest.raises(InputError, match=r":1: field 'base_commit'"):
+        open_corpus(corpus_dir)
+    write_jsonl(corpus_dir / "corpus_manifest.jsonl", [{"repo": "o/r", "base_commit": "x"}])
+    with pytest.raises(InputError, match=r":1: field 'chunks_path'"):
+        open_corpus(corpus_dir)
+
+
+def test_ambiguous_data_root(tmp_path: Path) -> None:
+    for release in ("R1", "R2"):
+        write_jsonl(tmp_path / "corpus" / release / "corpus_manifest.jsonl", [])
+    with pytest.raises(InputError, match="exactly one"):
+        open_corpus(tmp_path)
+    assert open_corpus(tmp_path, "R2").root == tmp_path / "corpus" / "R2"
+    with pytest.raises(InputError, match="release id"):
+        open_corpus(tmp_path, "R3")
+
+
+def test_empty_chunk_file_is_a_snapshot_without_files(tmp_path: Path) -> None:
+    corpus_dir = make_release(tmp_path / "data", "x")
+    (corpus_dir / "o__r" / f"{COMMIT}.chunks.jsonl").write_bytes(b"")
+    assert open_corpus(corpus_dir).files(f"o/r@{COMMIT}").height == 0
