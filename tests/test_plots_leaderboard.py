@@ -64,11 +64,12 @@ def test_heatmap_cells_hold_values(frames: tuple[pl.DataFrame, pl.DataFrame]) ->
 
 def test_significance_matrix_annotations(frames: tuple[pl.DataFrame, pl.DataFrame]) -> None:
     board, tests = frames
-    p = tests["p_holm"][0]
+    p, diff = tests["p_holm"][0], tests["diff"][0]
+    assert tests["run_a"][0] == "A"
     ax = significance_matrix(tests, group="all", order=["A", "B"])
     star = "*" if p < 0.05 else ""
     assert sorted(t.get_text() for t in ax.texts) == sorted(
-        [f"> {p:.3f}{star}", f"< {p:.3f}{star}"]
+        [f"{diff:+.3f}\np={p:.3f}{star}", f"{-diff:+.3f}\np={p:.3f}{star}"]
     )
     plt.close(ax.figure)
     with pytest.raises(ValueError, match="no pairwise tests"):

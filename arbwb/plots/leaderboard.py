@@ -131,7 +131,7 @@ def significance_matrix(
 ) -> Axes:
     """Holm-adjusted paired p-values between runs; cells marked * are significant (p < 0.05).
 
-    Cell (row, column) is annotated with the sign of mean(row) - mean(column).
+    Cell (row, column) reads ``mean(row) - mean(column)`` above its Holm-adjusted p-value.
     """
     part = tests.filter(pl.col("group") == group, pl.col("metric") == metric)
     if part.is_empty():
@@ -145,10 +145,9 @@ def significance_matrix(
         i, j = runs.index(row["run_a"]), runs.index(row["run_b"])
         star = "*" if row["significant"] else ""
         pvals[i, j] = pvals[j, i] = row["p_holm"]
-        sign = ">" if row["diff"] > 0 else "<" if row["diff"] < 0 else "="
-        flipped = {">": "<", "<": ">", "=": "="}[sign]
-        notes[i, j] = f"{sign} {row['p_holm']:.3f}{star}"
-        notes[j, i] = f"{flipped} {row['p_holm']:.3f}{star}"
+        p_text = f"p={row['p_holm']:.3f}{star}"
+        notes[i, j] = f"{row['diff']:+.3f}\n{p_text}"
+        notes[j, i] = f"{-row['diff']:+.3f}\n{p_text}"
     ax = _axes(ax, (2.0 + 1.4 * size, 1.2 + 0.9 * size))
     sns.heatmap(
         pvals,
@@ -162,5 +161,6 @@ def significance_matrix(
         cbar_kws={"label": "Holm-adjusted p"},
         ax=ax,
     )
-    _title(ax, f"Paired randomization tests, {metric_label(metric)} — {group}", demo=demo)
+    title = f"Paired randomization tests, {metric_label(metric)} (row - column) — {group}"
+    _title(ax, title, demo=demo)
     return ax
