@@ -187,8 +187,8 @@ def bcy_table(
         .join(mapping, on="sample_id", how="left")
         .select("run", "sample_id", "rank", "path", "snapshot_id")
     )
-    present = mapping.filter(
-        pl.col("snapshot_id").map_elements(corpus.has, return_dtype=pl.Boolean)
+    present = mapping.join(
+        missing_snapshots(labels, corpus, snapshots=snapshots), on="sample_id", how="anti"
     )
     costs = _file_costs(top.join(present, on="sample_id", how="semi"), corpus)
     ranked = top.join(present.select("sample_id"), on="sample_id", how="semi").join(
@@ -211,6 +211,17 @@ def bcy_table(
         )
         warnings.warn(msg, MissingSnapshotWarning, stacklevel=2)
     return table.select(list(BCY_TABLE_SCHEMA)).sort("run", "sample_id", "budget", "tau")
+
+
+def missing_snapshots(
+    labels: pl.DataFrame, corpus: Corpus, *, snapshots: pl.DataFrame
+) -> pl.DataFrame:
+    """Gold samples (sample_id, snapshot_id) whose snapshot the corpus lacks; BCY counts each
+    as a failure with value 0, so callers report how many there are."""
+    gold = labels.filter((pl.col("role") == "gold") & (pl.col("path") != ""))
+    mapping = _snapshot_map(snapshots, gold.select("sample_id").unique())
+    known = pl.col("snapshot_id").map_elements(corpus.has, return_dtype=pl.Boolean)
+    return mapping.filter(~known).sort("sample_id")
 
 
 def bcy_metrics(
@@ -309,17 +320,9 @@ def _snapshot_map(snapshots: pl.DataFrame, gold: pl.DataFrame) -> pl.DataFrame:
 
 
 def _file_costs(top: pl.DataFrame, corpus: Corpus) -> pl.DataFrame:
-    """Token counts of the ranked paths, one snapshot's FILES table at a time."""
-    parts = [
-        corpus.files(sid)
-        .select("snapshot_id", "path", "n_tokens", "n_bytes")
-        .join(group.select("path").unique(), on="path", how="semi")
-        for (sid,), group in top.partition_by("snapshot_id", as_dict=True).items()
-    ]
-    schema = {
-        "snapshot_id": pl.String,
-        "path": pl.String,
-        "n_tokens": pl.Int64,
-        "n_bytes": pl.Int64,
-    }
-    return pl.concat([pl.DataFrame(schema=schema), *parts])
+    """Token counts of just the ranked paths of each snapshot (one batched corpus lookup)."""
+    pairs = top.select("snapshot_id", "path").unique()
+    wanted: dict[str, list[str]] = {}
+    for sid, path in pairs.iter_rows():
+        wanted.setdefault(sid, []).append(path)
+    return corpus.file_costs(wanted).select("snapshot_id", "path", "n_tokens", "n_bytes")

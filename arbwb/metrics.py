@@ -237,15 +237,18 @@ def _bcy(
         raise InputError("BCY metrics need the samples (or details) frame to find snapshots")
     from arbwb.budget import bcy_metrics
 
-    if "snapshot_id" in samples.columns:
-        snapshots = samples.select("sample_id", "snapshot_id")
-    else:
-        snapshot = pl.format("{}@{}", "repo", "base_commit").alias("snapshot_id")
-        snapshots = samples.select("sample_id", snapshot)
     frame: pl.DataFrame = bcy_metrics(
-        rankings, labels, corpus, list(specs), snapshots=snapshots.unique()
+        rankings, labels, corpus, list(specs), snapshots=snapshot_map(samples)
     )
     return frame
+
+
+def snapshot_map(samples: pl.DataFrame) -> pl.DataFrame:
+    """sample_id -> snapshot_id from a samples (or details) frame."""
+    if "snapshot_id" in samples.columns:
+        return samples.select("sample_id", "snapshot_id").unique()
+    snapshot = pl.format("{}@{}", "repo", "base_commit").alias("snapshot_id")
+    return samples.select("sample_id", snapshot).unique()
 
 
 def evaluate(

@@ -47,9 +47,27 @@ SYMBOL_PATTERNS = tuple(
     )
 )
 _PATTERN8 = 7
-# Pattern 8's first group must match at the line start, so a line it can match starts with
-# whitespace or one of its keywords (and contains "(").
-_PATTERN8_START = re.compile(r"\s|public|private|protected|static|final|abstract|synchronized")
+# A necessary condition for pattern 8, cheap because it has no nested repetition: its first
+# group must match at the line start (whitespace or a keyword), and everything before the
+# name is whitespace or in the type class, with whitespace right before the name.
+_PATTERN8_SHAPE = re.compile(
+    r"(?=\s|public|private|protected|static|final|abstract|synchronized)"
+    r"[\w<>\[\], ?\s]*\s[A-Za-z_][A-Za-z0-9_]*\s*\("
+)
+# Substrings a line must contain (any one) for each pattern to possibly match: its keywords,
+# or "(" for pattern 8. Cheap ``in`` tests that skip most regex calls; results are unchanged.
+_REQUIRED = (
+    ("def",),
+    ("class",),
+    ("function",),
+    ("const", "let", "var"),
+    ("class",),
+    ("func",),
+    ("fn",),
+    ("(",),
+    ("class", "interface", "enum", "record"),
+)
+_PREFILTERED = tuple(zip(SYMBOL_PATTERNS, _REQUIRED, strict=True))
 
 
 def stable_id(*parts: object) -> str:
@@ -75,13 +93,16 @@ def is_candidate_path(path: str) -> bool:
 def symbol_name(line: str, memo: dict[str, str | None] | None = None) -> str | None:
     """Name given by the first symbol pattern matching ``line`` (spec §3.5), or None.
 
-    ``memo`` caches results per distinct line; pattern 8 is skipped where it cannot match.
+    ``memo`` caches results per distinct line; a pattern is tried only on lines holding one of
+    its keywords, and pattern 8 only on lines of the shape it needs (``_PATTERN8_SHAPE``).
     """
     if memo is not None and line in memo:
         return memo[line]
     name: str | None = None
-    for index, pattern in enumerate(SYMBOL_PATTERNS):
-        if index == _PATTERN8 and ("(" not in line or not _PATTERN8_START.match(line)):
+    for index, (pattern, required) in enumerate(_PREFILTERED):
+        if not any(word in line for word in required):
+            continue
+        if index == _PATTERN8 and not _PATTERN8_SHAPE.match(line):
             continue
         match = pattern.match(line)
         if match:

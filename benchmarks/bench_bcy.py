@@ -1,9 +1,10 @@
 """BCY speed and memory: arbwb vs a literal reference of spec §5.7, on a realistic corpus.
 
-Each side runs in its own process (so peak RSS is its own; imports are not timed), scores
-every details row at budgets 4k-32k and τ in {1, 16, 32, 64, 128}, and the parent checks the
-per-sample numbers are identical, then prints times, the speed ratio and peak RSS.
-Usage: .venv/bin/python benchmarks/bench_bcy.py [--files 300 --commits 55 --per-snapshot 4]
+Every run is its own process (so peak RSS is its own; imports are not timed) and scores every
+details row at budgets 4k-32k and τ in {1, 16, 32, 64, 128}. Sides run interleaved ``--repeat``
+times; the parent checks all per-sample numbers are identical and prints median times, the
+ratio of medians and peak RSS (medians damp noise from other work on the machine).
+Usage: .venv/bin/python benchmarks/bench_bcy.py [--repeat 3 --files 300 --commits 55]
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import argparse
 import json
 import re
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -126,11 +128,22 @@ def run_side(side: str, corpus_dir: Path, details: Path, out: Path) -> None:
     out.write_text(json.dumps({"seconds": seconds, "peak_mib": peak_mib, "values": values}))
 
 
+def run_in_process(side: str, args: argparse.Namespace, out: Path) -> dict[str, Any]:
+    """One timed run of ``side`` in a fresh process (cold: new corpus object, no imports timed)."""
+    cmd = [sys.executable, __file__, "--side", side, "--out", str(out)]
+    cmd += ["--files", str(args.files), "--commits", str(args.commits)]
+    cmd += ["--per-snapshot", str(args.per_snapshot)]
+    subprocess.run(cmd, check=True)
+    result: dict[str, Any] = json.loads(out.read_text())
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--files", type=int, default=300)
     parser.add_argument("--commits", type=int, default=55)
     parser.add_argument("--per-snapshot", type=int, default=4)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per side; medians reported")
     parser.add_argument(
         "--side", choices=["reference", "arbwb", "fill", "warm"], help=argparse.SUPPRESS
     )
@@ -140,43 +153,32 @@ def main() -> None:
     if args.side:
         run_side(args.side, data.corpus_dir, data.details, args.out)
         return
-    results: dict[str, Any] = {}
+    runs: dict[str, list[dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for side in ("arbwb", "reference", "fill", "warm"):
-            out = Path(tmp) / f"{side}.json"
-            cmd = [
-                sys.executable,
-                __file__,
-                "--side",
-                side,
-                "--out",
-                str(out),
-                "--files",
-                str(args.files),
-                "--commits",
-                str(args.commits),
-                "--per-snapshot",
-                str(args.per_snapshot),
-            ]
-            subprocess.run(cmd, check=True)
-            results[side] = json.loads(out.read_text())
-    ours, ref, warm = results["arbwb"], results["reference"], results["warm"]
-    identical = ours["values"] == ref["values"] == warm["values"] == results["fill"]["values"]
+        order = ["fill"] + ["reference", "arbwb", "warm"] * args.repeat  # interleaved vs drift
+        for k, side in enumerate(order):
+            runs.setdefault(side, []).append(run_in_process(side, args, Path(tmp) / f"{k}.json"))
+    values = [run["values"] for side_runs in runs.values() for run in side_runs]
+    identical = all(v == values[0] for v in values)
+    median = {side: statistics.median(r["seconds"] for r in rs) for side, rs in runs.items()}
+    peak = {side: max(r["peak_mib"] for r in rs) for side, rs in runs.items()}
     n_rows = sum(1 for _ in data.details.open())
     size_mib = sum(p.stat().st_size for p in data.corpus_dir.rglob("*.jsonl")) / 2**20
     print(
         f"corpus: {len(data.commits)} snapshots, {size_mib:.0f} MiB of chunk files; "
-        f"{n_rows} details rows; {len(ref['values'])} (sample, budget, tau) values"
+        f"{n_rows} details rows; {len(values[0])} (sample, budget, tau) values; "
+        f"medians of {args.repeat} runs per side, each in a fresh process"
     )
-    print(f"reference: {ref['seconds']:.2f} s, peak RSS {ref['peak_mib']:.0f} MiB")
-    print(f"arbwb:     {ours['seconds']:.2f} s, peak RSS {ours['peak_mib']:.0f} MiB")
+    for side, label in [
+        ("reference", "reference"),
+        ("arbwb", "arbwb, cold"),
+        ("warm", "arbwb, token counts cached on disk"),
+    ]:
+        times = ", ".join(f"{r['seconds']:.2f}" for r in runs[side])
+        print(f"{label}: median {median[side]:.3f} s ({times}), peak RSS {peak[side]:.0f} MiB")
     print(
-        f"arbwb, token counts cached on disk (second run): {warm['seconds']:.2f} s, "
-        f"peak RSS {warm['peak_mib']:.0f} MiB"
-    )
-    print(
-        f"speed-up cold: {ref['seconds'] / ours['seconds']:.1f}x; "
-        f"warm cache: {ref['seconds'] / warm['seconds']:.1f}x; identical numbers: {identical}"
+        f"speed-up cold: {median['reference'] / median['arbwb']:.1f}x; "
+        f"warm cache: {median['reference'] / median['warm']:.1f}x; identical numbers: {identical}"
     )
     if not identical:
         sys.exit("MISMATCH between arbwb and the reference")

@@ -192,3 +192,94 @@ def test_empty_chunk_file_is_a_snapshot_without_files(tmp_path: Path) -> None:
     corpus_dir = make_release(tmp_path / "data", "x")
     (corpus_dir / "o__r" / f"{COMMIT}.chunks.jsonl").write_bytes(b"")
     assert open_corpus(corpus_dir).files(f"o/r@{COMMIT}").height == 0
+
+
+def builder_release(root: Path, *, file_count: int | None) -> Path:
+    """Like make_release, with builder-style rows (unique paths) and optionally file_count."""
+    rows = chunk_rows("o/r", COMMIT)[:4]  # a.py, its symbol, b.md, é.txt
+    base = {"repo": "o/r", "base_commit": COMMIT, "symbol": "", "start_line": 1, "kind": "file"}
+    rows.append({**base, "chunk_id": "6", "path": 'q"t\\x.py', "end_line": 7, "text": "x\tyé"})
+    corpus = root / "corpus" / "R"
+    write_jsonl(corpus / "o__r" / f"{COMMIT}.chunks.jsonl", rows)
+    manifest: dict[str, object] = {"repo": "o/r", "base_commit": COMMIT, "chunks_path": "x"}
+    if file_count is not None:
+        manifest["file_count"] = file_count
+    write_jsonl(corpus / "corpus_manifest.jsonl", [manifest])
+    return corpus
+
+
+EXPECTED_FILES = [
+    (f"o/r@{COMMIT}", "a.py", 6, 40, 13),
+    (f"o/r@{COMMIT}", "b.md", 3, 2, 13),
+    (f"o/r@{COMMIT}", "é.txt", 3, 1, 6),
+    (f"o/r@{COMMIT}", 'q"t\\x.py', 3, 7, 5),  # x, y, é; the tab is escaped in the file
+]
+
+
+def corrupt_symbol_row(corpus_dir: Path) -> None:
+    """Cut line 2 (a symbol row): only a full parse notices."""
+    path = corpus_dir / "o__r" / f"{COMMIT}.chunks.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[1] = lines[1][:-5]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_fast_scan_equals_full_parse(tmp_path: Path) -> None:
+    slow = open_corpus(builder_release(tmp_path / "slow", file_count=None))
+    fast_dir = builder_release(tmp_path / "fast", file_count=4)
+    assert slow.files(f"o/r@{COMMIT}").rows() == EXPECTED_FILES
+    assert open_corpus(fast_dir).files(f"o/r@{COMMIT}").rows() == EXPECTED_FILES
+    # Proof that the byte scan ran: it skips symbol rows, so a broken one goes unnoticed there,
+    # while the full parse (no file_count to check the scan against) locates it.
+    corrupt_symbol_row(fast_dir)
+    assert open_corpus(fast_dir).files(f"o/r@{COMMIT}").rows() == EXPECTED_FILES
+    corrupt_symbol_row(slow.root)
+    with pytest.raises(InputError, match=r"chunks\.jsonl:2: malformed JSON"):
+        open_corpus(slow.root).files(f"o/r@{COMMIT}")
+
+
+def test_fast_scan_distrusted_when_file_count_differs(tmp_path: Path) -> None:
+    corpus_dir = builder_release(tmp_path, file_count=5)
+    corrupt_symbol_row(corpus_dir)
+    with pytest.raises(InputError, match=r"chunks\.jsonl:2: malformed JSON"):
+        open_corpus(corpus_dir).files(f"o/r@{COMMIT}")
+
+
+def test_file_row_without_text_is_located_despite_file_count(tmp_path: Path) -> None:
+    corpus_dir = builder_release(tmp_path, file_count=4)
+    rows = [json.loads(line) for line in (corpus_dir / "o__r" / f"{COMMIT}.chunks.jsonl").open()]
+    del rows[2]["text"]  # the b.md file row: the scan no longer finds 4 rows
+    write_jsonl(corpus_dir / "o__r" / f"{COMMIT}.chunks.jsonl", rows)
+    with pytest.raises(InputError, match=r"chunks\.jsonl:3: field 'text'"):
+        open_corpus(corpus_dir).files(f"o/r@{COMMIT}")
+
+
+def test_file_costs_reads_only_wanted_paths_and_caches_lookups(tmp_path: Path) -> None:
+    corpus_dir = builder_release(tmp_path / "data", file_count=4)
+    cache = tmp_path / "cache"
+    sid = f"o/r@{COMMIT}"
+    wanted = {sid: ["é.txt", 'q"t\\x.py', "gone.py", "é.txt"]}
+    costs = open_corpus(corpus_dir, cache_dir=cache).file_costs(wanted)
+    assert costs.rows() == [EXPECTED_FILES[3], EXPECTED_FILES[2]]  # sorted by path
+    (entry,) = cache.glob("*.paths.parquet")  # a partial lookup table, not a FILES table
+    partial = pl.read_parquet(entry).sort("path")
+    assert partial["path"].to_list() == ["gone.py", 'q"t\\x.py', "é.txt"]
+    assert partial["n_tokens"].to_list() == [None, 3, 3]
+    # Known paths (also the absent one) come from the cache: prove it by editing the entry.
+    partial.with_columns(n_tokens=pl.col("n_tokens") * 10).write_parquet(entry)
+    again = open_corpus(corpus_dir, cache_dir=cache)
+    assert again.file_costs(wanted)["n_tokens"].to_list() == [30, 30]
+    # A new path is scanned for and merged into the same partial entry.
+    assert again.file_costs({sid: ["a.py"]}).rows() == [EXPECTED_FILES[0]]
+    assert pl.read_parquet(entry).height == 4
+    # files() scans everything afresh and writes the complete table, used from then on.
+    assert again.files(sid).rows() == EXPECTED_FILES
+    assert len(list(cache.glob("*.parquet"))) == 2
+    fresh = open_corpus(corpus_dir, cache_dir=cache)
+    assert fresh.file_costs({sid: ["b.md", "gone.py"]}).rows() == [EXPECTED_FILES[1]]
+
+
+def test_file_costs_of_unknown_snapshot(tmp_path: Path) -> None:
+    corpus = open_corpus(builder_release(tmp_path, file_count=4))
+    with pytest.raises(InputError, match="not in the corpus"):
+        corpus.file_costs({f"o/gone@{COMMIT}": ["a.py"]})

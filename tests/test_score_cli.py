@@ -182,3 +182,29 @@ def test_empty_file_and_gold_needed(
         capsys,
     )
     assert "field '--metrics': unknown metric 'map@5'" in err
+
+
+def test_missing_snapshots_are_counted(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    corpus = tmp_path / "corpus"
+    (corpus / "o__x").mkdir(parents=True)
+    base = {"repo": "o/x", "base_commit": "c" * 40, "symbol": "", "start_line": 1}
+    rows = [
+        {**base, "chunk_id": "1", "path": "t.py", "kind": "file", "end_line": 1, "text": "a b"},
+        {**base, "chunk_id": "2", "path": "z.py", "kind": "file", "end_line": 1, "text": "z"},
+    ]
+    _jsonl(corpus / "o__x" / f"{'c' * 40}.chunks.jsonl", rows)
+    manifest = {"repo": "o/x", "base_commit": "c" * 40, "status": "ok", "chunks_path": "gone"}
+    _jsonl(corpus / "corpus_manifest.jsonl", [manifest])
+    argv = ["score", str(files["preds"]), "--samples", str(files["samples"])]
+    argv += ["--metrics", "bcy@8000", "--corpus", str(corpus)]
+    with pytest.warns(UserWarning, match="2 \\(run, sample\\) pairs"):
+        code, out, _ = _run(argv, capsys)
+    summary = json.loads(out)["runs"][0]
+    # b and c (repo o/y) have no snapshot; a covers t.py, d has no prediction: (1+0+0+0)/4.
+    assert (code, summary["n_missing_snapshot"]) == (0, 2)
+    assert summary["overall"]["bcy@8000"] == pytest.approx(0.25)
+    with pytest.warns(UserWarning):
+        code, _, err = _run([*argv, "--format", "markdown"], capsys)
+    assert "2 samples rank a snapshot the corpus lacks" in err

@@ -8,15 +8,19 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arbwb.cli import main
 from arbwb.io.corpus import open_corpus
 from arbwb.snapshot import (
+    SYMBOL_PATTERNS,
     chunks_for_file,
     extract_symbols,
     is_candidate_path,
     list_tree,
     stable_id,
+    symbol_name,
     truncate,
 )
 
@@ -277,8 +281,9 @@ def test_edge_cases_follow_spec(edge_repo: tuple[Path, str], tmp_path: Path) -> 
     assert files["link"]["text"] == "long.py"
     assert files["long.py"]["end_line"] == 1000
     # 10*12 + 90*14 + 413*16 = 7,988 chars, then "value_513 = " reaches 8,000; rstrip drops " ".
-    assert files["long.py"]["text"].endswith("value_512 = 512\nvalue_513 =\n...[truncated]")
-    assert len(files["long.py"]["text"]) == 7999 + 15
+    long_text = str(files["long.py"]["text"])
+    assert long_text.endswith("value_512 = 512\nvalue_513 =\n...[truncated]")
+    assert len(long_text) == 7999 + 15
     symbols = [
         (r["path"], r["symbol"], r["start_line"], r["end_line"])
         for r in rows
@@ -345,3 +350,92 @@ def test_bad_git_dir_is_input_error(tmp_path: Path, capsys: pytest.CaptureFixtur
     args = ["snapshot", "build", "--git", str(tmp_path), "--repo", "o/r", "--commit", "abc"]
     assert main([*args, "--out", str(tmp_path / "o")]) == 2
     assert "--git" in capsys.readouterr().err
+
+
+FRAGMENTS = [
+    "def",
+    "class",
+    "function",
+    "const",
+    "let",
+    "var",
+    "func",
+    "fn",
+    "pub",
+    "pub(crate)",
+    "async",
+    "export",
+    "public",
+    "private",
+    "protected",
+    "static",
+    "final",
+    "abstract",
+    "synchronized",
+    "interface",
+    "enum",
+    "record",
+    "return",
+    "if",
+    "print",
+    "self.x",
+    "x",
+    "=",
+    "helper",
+    "List<String>",
+    "int[]",
+    "Map<K,",
+    "V>",
+    "a,b",
+    "?",
+    "$id",
+    "_n9",
+    "é",
+    "(",
+    ")",
+    "()",
+    "{",
+    "=",
+    ":",
+    ".",
+    "\t",
+    " ",
+    "  ",
+    "   ",
+    "\u00a0",
+    "\u2003",
+    "\x1c",
+]
+
+
+def plain_symbol_name(line: str) -> str | None:
+    """Spec §3.5 as written: the first of the nine patterns that matches."""
+    for pattern in SYMBOL_PATTERNS:
+        match = pattern.match(line)
+        if match:
+            return match.group("name")
+    return None
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=9).map("".join))
+def test_prefiltered_symbol_name_equals_plain_loop(line: str) -> None:
+    assert symbol_name(line) == plain_symbol_name(line)
+    memo: dict[str, str | None] = {}
+    assert symbol_name(line, memo) == symbol_name(line, memo) == memo[line]
+
+
+def test_prefilter_keeps_spec_examples() -> None:
+    lines = ["    return helper(1)", " return helper(1)", "  print(2)", "    self.x(1)"]
+    lines += ["    x = foo(1)", "\tint f (x)", "  List<String> g(", "pub(crate) fn run(", "let x ="]
+    assert [symbol_name(line) for line in lines] == [
+        "helper",
+        "helper",
+        None,
+        None,
+        None,
+        "f",
+        "g",
+        "run",
+        "x",
+    ]

@@ -15,7 +15,7 @@ from arbwb.errors import InputError
 from arbwb.io.rankings import RunData, load_rankings
 from arbwb.io.samples import SampleSet, load_samples, sample_files
 from arbwb.jsonio import sha256_file, write_text_atomic
-from arbwb.metrics import DEFAULT_METRICS, coverage, evaluate, parse_metric
+from arbwb.metrics import DEFAULT_METRICS, coverage, evaluate, parse_metric, snapshot_map
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,13 @@ def score_run(
         runs=[run.run],
     )
     counts = coverage(run.rankings, labels, frame, submitted=run.submitted).row(0, named=True)
-    return Scored(run, values, frame, {k: int(v) for k, v in counts.items() if k != "run"})
+    counted = {k: int(v) for k, v in counts.items() if k != "run"}
+    if corpus is not None and any(parse_metric(m).family == "bcy" for m in metrics):
+        from arbwb.budget import missing_snapshots
+
+        missing = missing_snapshots(labels, corpus, snapshots=snapshot_map(frame))
+        counted["n_missing_snapshot"] = missing.height
+    return Scored(run, values, frame, counted)
 
 
 def _grouped(scored: Scored, by: str) -> dict[str, dict[str, Any]]:
@@ -105,6 +111,7 @@ def _run_summary(scored: Scored, by: str | None) -> dict[str, Any]:
         "n": scored.counts["n_expected"],
         "n_missing": scored.counts["n_missing"],
         "n_error": scored.counts["n_error"],
+        **{k: v for k, v in scored.counts.items() if k == "n_missing_snapshot"},
         "overall": dict(zip(overall["metric"], overall["value"], strict=True)),
         "by_task": _grouped(scored, "task"),
     }
@@ -193,6 +200,13 @@ def run(args: argparse.Namespace) -> int:
                 print(
                     f"arbwb score: run {s['run']!r}: {s['n_missing']} of {s['n']} samples have "
                     f"no prediction and {s['n_error']} are errors (scored as 0)",
+                    file=sys.stderr,
+                )
+            if s.get("n_missing_snapshot"):
+                print(
+                    f"arbwb score: run {s['run']!r}: {s['n_missing_snapshot']} samples rank a "
+                    "snapshot the corpus lacks (BCY scored as 0); build it or pass the right "
+                    "--corpus",
                     file=sys.stderr,
                 )
         text = (

@@ -8,15 +8,16 @@ optionally on disk, so memory stays flat in the number of snapshots.
 from __future__ import annotations
 
 import hashlib
-import io
+import json
 import mmap
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 
 from arbwb.errors import InputError
-from arbwb.jsonio import atomic_open, iter_jsonl
+from arbwb.jsonio import atomic_open, dumps_upstream, iter_jsonl
 from arbwb.schemas import CHUNKS, FILES, validate
 from arbwb.tokenize import CODE_TOKEN_PATTERN_RUST
 
@@ -30,9 +31,13 @@ _CHUNK_FIELDS: dict[str, type[pl.DataType]] = {
     "end_line": pl.Int64,
     "text": pl.String,
 }
-_CACHE_VERSION = "files-v1"
-_FILE_KIND = b'"kind": "file"'
-_SYMBOL_KIND = b'"kind": "symbol"'
+_CACHE_VERSION = "files-v2"
+_ROW_START = b'{"base_commit": "'
+_FILE_ROW = b'", "start_line": 1, "symbol": "", "text":'  # then ' "' (spec §3.1, §3.3)
+_FILE_HEAD = b', "kind": "file", "path": "'
+_PATH_END = b'", "repo": "'
+_TEXT_KEY = b', "text": "'
+_BATCH_BYTES = 64 * 2**20  # tokenise new texts in batches of about this many escaped bytes
 
 
 def snapshot_id(repo: str, commit: str) -> str:
@@ -57,24 +62,42 @@ def count_tokens_expr(column: str | pl.Expr) -> pl.Expr:
 
 @dataclass(frozen=True)
 class SnapshotEntry:
-    """One ``ok`` manifest row and where it was read from (for error messages)."""
+    """One ``ok`` manifest row and where it was read from (for error messages).
+
+    ``file_count`` (None when absent or not an integer) checks the fast file-row scan.
+    """
 
     repo: str
     commit: str
     chunks_path: str
     manifest: Path
     line: int
+    file_count: int | None = None
+
+
+_Key = tuple[int, int]  # (hash, length) of a text as the chunk file escapes it
+_Costs = tuple[int, int, int]  # n_tokens, n_lines, n_bytes of one file row
+
+
+@dataclass
+class _Known:
+    """Token costs known for one snapshot: per path (None: no file row), and whether ``rows``
+    holds every file row (then an unlisted path has none)."""
+
+    complete: bool
+    rows: dict[str, _Costs | None]
 
 
 @dataclass
 class Corpus:
-    """A corpus directory: manifest rows plus lazily read, cached per-snapshot file tables."""
+    """A corpus directory: manifest rows plus lazily read, cached per-snapshot file token costs."""
 
     root: Path
     entries: dict[str, SnapshotEntry]
     cache_dir: Path | None = None
     _files: dict[str, pl.DataFrame] = field(default_factory=dict, repr=False)
-    _token_counts: dict[tuple[int, int], int] = field(default_factory=dict, repr=False)
+    _known: dict[str, _Known] = field(default_factory=dict, repr=False)
+    _token_counts: dict[_Key, tuple[int, int]] = field(default_factory=dict, repr=False)
 
     def snapshot_ids(self) -> list[str]:
         """Snapshot ids of the usable (status ``ok`` or no status) manifest rows, sorted."""
@@ -115,23 +138,82 @@ class Corpus:
     def files(self, snapshot_id: str) -> pl.DataFrame:
         """FILES frame of a snapshot: one row per ``kind=file`` path (the last row wins).
 
-        Token counts are computed once per (snapshot, path) and cached in memory and, when the
-        corpus has a ``cache_dir``, on disk keyed by the chunk file's path, size and mtime.
+        Rows are ordered by the position of each path's last file row. Token counts are
+        computed once per (snapshot, path) and cached in memory and, with a ``cache_dir``, on
+        disk keyed by the chunk file's path, size and mtime.
         """
         cached = self._files.get(snapshot_id)
-        if cached is not None:
-            return cached
-        path = self.chunk_path(snapshot_id)
-        disk = self._disk_cache_path(path)
-        if disk is not None and disk.is_file():
-            frame = pl.read_parquet(disk)
-        else:
-            frame = _files_frame(path, snapshot_id, self._token_counts)
-            if disk is not None:
-                with atomic_open(disk, "wb") as handle:
-                    frame.write_parquet(handle)
-        self._files[snapshot_id] = frame
-        return frame
+        if cached is None:
+            known = self._resolve({snapshot_id: None})[snapshot_id]
+            cached = _files_frame({snapshot_id: known.rows})
+            self._files[snapshot_id] = cached
+        return cached
+
+    def file_costs(self, wanted: Mapping[str, Iterable[str]]) -> pl.DataFrame:
+        """FILES rows of just the ``wanted`` paths of each snapshot; paths without a file row
+        are left out.
+
+        Reads only what no cache holds: each chunk file is scanned once for its still unknown
+        paths and only their texts are decoded and tokenised, the new texts of all snapshots
+        in one Polars call per batch. Much cheaper than :meth:`files` when few paths are needed.
+        """
+        sets = {sid: set(paths) for sid, paths in wanted.items()}
+        known = self._resolve(dict(sets))
+        rows = {
+            sid: {p: known[sid].rows.get(p) for p in sorted(paths)} for sid, paths in sets.items()
+        }
+        return _files_frame(rows)
+
+    def _resolve(self, wanted: Mapping[str, set[str] | None]) -> dict[str, _Known]:
+        """Known costs of each snapshot, covering its wanted paths (None: all file rows)."""
+        counter = _TokenCounter(self._token_counts)
+        scanned: dict[str, tuple[set[str] | None, dict[str, tuple[int, _Key]]]] = {}
+        for sid, paths in wanted.items():
+            known = self._load_known(sid)
+            todo = None if paths is None else {p for p in paths if p not in known.rows}
+            if known.complete or todo == set():
+                continue
+            rows = _scan_file_rows(
+                self.chunk_path(sid), todo, counter, self.entries[sid].file_count
+            )
+            scanned[sid] = (todo, rows)
+            if counter.pending_bytes > _BATCH_BYTES:
+                counter.flush()
+        counter.flush()
+        for sid, (todo, found) in scanned.items():
+            known = self._known[sid]
+            costs: dict[str, _Costs | None] = {}
+            for path, (n_lines, key) in found.items():
+                n_tokens, n_bytes = self._token_counts[key]
+                costs[path] = (n_tokens, n_lines, n_bytes)
+            if todo is None:
+                known.complete, known.rows = True, dict(costs)
+            else:
+                known.rows.update({path: costs.get(path) for path in todo})
+            self._save_known(sid, known)
+        return {sid: self._known[sid] for sid in wanted}
+
+    def _load_known(self, snapshot_id: str) -> _Known:
+        """In-memory costs of a snapshot, else the disk cache's (complete, then partial)."""
+        known = self._known.get(snapshot_id)
+        if known is None:
+            known = _Known(complete=False, rows={})
+            complete, partial = self._disk_cache_paths(snapshot_id)
+            if complete is not None and complete.is_file():
+                known = _Known(complete=True, rows=_rows_from_frame(pl.read_parquet(complete)))
+            elif partial is not None and partial.is_file():
+                known = _Known(complete=False, rows=_rows_from_frame(pl.read_parquet(partial)))
+            self._known[snapshot_id] = known
+        return known
+
+    def _save_known(self, snapshot_id: str, known: _Known) -> None:
+        complete, partial = self._disk_cache_paths(snapshot_id)
+        target = complete if known.complete else partial
+        if target is None:
+            return
+        frame = _files_frame({snapshot_id: known.rows}, keep_absent=not known.complete)
+        with atomic_open(target, "wb") as handle:
+            frame.write_parquet(handle)
 
     def _entry(self, snapshot_id: str) -> SnapshotEntry:
         entry = self.entries.get(snapshot_id)
@@ -140,13 +222,15 @@ class Corpus:
             raise InputError(msg, path=self.root / MANIFEST_NAME)
         return entry
 
-    def _disk_cache_path(self, chunk_file: Path) -> Path | None:
+    def _disk_cache_paths(self, snapshot_id: str) -> tuple[Path | None, Path | None]:
+        """Cache files (complete FILES table, partial lookups) for the current chunk file."""
         if self.cache_dir is None:
-            return None
+            return None, None
+        chunk_file = self.chunk_path(snapshot_id)
         stat = chunk_file.stat()
         key = f"{_CACHE_VERSION}\x1f{chunk_file.resolve()}\x1f{stat.st_size}\x1f{stat.st_mtime_ns}"
         digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
-        return self.cache_dir / f"{digest}.parquet"
+        return self.cache_dir / f"{digest}.parquet", self.cache_dir / f"{digest}.paths.parquet"
 
 
 def open_corpus(
@@ -182,7 +266,11 @@ def read_manifest(path: Path) -> dict[str, SnapshotEntry]:
         if not isinstance(chunks_path, str) or not chunks_path:
             msg = f"an ok row needs the chunk file path, got {chunks_path!r}"
             raise InputError(msg, path=path, line=line, field="chunks_path")
-        entries[key] = SnapshotEntry(row["repo"], row["base_commit"], chunks_path, path, line)
+        count = row.get("file_count")
+        count = count if isinstance(count, int) and not isinstance(count, bool) else None
+        entries[key] = SnapshotEntry(
+            row["repo"], row["base_commit"], chunks_path, path, line, count
+        )
     return entries
 
 
@@ -205,17 +293,16 @@ def _release_dir(root: Path, release: str | None) -> Path:
     return releases[0]
 
 
-def _read_chunk_file(path: Path, columns: list[str], lines: bytes | None = None) -> pl.DataFrame:
+def _read_chunk_file(path: Path, columns: list[str]) -> pl.DataFrame:
     """Read selected chunk-file fields with Polars; on any problem, locate it line by line.
 
-    ``lines`` is an optional pre-selected subset of the file's lines. A zero-byte chunk file
-    is a snapshot without files (no rows), not an error.
+    A zero-byte chunk file is a snapshot without files (no rows), not an error.
     """
     schema = {name: _CHUNK_FIELDS[name] for name in columns}
     if path.stat().st_size == 0:
         return pl.DataFrame(schema=schema)
     try:
-        frame = pl.read_ndjson(path if lines is None else io.BytesIO(lines), schema=schema)
+        frame = pl.read_ndjson(path, schema=schema)
     except Exception:  # Polars' messages carry no line number: find the line ourselves
         _locate_problem(path, columns)
         raise InputError("chunk file could not be read as JSON lines", path=path) from None
@@ -235,57 +322,151 @@ def _locate_problem(path: Path, columns: list[str]) -> None:
                 raise InputError(msg, path=path, line=line, field=name)
 
 
-def _file_row_lines(path: Path) -> bytes | None:
-    """The ``kind=file`` lines of an upstream-serialised chunk file, without parsing the rest.
+class _TokenCounter:
+    """Token and byte counts of file texts keyed by their escaped form; new texts are decoded
+    as they are added and tokenised together by :meth:`flush` (one Polars call)."""
 
-    Symbol rows (most of a chunk file's bytes) are skipped by locating the literal
-    ``"kind": "file"`` (inside a JSON string a quote is always escaped, so the literal can only
-    be the key and its value). Used only when the first line shows upstream serialisation;
-    otherwise returns None and the caller parses everything. Lines skipped as symbol rows are
-    not validated (BCY never reads them).
+    def __init__(self, known: dict[_Key, tuple[int, int]]) -> None:
+        self.known = known
+        self.pending: dict[_Key, str] = {}
+        self.pending_bytes = 0
+
+    def add_escaped(self, raw: bytes) -> _Key:
+        """Key of a JSON string body as the chunk file holds it (ValueError if it is not one).
+
+        arbwb-defined: the key is Python's 64-bit hash plus the length of the escaped bytes, so
+        equal texts of different snapshots are tokenised once.
+        """
+        key = (hash(raw), len(raw))
+        if key not in self.known and key not in self.pending:
+            text: str = json.loads('"' + raw.decode("utf-8") + '"')  # a string or ValueError
+            self.pending[key] = text
+            self.pending_bytes += len(raw)
+        return key
+
+    def add_text(self, text: str) -> _Key:
+        """Key of a decoded text: the same key as its upstream-escaped form."""
+        return self.add_escaped(_escape(text))
+
+    def flush(self) -> None:
+        """Tokenise every pending text at once and record (n_tokens, n_bytes)."""
+        if not self.pending:
+            return
+        texts = pl.Series("t", list(self.pending.values()), dtype=pl.String)
+        counts = pl.select(n=count_tokens_expr(pl.lit(texts)), b=pl.lit(texts).str.len_bytes())
+        pairs = zip(counts["n"].to_list(), counts["b"].to_list(), strict=True)
+        self.known.update(zip(self.pending, pairs, strict=True))
+        self.pending.clear()
+        self.pending_bytes = 0
+
+
+def _scan_file_rows(
+    path: Path, wanted: set[str] | None, counter: _TokenCounter, file_count: int | None
+) -> dict[str, tuple[int, _Key]]:
+    """(end_line, text key) of the last ``kind=file`` row per path (only ``wanted`` paths).
+
+    Uses the byte scan of :func:`_scan_upstream` when the manifest gives a ``file_count`` to
+    check it against; otherwise, or when the scan cannot vouch for the rows, parses the whole
+    file with Polars (locating any error).
     """
-    with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-        first = data[: data.find(b"\n")]
-        if _FILE_KIND not in first and _SYMBOL_KIND not in first:
-            return None
-        lines = []
-        at = data.find(_FILE_KIND)
-        while at != -1:
-            start = data.rfind(b"\n", 0, at) + 1
-            end = data.find(b"\n", at)
-            end = len(data) if end == -1 else end
-            lines.append(data[start:end])
-            at = data.find(_FILE_KIND, end)
-    return b"\n".join(lines) + b"\n"
-
-
-def _files_frame(path: Path, snapshot_id: str, known: dict[tuple[int, int], int]) -> pl.DataFrame:
-    """FILES rows from a chunk file: last ``kind=file`` row per path, tokens via Rust regex.
-
-    ``known`` maps (64-bit text hash, UTF-8 length) to a token count, shared by the snapshots
-    of a corpus, so text that recurs across snapshots is tokenised once.
-    """
-    columns = ["path", "kind", "end_line", "text"]
-    selected = _file_row_lines(path) if path.stat().st_size else None
+    if path.stat().st_size == 0:
+        return {}
+    found = None if file_count is None else _scan_upstream(path, wanted, counter, file_count)
+    if found is not None:
+        return found
     rows = (
-        _read_chunk_file(path, columns, selected)
+        _read_chunk_file(path, ["path", "kind", "end_line", "text"])
         .filter(pl.col("kind") == "file")
         .unique(subset="path", keep="last", maintain_order=True)
-        .with_columns(
-            key=pl.col("text").hash(),
-            n_bytes=pl.col("text").str.len_bytes().cast(pl.Int64),
-        )
     )
-    keys = list(zip(rows["key"].to_list(), rows["n_bytes"].to_list(), strict=True))
-    new = rows.filter(pl.Series([k not in known for k in keys], dtype=pl.Boolean))
-    counted = new.select(count_tokens_expr("text"))["text"].to_list()
-    new_keys = zip(new["key"].to_list(), new["n_bytes"].to_list(), strict=True)
-    known.update(zip(new_keys, counted, strict=True))
-    frame = rows.select(
-        pl.lit(snapshot_id).alias("snapshot_id"),
-        "path",
-        pl.Series("n_tokens", [known[k] for k in keys], dtype=pl.Int64),
-        pl.col("end_line").alias("n_lines"),
-        "n_bytes",
-    )
-    return validate(frame, FILES, name="files")
+    if wanted is not None:
+        rows = rows.filter(pl.col("path").is_in(sorted(wanted)))
+    return {
+        p: (n_lines, counter.add_text(text))
+        for p, n_lines, text in rows.select("path", "end_line", "text").iter_rows()
+    }
+
+
+def _scan_upstream(
+    path: Path, wanted: set[str] | None, counter: _TokenCounter, file_count: int
+) -> dict[str, tuple[int, _Key]] | None:
+    """The file rows of an upstream-serialised chunk file found without parsing the rest.
+
+    Upstream rows have sorted keys and ``", "``/``": "`` separators, and a file row has
+    ``start_line`` 1 and an empty ``symbol`` (spec §3.1, §3.3), so it alone contains the
+    literal ``", "start_line": 1, "symbol": "", "text":`` (a quote after a space cannot lie
+    inside a JSON string, where quotes are escaped); of the needles tried it scans fastest. Symbol
+    rows (most of the bytes) are skipped unparsed (BCY never reads them); a wanted file row's
+    head is parsed as JSON and its text decoded once per distinct text. Returns None, so the
+    caller parses and validates everything, when the file does not start like an upstream
+    row, a found row is not shaped as expected, or the rows found differ from the manifest's
+    ``file_count``.
+    """
+    flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
+    with (
+        path.open("rb") as handle,
+        mmap.mmap(handle.fileno(), 0, flags=flags, prot=mmap.PROT_READ) as data,
+    ):
+        if data[: len(_ROW_START)] != _ROW_START:
+            return None
+        rows: dict[str, tuple[int, _Key]] = {}
+        escaped = None if wanted is None else {_escape(p) for p in wanted}
+        n_found = 0
+        at = data.find(_FILE_ROW)
+        while at != -1:
+            n_found += 1
+            end = data.find(b"\n", at)
+            end = len(data) if end == -1 else end
+            start = data.rfind(b"\n", 0, at) + 1
+            begin = data.find(_FILE_HEAD, start, at)
+            stop = data.find(_PATH_END, begin, at)
+            text = at + len(_FILE_ROW)
+            shaped = data[text : text + 2] == b' "' and data[end - 2 : end] == b'"}'
+            if begin == -1 or stop == -1 or not shaped:
+                return None
+            begin += len(_FILE_HEAD)
+            name = data[begin:stop]  # the path as escaped: exact unless it has a backslash
+            if escaped is None or name in escaped or b"\\" in name:
+                try:  # the keys before "start_line", then the text
+                    head = json.loads(data[start : at + 1].decode("utf-8") + "}")
+                    key = counter.add_escaped(data[text + 2 : end - 2])
+                except ValueError:  # bad UTF-8 or JSON: the full parse locates it
+                    return None
+                path, n_lines = head.get("path"), head.get("end_line")
+                if not isinstance(n_lines, int) or isinstance(n_lines, bool):
+                    return None
+                if isinstance(path, str) and (wanted is None or path in wanted):
+                    rows.pop(path, None)  # the last row of a path wins, at its position
+                    rows[path] = (n_lines, key)
+            at = data.find(_FILE_ROW, end)
+    return rows if n_found == file_count else None
+
+
+def _escape(text: str) -> bytes:
+    """``text`` as upstream serialisation writes it inside a JSON string (spec §0)."""
+    return dumps_upstream(text)[1:-1].encode("utf-8")
+
+
+def _rows_from_frame(frame: pl.DataFrame) -> dict[str, _Costs | None]:
+    """Cached FILES-style rows back to costs per path (null costs: no file row)."""
+    return {
+        path: None if n_tokens is None else (n_tokens, n_lines, n_bytes)
+        for path, n_tokens, n_lines, n_bytes in frame.select(
+            "path", "n_tokens", "n_lines", "n_bytes"
+        ).iter_rows()
+    }
+
+
+def _files_frame(
+    rows: Mapping[str, Mapping[str, _Costs | None]], *, keep_absent: bool = False
+) -> pl.DataFrame:
+    """A FILES frame from costs per snapshot and path; absent paths only with ``keep_absent``
+    (as null costs, the partial disk cache's form)."""
+    records = [
+        (sid, path, *(costs or (None, None, None)))
+        for sid, by_path in rows.items()
+        for path, costs in by_path.items()
+        if costs is not None or keep_absent
+    ]
+    frame = pl.DataFrame(records, schema=FILES, orient="row")
+    return frame if keep_absent else validate(frame, FILES, name="files")
