@@ -45,7 +45,7 @@ def load_release(data_dir: str | Path, runs_glob: str | None = None) -> Release:
     """Load ``benchmark/*/``, the runs matching ``runs_glob`` and ``corpus/<R>/`` of a data root.
 
     A relative ``runs_glob`` is taken relative to ``data_dir`` (default
-    ``eval/*/*_details.jsonl``). A run in ``eval/<R>/`` is scored against
+    ``eval/*/*_details.jsonl`` without selective runs). A run in ``eval/<R>/`` is scored against
     ``benchmark/<R>/`` when that exists (absent predictions count as failures),
     else against the union of gold in its group's details rows, else against the
     only sample release present (arbwb-defined pairing).
@@ -56,6 +56,12 @@ def load_release(data_dir: str | Path, runs_glob: str | None = None) -> Release:
     notes: list[str] = []
     releases = _sample_releases(root, notes)
     paths = _run_paths(root, runs_glob or DEFAULT_RUNS_GLOB)
+    if runs_glob is None:
+        selective = [p for p in paths if _is_selective(p)]
+        if selective:
+            paths = [p for p in paths if not _is_selective(p)]
+            names = ", ".join(p.name for p in selective)
+            notes.append(f"selective (abstention) runs left out of the default run set: {names}")
     if not paths:
         notes.append(f"no runs match {runs_glob or DEFAULT_RUNS_GLOB!r} under {root}")
     runs: dict[str, RunData] = {}
@@ -91,6 +97,15 @@ def _sample_releases(root: Path, notes: list[str]) -> dict[str, SampleSet]:
 def _run_paths(root: Path, pattern: str) -> list[Path]:
     full = pattern if Path(pattern).is_absolute() else str(root / pattern)
     return [Path(p) for p in sorted(glob.glob(full)) if Path(p).is_file()]
+
+
+def _is_selective(path: Path) -> bool:
+    """Upstream names selective details ``*_selective_<ranker>_details`` or ``*_selective_details``.
+
+    They rank positives and no-gold samples for the abstention analysis (spec §1.5, §4.7), so
+    the default run set of the leaderboard and budget curves leaves them out (arbwb-defined).
+    """
+    return "_selective_" in path.name or path.name.endswith("_selective_details.jsonl")
 
 
 def _run_names(paths: list[Path]) -> dict[Path, str]:

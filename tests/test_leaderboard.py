@@ -211,3 +211,21 @@ def test_summary_table_columns_and_order() -> None:
     assert table["Run"].to_list() == ["A", "B"]  # MRR 0.5 > 0.25
     assert table["MRR"][0].startswith("0.5000 [")
     assert lb.metric_label("bcy@8000") == "BCY@8k"
+
+
+def test_default_run_set_leaves_out_selective_runs() -> None:
+    demo = Path(__file__).resolve().parents[1] / "data" / "demo"
+    default = load_release(demo)
+    assert sorted(default.runs) == [
+        "bm25",
+        "bm25_okapi",
+        "dense_hash",
+        "lexical",
+        "rrf_lexical_dense_hash",
+    ]
+    assert any("selective (abstention) runs left out" in n for n in default.notes)
+    explicit = load_release(demo, "eval/demo_selective/*_details.jsonl")
+    assert sorted(explicit.runs) == [
+        "demo_all_files_selective_bm25",
+        "demo_all_files_selective_lexical",
+    ]
