@@ -24,6 +24,7 @@ def plot_bcy_curves(
     tau: int = 1,
     lower_bound_at: float = 0.5,
     demo: bool = False,
+    legend: bool = True,
     ax: Axes | None = None,
 ) -> Axes:
     """BCY_τ@B with 95% bootstrap intervals per run for ``task``; hollow = lower bound.
@@ -59,5 +60,6 @@ def plot_bcy_curves(
     n = int(part["n"].to_numpy().max())
     title = f"{task} (n={n})"
     ax.set_title(f"{title} — demo data" if demo else title)
-    ax.legend(fontsize="small", frameon=False)
+    if legend:
+        ax.legend(fontsize="small", frameon=False, loc="lower right")
     return ax
