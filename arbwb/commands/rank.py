@@ -1,0 +1,120 @@
+"""``arbwb rank``: run a baseline retriever over an ARB release and write details + summary."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from arbwb.errors import InputError
+from arbwb.io.corpus import open_corpus
+from arbwb.io.samples import TASKS, SampleSet, load_samples
+from arbwb.pathclass import CANDIDATE_FILTERS, CandidateFilter
+from arbwb.retrievers import METHOD_NAMES, MethodOptions, get_method
+from arbwb.retrievers.fusion import run_fusion
+from arbwb.retrievers.runner import run_method
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``rank``."""
+    parser = subparsers.add_parser(
+        "rank", help="rank an ARB release with a baseline and write ARB details + summary"
+    )
+    parser.add_argument("--method", required=True, choices=METHOD_NAMES, help="retriever")
+    parser.add_argument("--data", required=True, help="release root (benchmark/R, corpus/R)")
+    parser.add_argument("--release", default=None, help="release id when the root has several")
+    parser.add_argument("--task", action="append", default=None, help="only this task (repeatable)")
+    parser.add_argument(
+        "--candidate-filter", default="all_files", choices=CANDIDATE_FILTERS, help="spec §6.2"
+    )
+    parser.add_argument("--out", required=True, help="details JSONL; summary goes beside it")
+    parser.add_argument("--resume", action="store_true", help="continue an interrupted run")
+    parser.add_argument("--model", default=None, help="dense: SentenceTransformers path or name")
+    parser.add_argument("--cache-dir", default=None, help="dense: embedding cache folder")
+    parser.add_argument("--runs", nargs="+", default=None, help="rrf: stored runs to fuse")
+    parser.add_argument("--weights", default=None, help="rrf: comma-separated run weights")
+    parser.set_defaults(func=run)
+
+
+def release_samples(data: Path, release: str | None) -> SampleSet:
+    """Samples of ``benchmark/<release>/`` (or of the only release) under a release root."""
+    if release is None:
+        return load_samples(data)
+    folder = data / "benchmark" / release
+    if not folder.is_dir():
+        raise InputError(f"no benchmark/{release}/ under {data}", path=data, field="--release")
+    return load_samples(folder)
+
+
+def select_tasks(sample_set: SampleSet, tasks: list[str] | None) -> SampleSet:
+    """Keep only samples of ``tasks`` (all when None); unknown task names are an error."""
+    if tasks is None:
+        return sample_set
+    unknown = sorted(set(tasks) - TASKS)
+    if unknown:
+        raise InputError(f"unknown task {unknown}; choose from {sorted(TASKS)}", field="--task")
+    samples = sample_set.samples.filter(pl.col("task").is_in(tasks))
+    ids = samples["sample_id"].to_list()
+    return SampleSet(
+        samples=samples,
+        labels=sample_set.labels.filter(pl.col("sample_id").is_in(ids)),
+        spans=sample_set.spans.filter(pl.col("sample_id").is_in(ids)),
+    )
+
+
+def _weights(text: str | None, n_runs: int) -> list[float] | None:
+    if text is None:
+        return None
+    try:
+        weights = [float(w) for w in text.split(",")]
+    except ValueError:
+        raise InputError(f"weights must be numbers, got {text!r}", field="--weights") from None
+    if len(weights) != n_runs:
+        msg = f"need one weight per run ({n_runs}), got {len(weights)}"
+        raise InputError(msg, field="--weights")
+    return weights
+
+
+def run(args: argparse.Namespace) -> int:
+    """Validate everything that can fail (method, model, inputs) before ranking anything."""
+    data, out = Path(args.data), Path(args.out)
+    candidate_filter: CandidateFilter = args.candidate_filter
+    if args.method != "dense" and (args.model or args.cache_dir):
+        raise InputError("only applies to --method dense", field="--model/--cache-dir")
+    if args.method == "rrf":
+        if not args.runs:
+            raise InputError("rrf needs the runs to fuse", field="--runs")
+        sample_set = select_tasks(release_samples(data, args.release), args.task)
+        summary = run_fusion(
+            [Path(p) for p in args.runs],
+            sample_set,
+            out,
+            weights=_weights(args.weights, len(args.runs)),
+        )
+    else:
+        if args.runs or args.weights:
+            raise InputError("only applies to --method rrf", field="--runs/--weights")
+        cache_dir = args.cache_dir or out.parent / ".cache" / "embeddings"
+        method = get_method(args.method, MethodOptions(model=args.model, cache_dir=cache_dir))
+        sample_set = select_tasks(release_samples(data, args.release), args.task)
+        corpus = open_corpus(data, args.release)
+        summary = run_method(
+            method,
+            sample_set,
+            corpus,
+            out,
+            candidate_filter=candidate_filter,
+            tasks=args.task,
+            resume=args.resume,
+        )
+    overall = summary["metrics"].get("overall", {})
+    print(
+        f"{args.method}: {summary['evaluated']} rows, skipped {summary['skipped']}, "
+        f"errors {summary.get('errors', {})}; R@20 {overall.get('Recall@20', 0.0):.4f} "
+        f"MRR {overall.get('MRR', 0.0):.4f} -> {out}",
+        file=sys.stderr,
+    )
+    return 0

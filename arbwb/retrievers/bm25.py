@@ -1,0 +1,148 @@
+"""BM25 over chunk documents: upstream's exact variant (``bm25-arb``, spec §7.3) and rank-bm25's.
+
+Both use the same units, document text and tokenizer (§7.1/§7.2) and the same sort
+(score desc, path, chunk_id; a token-free query keeps corpus order with score 0). They differ
+only in IDF: upstream ``ln(1 + (N - df + 0.5)/(df + 0.5))`` (never negative); rank-bm25's
+``BM25Okapi`` ``ln(N - df + 0.5) - ln(df + 0.5)`` with negative values floored at
+``ε·mean(idf)`` (ε = 0.25, mean over the whole vocabulary). ``bm25`` is therefore a different
+run from upstream's and is labelled so. Scoring is one sparse column pass per query term,
+so a query costs O(Σ df) instead of O(chunks · terms).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from arbwb.retrievers.common import (
+    ChunkPaths,
+    ChunkRanking,
+    Method,
+    TermMatrix,
+    TermMemo,
+    check_chunks,
+    chunk_paths,
+    corpus_order,
+    query_terms,
+    rank_chunks,
+    term_matrix,
+    term_rows,
+    tiebreak_order,
+)
+
+K1 = 1.5
+B = 0.75
+OKAPI_EPSILON = 0.25
+
+
+@dataclass(frozen=True)
+class BM25Index:
+    """Term counts and length normaliser ``k1·(1 - b + b·dl/avgdl)`` of a snapshot's chunks.
+
+    ``okapi_idf`` holds rank-bm25's IDF per column for ``bm25``; None means upstream's IDF,
+    computed per query term in Python so its floats are upstream's.
+    """
+
+    terms: TermMatrix
+    n_chunks: int
+    paths: ChunkPaths
+    tiebreak: npt.NDArray[np.int64]
+    norm: npt.NDArray[np.float64]
+    okapi_idf: npt.NDArray[np.float64] | None
+
+
+def upstream_idf(n_docs: int, df: int) -> float:
+    """Upstream (Lucene-style) IDF: ``ln(1 + (N - df + 0.5)/(df + 0.5))``, N = max(1, chunks)."""
+    n = max(1, n_docs)
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+
+def okapi_idf(n_docs: int, df: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+    """rank-bm25 BM25Okapi IDF per column: ``ln(N - df + 0.5) - ln(df + 0.5)`` for the terms
+    present (df > 0), negative values replaced by ``ε·mean(idf)`` (ε = 0.25, mean over the
+    present terms before flooring); absent terms get 0 (never used).
+    """
+    present = df > 0
+    values = np.zeros(len(df), dtype=np.float64)
+    values[present] = np.log(n_docs - df[present] + 0.5) - np.log(df[present] + 0.5)
+    if present.any():
+        floor = OKAPI_EPSILON * float(values[present].mean())
+        values[present & (values < 0)] = floor
+    return values
+
+
+def build_index(
+    chunks: pl.DataFrame, memo: TermMemo | None = None, *, okapi: bool = False
+) -> BM25Index:
+    """Index for upstream's BM25 (``bm25-arb``), or rank-bm25's BM25Okapi with ``okapi``."""
+    chunks = check_chunks(chunks)
+    terms = term_matrix(chunks, memo)
+    n = chunks.height
+    avgdl = float(terms.doc_len.sum()) / n if n else 0.0
+    if avgdl > 0:
+        norm = K1 * (1 - B + B * terms.doc_len / avgdl)
+    else:
+        norm = np.full(n, K1 * (1 - B), dtype=np.float64)
+    return BM25Index(
+        terms=terms,
+        n_chunks=n,
+        paths=chunk_paths(chunks),
+        tiebreak=tiebreak_order(chunks),
+        norm=norm,
+        okapi_idf=okapi_idf(n, terms.df) if okapi else None,
+    )
+
+
+def build_okapi_index(chunks: pl.DataFrame, memo: TermMemo | None = None) -> BM25Index:
+    """Index for rank-bm25's BM25Okapi formula (``bm25``) over the same chunk documents."""
+    return build_index(chunks, memo, okapi=True)
+
+
+def scores(index: BM25Index, query_text: str) -> npt.NDArray[np.float64] | None:
+    """Per-chunk BM25, or None for a token-free query.
+
+    ``score(c) = Σ_{distinct t in q, tf_c(t) > 0} n_q(t)·idf(t)·[tf·(k1+1) / (tf + k1·(1 - b +
+    b·dl/avgdl))]``, k1 = 1.5, b = 0.75, summed in order of first occurrence in q; the bracket
+    is evaluated first, which reproduces upstream's floats bit for bit (TV6).
+    """
+    terms = query_terms(query_text)
+    if not terms:
+        return None
+    total = np.zeros(index.n_chunks, dtype=np.float64)
+    for term, n_q, rows, tf in term_rows(index.terms, terms):
+        if index.okapi_idf is None:
+            idf = upstream_idf(index.n_chunks, len(rows))
+        else:
+            idf = float(index.okapi_idf[index.terms.vocab[term]])
+        weight = n_q * idf
+        total[rows] += weight * (tf * (K1 + 1) / (tf + index.norm[rows]))
+    return total
+
+
+def rank_sample(index: BM25Index, query_text: str) -> ChunkRanking:
+    """Chunks by (BM25 desc, path, chunk_id); a token-free query keeps corpus order, score 0."""
+    chunk_scores = scores(index, query_text)
+    if chunk_scores is None:
+        return corpus_order(index.paths)
+    return rank_chunks(chunk_scores, index.tiebreak, index.paths)
+
+
+def method(*, okapi: bool = False) -> Method:
+    """``bm25-arb`` (upstream) or ``bm25`` (rank-bm25 formula), with a run-level token memo."""
+    memo = TermMemo()
+    return Method(
+        name="bm25" if okapi else "bm25-arb",
+        ranker="bm25-okapi" if okapi else "bm25",
+        build_index=lambda chunks: build_index(chunks, memo, okapi=okapi),
+        rank_sample=rank_sample,
+        stats=memo.stats,
+    )
+
+
+#: Ready instances (their memos only cache a pure function of document text; sharing is safe).
+METHOD_ARB = method()
+METHOD_OKAPI = method(okapi=True)

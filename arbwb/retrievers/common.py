@@ -1,0 +1,308 @@
+"""Pieces every retriever shares: chunk documents, tokenised term matrices, chunk -> file ranking.
+
+A retriever builds an index once per snapshot from the (candidate-filtered) chunks and then
+ranks each sample's query against it; the result is a :class:`ChunkRanking` that keeps the
+full chunk order (legacy char packing, line metrics, selective scores) and the file ranking.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+import scipy.sparse as sp
+
+from arbwb import schemas
+from arbwb.io.corpus import Corpus
+from arbwb.pathclass import CandidateFilter, keep_path
+from arbwb.tokenize import split_identifiers
+
+#: Chunk columns a retriever needs (the CHUNKS schema minus nothing; snapshot_id is optional).
+CHUNK_COLUMNS = ("chunk_id", "path", "kind", "symbol", "start_line", "end_line", "text")
+
+_CAMEL = r"([a-z])([A-Z])"
+_ALNUM = r"[A-Za-z0-9]+"
+
+
+@dataclass(frozen=True)
+class ChunkRanking:
+    """One query's result: chunk rows (indices into the index's chunks) best first, and files.
+
+    ``files`` are distinct paths in order of first appearance in ``order`` (full depth);
+    ``file_scores`` their best chunk score (or the method's own file score, e.g. grep);
+    ``details`` extra details-row fields of the method (grep: patterns, ``top_file_scores``).
+    """
+
+    order: npt.NDArray[np.int64]
+    scores: npt.NDArray[np.float64]
+    files: list[str]
+    file_scores: list[float]
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TermMatrix:
+    """Identifier-splitter term counts of chunk documents (spec §7.1-7.3), column-compressed.
+
+    ``counts[c, t]`` = occurrences of term t in chunk c's document; ``vocab`` maps term -> column
+    (it may hold more terms than columns when shared through a :class:`TermMemo`);
+    ``doc_len`` = tokens per document, ``n_unique`` = distinct terms per document.
+    """
+
+    counts: sp.csc_matrix
+    vocab: dict[str, int]
+    doc_len: npt.NDArray[np.float64]
+    n_unique: npt.NDArray[np.float64]
+    df: npt.NDArray[np.int64]
+
+
+def check_chunks(chunks: pl.DataFrame) -> pl.DataFrame:
+    """Return the chunk columns retrievers use, failing clearly when one is missing."""
+    missing = [c for c in CHUNK_COLUMNS if c not in chunks.columns]
+    if missing:
+        msg = f"chunks frame lacks columns {missing}; pass a CHUNKS frame ({list(schemas.CHUNKS)})"
+        raise ValueError(msg)
+    return chunks.select(CHUNK_COLUMNS)
+
+
+def document_expr() -> pl.Expr:
+    """Chunk document text (spec §7.2): non-empty ``path, symbol, kind, text`` joined by spaces."""
+    parts = [
+        pl.when(pl.col(c) == "").then(None).otherwise(pl.col(c)) for c in ("path", "symbol", "kind")
+    ]
+    text = pl.when(pl.col("text") == "").then(None).otherwise(pl.col("text"))
+    return pl.concat_str([*parts, text], separator=" ", ignore_nulls=True)
+
+
+def chunk_documents(chunks: pl.DataFrame) -> list[str]:
+    """Document text of every chunk, in chunk order (spec §7.2; QUIRK: the kind word is indexed)."""
+    return check_chunks(chunks).select(document_expr().alias("doc"))["doc"].to_list()
+
+
+@dataclass
+class TermMemo:
+    """Term ids and counts of the last snapshot's chunk documents, reused by the next snapshot.
+
+    ARB snapshots of one repository share most chunk text, so only new documents are
+    tokenised; the memo keeps just the latest snapshot's documents (bounded memory) while
+    the vocabulary only grows, so ids stay valid. Stateful on purpose; one per method instance.
+    """
+
+    vocab: dict[str, int] = field(default_factory=dict)
+    docs: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = field(
+        default_factory=dict
+    )
+    hits: int = 0
+    misses: int = 0
+
+    def stats(self) -> dict[str, Any]:
+        """Documents reused vs tokenised so far."""
+        return {"token_memo_hits": self.hits, "token_memo_misses": self.misses}
+
+
+def _tokenize(
+    docs: list[str], memo: TermMemo
+) -> dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]]:
+    """§7.1 term ids (from ``memo.vocab``, extended) and counts of each document, in Polars.
+
+    The Rust-regex pipeline gives exactly :func:`arbwb.tokenize.split_identifiers`: both patterns
+    are ASCII-only and non-overlapping left-to-right.
+    """
+    tokens = pl.DataFrame({"doc": docs}).select(
+        pl.col("doc").str.replace_all(_CAMEL, "$1 $2").str.extract_all(_ALNUM).alias("tok")
+    )
+    counts = (
+        tokens.with_row_index("row")
+        .explode("tok")
+        .drop_nulls("tok")
+        .with_columns(pl.col("tok").str.to_lowercase())
+        .group_by("row", "tok")
+        .len()
+        .sort("row")
+    )
+    uniques = counts["tok"].unique(maintain_order=True).to_list()
+    for term in uniques:
+        memo.vocab.setdefault(term, len(memo.vocab))
+    mapping = {t: memo.vocab[t] for t in uniques}
+    ids = counts["tok"].replace_strict(mapping, return_dtype=pl.Int64).to_numpy()
+    rows = counts["row"].to_numpy().astype(np.int64)
+    values = counts["len"].to_numpy().astype(np.float64)
+    bounds = np.searchsorted(rows, np.arange(len(docs) + 1)).tolist()
+    return {
+        doc: (ids[bounds[k] : bounds[k + 1]], values[bounds[k] : bounds[k + 1]])
+        for k, doc in enumerate(docs)
+    }
+
+
+def term_matrix(chunks: pl.DataFrame, memo: TermMemo | None = None) -> TermMatrix:
+    """Sparse §7.1 term counts of every chunk document (chunk order), reusing ``memo``."""
+    memo = TermMemo() if memo is None else memo
+    docs = chunk_documents(chunks)
+    missing = list(dict.fromkeys(d for d in docs if d not in memo.docs))
+    fresh = _tokenize(missing, memo) if missing else {}
+    memo.misses += len(missing)
+    memo.hits += len(docs) - len(missing)
+    memo.docs = {d: fresh[d] if d in fresh else memo.docs[d] for d in docs}
+    parts = [memo.docs[d] for d in docs]
+    lengths = np.array([len(ids) for ids, _ in parts], dtype=np.int64)
+    rows = np.repeat(np.arange(len(docs), dtype=np.int64), lengths)
+    cols = np.concatenate([ids for ids, _ in parts]) if parts else np.zeros(0, np.int64)
+    vals = np.concatenate([v for _, v in parts]) if parts else np.zeros(0, np.float64)
+    matrix = sp.csc_matrix((vals, (rows, cols)), shape=(len(docs), len(memo.vocab)))
+    matrix.sort_indices()
+    doc_len = np.bincount(rows, weights=vals, minlength=len(docs)).astype(np.float64)
+    n_unique = lengths.astype(np.float64)
+    df = np.diff(matrix.indptr).astype(np.int64)
+    return TermMatrix(matrix, memo.vocab, doc_len, n_unique, df)
+
+
+def query_terms(query_text: str) -> Counter[str]:
+    """Distinct query terms with counts, in order of first occurrence (spec §7.2 ``n_q``)."""
+    return Counter(split_identifiers(query_text))
+
+
+def term_rows(
+    matrix: TermMatrix, terms: Counter[str]
+) -> Iterator[tuple[str, int, npt.NDArray[np.int32], npt.NDArray[np.float64]]]:
+    """For each query term present in the vocabulary: (term, n_q, chunk rows, term counts)."""
+    indptr, indices, data = matrix.counts.indptr, matrix.counts.indices, matrix.counts.data
+    for term, n_q in terms.items():
+        col = matrix.vocab.get(term)
+        if col is None or col >= len(matrix.df):  # the shared vocabulary may have grown since
+            continue
+        lo, hi = indptr[col], indptr[col + 1]
+        yield term, n_q, indices[lo:hi], data[lo:hi]
+
+
+def tiebreak_order(chunks: pl.DataFrame) -> npt.NDArray[np.int64]:
+    """Chunk rows sorted by (path asc, chunk_id asc): the tie order of every chunk ranker."""
+    frame = check_chunks(chunks).select("path", "chunk_id").with_row_index("row")
+    return frame.sort("path", "chunk_id", maintain_order=True)["row"].to_numpy().astype(np.int64)
+
+
+@dataclass(frozen=True)
+class ChunkPaths:
+    """Each chunk's path as an integer code into ``names`` (distinct paths, first-seen order)."""
+
+    codes: npt.NDArray[np.int64]
+    names: list[str]
+
+
+def codes_of(values: pl.Series) -> tuple[npt.NDArray[np.int64], list[str]]:
+    """Integer code per row and the distinct values, in first-seen order."""
+    uniques = values.unique(maintain_order=True)
+    lookup = pl.DataFrame({"v": uniques, "code": np.arange(len(uniques), dtype=np.int64)})
+    codes = pl.DataFrame({"v": values}).join(lookup, on="v", how="left", maintain_order="left")
+    return codes["code"].to_numpy().astype(np.int64), uniques.to_list()
+
+
+def chunk_paths(chunks: pl.DataFrame) -> ChunkPaths:
+    """Path codes of a chunk frame, built once per index."""
+    codes, names = codes_of(chunks["path"])
+    return ChunkPaths(codes, names)
+
+
+def rank_chunks(
+    scores: npt.NDArray[np.float64], tiebreak: npt.NDArray[np.int64], paths: ChunkPaths
+) -> ChunkRanking:
+    """Sort chunks by (score desc, path asc, chunk_id asc) and derive the file ranking.
+
+    The file ranking is the order of first appearance of each path (= best chunk score desc,
+    ties by path), spec §7.2/§7.5.
+    """
+    ordered = tiebreak[np.argsort(-scores[tiebreak], kind="stable")]
+    return ranking_from_order(ordered, scores[ordered], paths)
+
+
+def ranking_from_order(
+    order: npt.NDArray[np.int64], ordered_scores: npt.NDArray[np.float64], paths: ChunkPaths
+) -> ChunkRanking:
+    """Wrap a chunk order; files are distinct paths by first appearance with their first score."""
+    codes = paths.codes[order]
+    _, first = np.unique(codes, return_index=True)
+    first.sort()
+    return ChunkRanking(
+        order,
+        ordered_scores,
+        [paths.names[c] for c in codes[first].tolist()],
+        ordered_scores[first].tolist(),
+    )
+
+
+def corpus_order(paths: ChunkPaths) -> ChunkRanking:
+    """Empty-query result of lexical/BM25 (spec §7.2): chunks in corpus order, score 0."""
+    n_chunks = len(paths.codes)
+    return ranking_from_order(
+        np.arange(n_chunks, dtype=np.int64), np.zeros(n_chunks, dtype=np.float64), paths
+    )
+
+
+@dataclass(frozen=True)
+class Method:
+    """A chunk retriever: ``build_index(chunks)`` once per snapshot, ``rank_sample`` per query.
+
+    ``ranker`` is the label written to details rows (``ranker`` field / summary ``mode``).
+    """
+
+    name: str
+    ranker: str
+    build_index: Callable[[pl.DataFrame], Any]
+    rank_sample: Callable[[Any, str], ChunkRanking]
+    model: str | None = None
+    stats: Callable[[], dict[str, Any]] = dict
+
+
+def candidate_chunks(chunks: pl.DataFrame, candidate_filter: CandidateFilter) -> pl.DataFrame:
+    """Chunks whose path survives the candidate filter (spec §6.2), corpus order kept."""
+    if candidate_filter == "all_files":
+        return chunks
+    paths = chunks["path"].unique().to_list()
+    kept = [p for p in paths if keep_path(p, candidate_filter)]
+    return chunks.filter(pl.col("path").is_in(kept))
+
+
+def rank_samples(
+    method: Method,
+    samples: pl.DataFrame,
+    corpus: Corpus,
+    *,
+    candidate_filter: CandidateFilter = "all_files",
+    run: str | None = None,
+) -> pl.DataFrame:
+    """Full file rankings (RANKINGS frame) of every sample whose snapshot is in the corpus.
+
+    Each snapshot is indexed once and reused by all its samples; samples of a missing or
+    empty snapshot get no rows (scorers count them as failures).
+    """
+    frames = [schemas.empty(schemas.RANKINGS)]
+    for (snapshot,), group in samples.group_by("snapshot_id", maintain_order=True):
+        if not corpus.has(str(snapshot)):
+            continue
+        chunks = candidate_chunks(corpus.chunks(str(snapshot)), candidate_filter)
+        if chunks.height == 0:
+            continue
+        index = method.build_index(chunks)
+        for sample_id, query in group.select("sample_id", "query_text").iter_rows():
+            ranking = method.rank_sample(index, query)
+            frames.append(rankings_frame(run or method.name, sample_id, ranking))
+    return pl.concat(frames)
+
+
+def rankings_frame(run: str, sample_id: str, ranking: ChunkRanking) -> pl.DataFrame:
+    """The full file ranking of one sample as RANKINGS rows (rank 1-based, scores kept)."""
+    n = len(ranking.files)
+    return pl.DataFrame(
+        {
+            "run": [run] * n,
+            "sample_id": [sample_id] * n,
+            "rank": np.arange(1, n + 1, dtype=np.int64),
+            "path": ranking.files,
+            "score": ranking.file_scores,
+        },
+        schema=dict(schemas.RANKINGS),
+    )

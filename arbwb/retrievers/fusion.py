@@ -1,0 +1,199 @@
+"""Reciprocal-rank fusion of stored runs (spec §8, TV8), plus weighted RRF.
+
+Fusion works on each component's top-20 file list, not on chunks, so it is not a per-snapshot
+:class:`~arbwb.retrievers.common.Method`; its metric set is the fusion one (precision
+denominator k, Any@k, nDCG@20) computed on the fused top 20.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from arbwb.errors import InputError
+from arbwb.io.details import sample_targets, summarize, summary_path
+from arbwb.io.rankings import load_rankings
+from arbwb.io.samples import SampleSet
+from arbwb.jsonio import sha256_file, write_json, write_jsonl
+from arbwb.metrics import (
+    coverage_auc,
+    f_beta,
+    hit_at_k,
+    ndcg_at_k,
+    precision_at_k,
+    recall_at_k,
+    reciprocal_rank,
+)
+
+RRF_K = 60
+DEPTH = 20
+CUTOFFS = (5, 10, 20)
+FUSION_KEYS = (
+    *(f"Recall@{k}" for k in CUTOFFS),
+    *(f"Precision@{k}" for k in CUTOFFS),
+    *(f"F0.5@{k}" for k in CUTOFFS),
+    *(f"Any@{k}" for k in CUTOFFS),
+    "MRR",
+    "nDCG@20",
+    "coverage_auc@20",
+)
+
+
+def rrf(
+    lists: Sequence[Sequence[str]],
+    *,
+    k: int = RRF_K,
+    weights: Sequence[float] | None = None,
+    depth: int = DEPTH,
+) -> list[tuple[str, float]]:
+    """Fused ``(path, score)`` list: ``score(p) = Σ_c w_c / (k + r_c(p))``, top ``depth``.
+
+    ``r_c(p)`` is the 1-based position of p's first occurrence among the first ``depth``
+    distinct non-empty paths of list c (repeats and empty strings ignored); a path absent from
+    a list contributes 0 for it. Sorted by (score desc, path asc). Weights default to 1.
+    """
+    if weights is None:
+        weights = [1.0] * len(lists)
+    if len(weights) != len(lists):
+        msg = f"need one weight per run list, got {len(weights)} weights for {len(lists)} lists"
+        raise ValueError(msg)
+    scores: dict[str, float] = {}
+    for paths, weight in zip(lists, weights, strict=True):
+        distinct = list(dict.fromkeys(p for p in paths if p))[:depth]
+        for rank, path in enumerate(distinct, start=1):
+            scores[path] = scores.get(path, 0.0) + weight / (k + rank)
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:depth]
+
+
+def fusion_metrics(ranked: Sequence[str], gold: Sequence[str]) -> dict[str, float]:
+    """Fusion metric set of spec §8 on the fused list (precision denominator k)."""
+    gold_set = frozenset(gold)
+    out: dict[str, float] = {}
+    for k in CUTOFFS:
+        out[f"Recall@{k}"] = recall_at_k(ranked, gold_set, k)
+        out[f"Precision@{k}"] = precision_at_k(ranked, gold_set, k, fusion=True)
+    for k in CUTOFFS:
+        out[f"F0.5@{k}"] = f_beta(out[f"Precision@{k}"], out[f"Recall@{k}"], 0.5)
+    for k in CUTOFFS:
+        out[f"Any@{k}"] = hit_at_k(ranked, gold_set, k)
+    out["MRR"] = reciprocal_rank(ranked, gold_set)
+    out["nDCG@20"] = ndcg_at_k(ranked, gold_set, 20)
+    out["coverage_auc@20"] = coverage_auc(ranked, gold_set, 20)
+    return out
+
+
+def top_lists(rankings: pl.DataFrame, depth: int = DEPTH) -> dict[str, list[str]]:
+    """Each sample's first ``depth`` paths of a RANKINGS frame (rank order)."""
+    top = rankings.filter(pl.col("rank") <= depth).sort("sample_id", "rank")
+    grouped = top.group_by("sample_id", maintain_order=True).agg(pl.col("path"))
+    return dict(zip(grouped["sample_id"].to_list(), grouped["path"].to_list(), strict=True))
+
+
+def fusion_row(
+    base: Mapping[str, Any],
+    lists: Sequence[Sequence[str]],
+    *,
+    labels: Sequence[str],
+    weights: Sequence[float] | None = None,
+    k: int = RRF_K,
+) -> dict[str, Any]:
+    """One rank-fusion details row (spec §4.6) for a sample.
+
+    ``base`` holds sample_id, task_type, repo, base_commit, candidate_filter and gold_files.
+    ``top_file_scores`` (arbwb addition) keeps the fused scores.
+    """
+    fused = rrf(lists, k=k, weights=weights)
+    files = [p for p, _ in fused]
+    gold = list(base["gold_files"])
+    position = {p: i for i, p in enumerate(files, start=1)}
+    name = "rrf_" + "_".join(labels)
+    return {
+        **base,
+        "mode": "rank_fusion",
+        "model": name if weights is None else f"w{name}",
+        "fusion_name": name,
+        "components": list(labels),
+        "component_labels": list(labels),
+        "component_weights": None if weights is None else list(weights),
+        "rrf_k": k,
+        "gold_ranks": {p: position.get(p) for p in gold},
+        "top_files": files,
+        "top_file_scores": [{"path": p, "score": s} for p, s in fused],
+        "metrics": fusion_metrics(files, gold),
+    }
+
+
+def run_fusion(
+    run_files: Sequence[Path],
+    sample_set: SampleSet,
+    out: Path,
+    *,
+    weights: Sequence[float] | None = None,
+    candidate_filter: str | None = None,
+    k: int = RRF_K,
+) -> dict[str, Any]:
+    """Fuse stored runs (any format :func:`arbwb.io.rankings.load_rankings` reads) per spec §8.
+
+    Samples are those with gold in ``sample_set`` answered by every component, in sorted id
+    order; gold, task and snapshot come from the samples (equal to the first component's for
+    ARB details). ``candidate_filter`` defaults to the first component's. Writes details JSONL
+    and the summary beside it; returns the summary.
+    """
+    if len(run_files) < 2:
+        msg = f"rrf needs at least two runs (--runs A B ...), got {len(run_files)}"
+        raise InputError(msg, field="--runs")
+    runs = [load_rankings(path) for path in run_files]
+    lists = [top_lists(run.rankings) for run in runs]
+    answered = [
+        set(run.submitted["sample_id"].to_list()) | set(top)
+        for run, top in zip(runs, lists, strict=True)
+    ]
+    targets = {
+        t.sample_id: t
+        for t in sample_targets(sample_set.samples, sample_set.labels, sample_set.spans)
+    }
+    with_gold = {sid for sid, t in targets.items() if t.gold}
+    common = sorted(with_gold.intersection(*answered))
+    first = runs[0].details
+    if candidate_filter is None:
+        filters = [] if first is None else first["candidate_filter"].drop_nulls().unique().to_list()
+        candidate_filter = filters[0] if len(filters) == 1 else "all_files"
+    labels = [run.run for run in runs]
+    rows = []
+    for sid in common:
+        t = targets[sid]
+        base = {
+            "sample_id": sid,
+            "task_type": t.task,
+            "repo": t.repo,
+            "base_commit": t.base_commit,
+            "candidate_filter": candidate_filter,
+            "gold_files": t.gold,
+        }
+        component = [top.get(sid, []) for top in lists]
+        rows.append(fusion_row(base, component, labels=labels, weights=weights, k=k))
+    name = "rrf_" + "_".join(labels)
+    summary = summarize(
+        rows,
+        mode="rank_fusion",
+        ranker="rrf",
+        model=name,
+        candidate_filter=candidate_filter,
+        skipped={"not_in_every_run": len(with_gold) - len(common)}
+        if len(common) < len(with_gold)
+        else {},
+        runtime={},
+        metric_keys=FUSION_KEYS,
+        extras={
+            "rrf_k": k,
+            "components": labels,
+            "component_weights": None if weights is None else list(weights),
+            "inputs": [{"path": str(p), "sha256": sha256_file(p)} for p in run_files],
+        },
+    )
+    write_jsonl(out, rows)
+    write_json(summary_path(out), summary)
+    return summary

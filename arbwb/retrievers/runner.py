@@ -1,0 +1,281 @@
+"""The evaluation loop of spec §4.1 for one chunk retriever, with a per-sample checkpoint.
+
+Samples are visited snapshot by snapshot (each snapshot indexed once, snapshots sorted by id)
+and details rows are written in input order. After every sample one line is
+appended to ``<out>.checkpoint.jsonl`` (flushed and fsynced), so an interrupted run resumes
+where it stopped; the checkpoint's first line is a fingerprint of the inputs and a resume over
+different inputs is refused. The final details and summary files are written atomically and
+the checkpoint removed, so a resumed run's details are byte-identical to an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import polars as pl
+from tqdm import tqdm
+
+from arbwb import __version__
+from arbwb.errors import InputError
+from arbwb.io import details as det
+from arbwb.io.corpus import MANIFEST_NAME, Corpus
+from arbwb.io.samples import SampleSet, query_has_leakage
+from arbwb.jsonio import (
+    atomic_open,
+    dumps_upstream,
+    loads_strict,
+    sha256_file,
+    write_json,
+    write_jsonl,
+)
+from arbwb.pathclass import CandidateFilter
+from arbwb.retrievers.common import Method, candidate_chunks
+
+#: Summary ``mode`` per details ``ranker`` (spec §4.8).
+MODES = {"lexical": "corpus", "bm25": "corpus", "bm25-okapi": "corpus", "grep": "grep"}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One sample's result: a details row, or the skip reason (spec §4.1), and wall time."""
+
+    index: int
+    row: dict[str, Any] | None
+    skip: str | None
+    seconds: float
+
+
+def checkpoint_path(out: Path) -> Path:
+    """The resume checkpoint kept beside ``out`` while a run is in progress."""
+    return out.with_name(out.name + ".checkpoint.jsonl")
+
+
+def fingerprint(
+    method: Method,
+    sample_set: SampleSet,
+    corpus: Corpus,
+    candidate_filter: str,
+    tasks: list[str] | None,
+) -> dict[str, Any]:
+    """What a resume must agree on: method, model, filter, tasks, samples and manifest SHA-256."""
+    sources = sorted(set(sample_set.samples["source"].to_list()))
+    digest = hashlib.sha256()
+    for source in sources:
+        digest.update(sha256_file(source).encode("ascii"))
+    return {
+        "method": method.name,
+        "model": method.model,
+        "candidate_filter": candidate_filter,
+        "tasks": tasks,
+        "samples_sha256": digest.hexdigest(),
+        "corpus_manifest_sha256": sha256_file(corpus.root / MANIFEST_NAME),
+        "arbwb": __version__,
+    }
+
+
+def _read_checkpoint(path: Path, expected: Mapping[str, Any]) -> dict[int, Outcome]:
+    """Completed outcomes of a checkpoint whose fingerprint equals ``expected``.
+
+    A final line cut off by the interruption (no newline) is ignored and recomputed.
+    """
+    lines = path.read_text(encoding="utf-8").split("\n")
+    complete = lines[:-1]  # the text after the last newline is empty or a torn line
+    if not complete:
+        return {}
+    header = loads_strict(complete[0])
+    found = header.get("fingerprint", {})
+    if found != dict(expected):
+        changed = sorted(k for k in set(found) | set(expected) if found.get(k) != expected.get(k))
+        msg = (
+            f"refusing to resume: the checkpoint was made with different inputs ({changed}); "
+            "rerun without --resume to start over"
+        )
+        raise InputError(msg, path=path, line=1, field="fingerprint")
+    done: dict[int, Outcome] = {}
+    for number, text in enumerate(complete[1:], start=2):
+        try:
+            entry = loads_strict(text)
+        except ValueError:
+            raise InputError("corrupt checkpoint line", path=path, line=number) from None
+        done[entry["i"]] = Outcome(entry["i"], entry["row"], entry["skip"], entry["seconds"])
+    return done
+
+
+def _selective(sample_set: SampleSet) -> bool:
+    return bool((sample_set.samples["stratum"] != "positive").any())
+
+
+def _record(frame_row: Mapping[str, Any]) -> dict[str, Any]:
+    """The parts of a raw sample record the leakage filter reads (spec §2.10)."""
+    return {
+        "task_type": frame_row["task"],
+        "query": loads_strict(frame_row["query"]),
+        "gold": loads_strict(frame_row["gold"]),
+        "metadata": loads_strict(frame_row["metadata"]),
+    }
+
+
+def _pre_skip(
+    target: det.SampleTarget, frame_row: Mapping[str, Any], selective: bool
+) -> str | None:
+    """Skip reasons decided before ranking: empty target, then query leakage (spec §4.1, §4.7).
+
+    A run is selective exactly when it has no-gold samples, which are ranked (not skipped).
+    """
+    if not target.gold and not target.no_gold:
+        return "no_gold_unlabeled" if selective else "no_gold"
+    if query_has_leakage(_record(frame_row)):
+        return "query_leakage"
+    return None
+
+
+def run_method(
+    method: Method,
+    sample_set: SampleSet,
+    corpus: Corpus,
+    out: Path,
+    *,
+    candidate_filter: CandidateFilter = "all_files",
+    tasks: list[str] | None = None,
+    resume: bool = False,
+    on_sample: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Rank every sample, write details JSONL and summary JSON; return the summary.
+
+    arbwb-defined: a sample whose snapshot is missing from the corpus is a recorded failure
+    (``status: "error"``, ``error: "missing_corpus"``, empty ``top_files``, zero metrics),
+    counted in the denominator; upstream skips it. ``on_sample(i)`` runs after sample i is
+    checkpointed (tests use it to simulate a crash).
+    """
+    samples = sample_set.samples
+    targets = det.sample_targets(samples, sample_set.labels, sample_set.spans)
+    selective = _selective(sample_set)
+    expected = fingerprint(method, sample_set, corpus, candidate_filter, tasks)
+    ckpt = checkpoint_path(out)
+    done = _read_checkpoint(ckpt, expected) if resume and ckpt.is_file() else {}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    frame_rows = samples.to_dicts()
+    index_seconds = 0.0
+    with (
+        _open_checkpoint(ckpt, expected, done) as handle,
+        tqdm(
+            total=len(targets), initial=len(done), desc=f"rank {method.name}", file=sys.stderr
+        ) as bar,
+    ):
+        for snapshot, members in _by_snapshot(samples, done):
+            start = time.perf_counter()
+            present = corpus.has(snapshot)
+            chunks = (
+                candidate_chunks(corpus.chunks(snapshot), candidate_filter) if present else None
+            )
+            index = method.build_index(chunks) if chunks is not None and chunks.height else None
+            table = det.chunk_table(chunks) if index is not None and chunks is not None else None
+            index_seconds += time.perf_counter() - start
+            for i in members:
+                start = time.perf_counter()
+                target = targets[i]
+                skip = _pre_skip(target, frame_rows[i], selective)
+                row = None
+                if skip is None and not present:
+                    row = det.details_row(
+                        target,
+                        None,
+                        None,
+                        candidate_filter=candidate_filter,
+                        ranker=method.ranker,
+                        selective=selective,
+                        error="missing_corpus",
+                    )
+                elif skip is None and index is None:
+                    skip = "empty_corpus"
+                elif skip is None:
+                    ranking = method.rank_sample(index, frame_rows[i]["query_text"])
+                    row = det.details_row(
+                        target,
+                        ranking,
+                        table,
+                        candidate_filter=candidate_filter,
+                        ranker=method.ranker,
+                        selective=selective,
+                    )
+                outcome = Outcome(i, row, skip, time.perf_counter() - start)
+                done[i] = outcome
+                _append(handle, outcome)
+                bar.update(1)
+                if on_sample is not None:
+                    on_sample(i)
+    outcomes = [done[i] for i in range(len(targets))]
+    rows = [o.row for o in outcomes if o.row is not None]
+    skipped: dict[str, int] = {}
+    for o in outcomes:
+        if o.skip is not None:
+            skipped[o.skip] = skipped.get(o.skip, 0) + 1
+    mode = MODES.get(method.ranker, "embedding")
+    runtime = det.runtime_stats([o.seconds for o in outcomes if o.row is not None])
+    runtime |= {"index_s": index_seconds}
+    summary = det.summarize(
+        rows,
+        mode=f"selective_{method.ranker}" if selective else mode,
+        ranker=method.ranker,
+        model=method.model,
+        candidate_filter=candidate_filter,
+        skipped=skipped,
+        runtime=runtime,
+        extras={"method": method.name, "fingerprint": expected} | method.stats(),
+    )
+    write_jsonl(out, rows)
+    write_json(det.summary_path(out), summary)
+    ckpt.unlink(missing_ok=True)
+    return summary
+
+
+def _by_snapshot(samples: pl.DataFrame, done: Mapping[int, Outcome]) -> list[tuple[str, list[int]]]:
+    """Pending sample indices grouped by snapshot, snapshots sorted by id.
+
+    Sorting puts a repository's snapshots next to each other, so a method's token memo (and
+    the dense embedding cache) reuse the previous snapshot's text; output order is unaffected.
+    """
+    groups: dict[str, list[int]] = {}
+    for i, snapshot in enumerate(samples["snapshot_id"].to_list()):
+        if i not in done:
+            groups.setdefault(snapshot, []).append(i)
+    return sorted(groups.items())
+
+
+@contextlib.contextmanager
+def _open_checkpoint(
+    path: Path, expected: Mapping[str, Any], done: Mapping[int, Outcome]
+) -> Iterator[IO[str]]:
+    """Rewrite the checkpoint (fingerprint + kept outcomes) atomically, then append to it."""
+    with atomic_open(path, "w") as handle:
+        handle.write(json.dumps({"fingerprint": dict(expected)}, sort_keys=True) + "\n")
+        for outcome in sorted(done.values(), key=lambda o: o.index):
+            handle.write(_entry(outcome))
+    with path.open("a", encoding="utf-8") as handle:
+        yield handle
+
+
+def _entry(outcome: Outcome) -> str:
+    entry = {
+        "i": outcome.index,
+        "row": outcome.row,
+        "skip": outcome.skip,
+        "seconds": outcome.seconds,
+    }
+    return dumps_upstream(entry) + "\n"
+
+
+def _append(handle: IO[str], outcome: Outcome) -> None:
+    """Append one outcome and make it durable before the next sample starts."""
+    handle.write(_entry(outcome))
+    handle.flush()
+    os.fsync(handle.fileno())
