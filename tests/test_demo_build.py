@@ -57,7 +57,7 @@ def test_layout_size_and_demo_label() -> None:
         p.name.removesuffix("_summary.json")
         for p in (DEMO_DIR / "eval/demo").glob("*_summary.json")
     )
-    assert runs == ["bm25", "bm25_okapi", "dense_hash", "lexical", "rrf_lexical_dense_hash"]
+    assert runs == ["bm25", "bm25-arb", "dense_hash", "lexical", "rrf_lexical_dense_hash"]
 
 
 def test_sample_composition() -> None:

@@ -88,7 +88,7 @@ def test_demo_given_file_trap_sample() -> None:
     assert card["given"] == ["tallyho/ledger.py"] and card["gold"] == ["tallyho/money.py"]
     lists = ex.mark(ex.ranked_lists(rankings, release.labels, sid, depth=2))
     assert lists.filter(pl.col("run") == "lexical")["hit"].to_list() == ["given", "GOLD"]
-    details = [json.loads(line) for line in (DEMO_DIR / "eval/demo/bm25_details.jsonl").open()]
+    details = [json.loads(line) for line in (DEMO_DIR / "eval/demo/bm25-arb_details.jsonl").open()]
     stored = next(d for d in details if d["sample_id"] == sid)["gold_ranks"]["tallyho/money.py"]
-    first = ex.first_gold_ranks(rankings, release.labels, sid, ["bm25"])
+    first = ex.first_gold_ranks(rankings, release.labels, sid, ["bm25-arb"])
     assert first["first_gold_rank"].item() == stored

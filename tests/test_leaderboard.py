@@ -218,7 +218,7 @@ def test_default_run_set_leaves_out_selective_runs() -> None:
     default = load_release(demo)
     assert sorted(default.runs) == [
         "bm25",
-        "bm25_okapi",
+        "bm25-arb",
         "dense_hash",
         "lexical",
         "rrf_lexical_dense_hash",
@@ -226,6 +226,6 @@ def test_default_run_set_leaves_out_selective_runs() -> None:
     assert any("selective (abstention) runs left out" in n for n in default.notes)
     explicit = load_release(demo, "eval/demo_selective/*_details.jsonl")
     assert sorted(explicit.runs) == [
-        "demo_all_files_selective_bm25",
+        "demo_all_files_selective_bm25-arb",
         "demo_all_files_selective_lexical",
     ]

@@ -51,7 +51,7 @@ def test_filtered_sample_matches_details(tmp_path: Path) -> None:
     )
     assert record["sample_id"] == expected["id"]
     assert record["gold"] == expected["gold"]["root_cause_files"]
-    for run in ("lexical", "bm25", "bm25_okapi", "dense_hash"):
+    for run in ("lexical", "bm25-arb", "bm25", "dense_hash"):
         rows = [
             json.loads(line)
             for line in (DEMO_DIR / f"eval/demo/{run}_details.jsonl").open(encoding="utf-8")

@@ -31,7 +31,7 @@ from arbwb.io.details import summary_path
 from arbwb.io.samples import SampleSet, load_samples
 from arbwb.jsonio import read_json, write_json, write_jsonl, write_text_atomic
 from arbwb.pathclass import CandidateFilter
-from arbwb.retrievers import bm25, dense, lexical
+from arbwb.retrievers import dense, get_method
 from arbwb.retrievers.common import Method
 from arbwb.retrievers.fusion import run_fusion
 from arbwb.retrievers.runner import run_method
@@ -58,10 +58,10 @@ Layout:
 - `benchmark/demo/`: `samples.jsonl`, one `<task>.jsonl` per task, `manifest.json`
 - `corpus/demo/`: `corpus_manifest.jsonl` and `OWNER__NAME/<commit>.chunks.jsonl`
 - `eval/demo/`: `<run>_details.jsonl` + `<run>_summary.json` for the positive runs
-  (`lexical`, `bm25` = upstream BM25, `bm25_okapi` = rank-bm25's formula, `dense_hash` = a
+  (`lexical`, `bm25-arb` = upstream BM25, `bm25` = rank-bm25's formula, `dense_hash` = a
   hashing bag-of-identifiers encoder standing in for a dense model, so files are identical
   on every machine, and `rrf_lexical_dense_hash`, their reciprocal-rank fusion)
-- `eval/demo_selective/`: selective details (positives and no-gold) of `lexical` and `bm25`
+- `eval/demo_selective/`: selective details (positives and no-gold) of `lexical` and `bm25-arb`
 - `repo_manifest.jsonl`: language and license per demo repository
 
 Rebuild byte for byte with `arbwb demo build` (default output `data/demo`). Summaries carry
@@ -277,12 +277,12 @@ def hash_encoder(texts: Sequence[str], is_query: bool) -> npt.NDArray[np.float64
 
 #: Run name -> method factory, in the order runs are written.
 DEMO_METHODS: dict[str, Callable[[], Method]] = {
-    "lexical": lambda: lexical.METHOD,
-    "bm25": lambda: bm25.METHOD_ARB,
-    "bm25_okapi": lambda: bm25.METHOD_OKAPI,
+    "lexical": lambda: get_method("lexical"),
+    "bm25-arb": lambda: get_method("bm25-arb"),
+    "bm25": lambda: get_method("bm25"),
     "dense_hash": lambda: dense.method("dense_hash", encoder=hash_encoder),
 }
-SELECTIVE_RUNS = ("lexical", "bm25")
+SELECTIVE_RUNS = ("lexical", "bm25-arb")
 FUSION_RUN = ("rrf_lexical_dense_hash", ("lexical", "dense_hash"))
 
 

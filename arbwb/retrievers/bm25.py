@@ -144,5 +144,3 @@ def method(*, okapi: bool = False) -> Method:
 
 
 #: Ready instances (their memos only cache a pure function of document text; sharing is safe).
-METHOD_ARB = method()
-METHOD_OKAPI = method(okapi=True)

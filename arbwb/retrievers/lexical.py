@@ -109,4 +109,3 @@ def method() -> Method:
 
 
 #: A ready instance (its memo only caches a pure function of document text, so sharing is safe).
-METHOD = method()
