@@ -22,15 +22,8 @@ from arbwb.schemas import CHUNKS, FILES, validate
 from arbwb.tokenize import CODE_TOKEN_PATTERN_RUST
 
 MANIFEST_NAME = "corpus_manifest.jsonl"
-_CHUNK_FIELDS: dict[str, type[pl.DataType]] = {
-    "chunk_id": pl.String,
-    "path": pl.String,
-    "kind": pl.String,
-    "symbol": pl.String,
-    "start_line": pl.Int64,
-    "end_line": pl.Int64,
-    "text": pl.String,
-}
+#: Chunk-file row fields (spec §3.1) as typed in the CHUNKS frame, which adds snapshot_id.
+_CHUNK_FIELDS = {name: dtype for name, dtype in CHUNKS.items() if name != "snapshot_id"}
 _CACHE_VERSION = "files-v2"
 _ROW_START = b'{"base_commit": "'
 _FILE_ROW = b'", "start_line": 1, "symbol": "", "text":'  # then ' "' (spec §3.1, §3.3)

@@ -70,7 +70,8 @@ def okapi_idf(n_docs: int, df: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]
     values = np.zeros(len(df), dtype=np.float64)
     values[present] = np.log(n_docs - df[present] + 0.5) - np.log(df[present] + 0.5)
     if present.any():
-        floor = OKAPI_EPSILON * float(values[present].mean())
+        # fsum: exactly rounded, so the floor does not depend on the vocabulary's column order
+        floor = OKAPI_EPSILON * math.fsum(values[present]) / int(present.sum())
         values[present & (values < 0)] = floor
     return values
 
