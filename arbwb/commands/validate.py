@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         fmt_str_lengths=200,
         tbl_width_chars=1000,
     ):
-        print(table)
+        print(table.with_columns(pl.col("expected").cast(pl.String).fill_null("-")))
     if args.json:
         write_json(args.json, [_as_json(r) for r in reports])
     return 1 if any(r.problems for r in reports) else 0
