@@ -12,7 +12,16 @@ import pytest
 import rank_bm25
 
 from arbwb.retrievers import METHOD_NAMES, METHODS, bm25, get_method, lexical
-from arbwb.retrievers.common import chunk_documents, term_matrix
+from arbwb.retrievers.common import (
+    MEMO_FACTOR,
+    TermMatrix,
+    TermMemo,
+    chunk_documents,
+    chunk_paths,
+    rank_chunks,
+    term_matrix,
+    tiebreak_order,
+)
 from arbwb.tokenize import split_identifiers
 
 TOKEN = "def refresh_token(value):\n    return value"
@@ -215,3 +224,71 @@ def test_token_memo_reuse_gives_identical_rankings(name: str) -> None:
         assert a.scores.tolist() == pytest.approx(b.scores.tolist(), abs=1e-12, rel=0)
         if name != "bm25":
             assert a.scores.tolist() == b.scores.tolist()
+
+
+def row_terms(matrix: TermMatrix) -> list[dict[str, int]]:
+    """Each row's {term: count}, independent of the vocabulary's id order."""
+    names = {col: term for term, col in matrix.vocab.items()}
+    csr = matrix.counts.tocsr()
+    return [
+        {names[c]: int(v) for c, v in zip(row.indices, row.data, strict=True)}
+        for row in (csr[i] for i in range(csr.shape[0]))
+    ]
+
+
+def test_token_memo_accumulates_then_restarts() -> None:
+    """The memo keeps older snapshots' documents until it exceeds MEMO_FACTOR x the latest
+    snapshot's chunks, then restarts from that snapshot; matrices always equal a fresh build."""
+    docs = {k: (k, f"{k}.py", "file", "", f"{k} word{k} shared") for k in ("a0", "a1", "a2", "a3")}
+    docs["b0"] = ("b0", "b0.py", "symbol", "B0", "beta shared")
+    memo = TermMemo()
+    steps = [  # snapshot, memo rows after it (4 <= 2*4, 5 <= 2*3 grow; 5 > 2*2, 3 > 2*1 restart)
+        (["a0", "a1", "a2", "a3"], 4),
+        (["a0", "a1", "b0"], 5),
+        (["a3", "a0"], 2),
+        (["a1"], 1),
+    ]
+    for names, memo_rows in steps:
+        chunks = frame([docs[k] for k in names])
+        assert row_terms(term_matrix(chunks, memo)) == row_terms(term_matrix(chunks))
+        assert memo.counts.shape[0] == memo_rows == memo.table.height
+    assert MEMO_FACTOR == 2
+    assert memo.stats() == {"token_memo_hits": 4, "token_memo_misses": 6}
+
+
+def test_new_terms_get_sorted_ids_and_counts() -> None:
+    """Ids of new terms follow sorted order (not Polars' group order); counts keep multiplicity;
+    a document repeated within a snapshot is tokenised once."""
+    text = "zeta alpha zeta Beta"
+    memo = TermMemo()
+    chunks = frame([("x", "", "", "", text), ("y", "", "", "", ""), ("z", "", "", "", text)])
+    matrix = term_matrix(chunks, memo)
+    assert matrix.vocab == {"alpha": 0, "beta": 1, "zeta": 2}
+    assert matrix.counts.toarray().tolist() == [[1, 1, 2], [0, 0, 0], [1, 1, 2]]
+    assert matrix.doc_len.tolist() == [4.0, 0.0, 4.0]
+    assert matrix.n_unique.tolist() == [3.0, 0.0, 3.0]
+    assert matrix.df.tolist() == [2, 2, 2]
+    assert memo.stats() == {"token_memo_hits": 1, "token_memo_misses": 2}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_rank_chunks_equals_sorted_literal(seed: int) -> None:
+    """(score desc, path asc, chunk_id asc) with many ties; files by first appearance."""
+    rng = random.Random(seed)
+    n = 300
+    chunks = frame(
+        [
+            (f"c{rng.randrange(10**6):06d}", f"p{rng.randrange(40)}.py", "file", "", "")
+            for _ in range(n)
+        ]
+    )
+    scores = np.array([rng.choice([0.0, 0.5, 1.25, 2.0, rng.random()]) for _ in range(n)])
+    ranking = rank_chunks(scores, tiebreak_order(chunks), chunk_paths(chunks))
+    rows = chunks.select("path", "chunk_id").rows()
+    expected = sorted(range(n), key=lambda i: (-scores[i], rows[i][0], rows[i][1], i))
+    assert ranking.order.tolist() == expected
+    assert ranking.scores.tolist() == [scores[i] for i in expected]
+    files = list(dict.fromkeys(rows[i][0] for i in expected))
+    assert ranking.files == files
+    best = {p: max(s for s, (q, _) in zip(scores, rows, strict=True) if q == p) for p in files}
+    assert ranking.file_scores == [best[p] for p in files]

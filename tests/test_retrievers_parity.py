@@ -15,7 +15,8 @@ import pytest
 
 from arbwb.io import details as det
 from arbwb.io.corpus import open_corpus
-from arbwb.retrievers import bm25, lexical
+from arbwb.retrievers import bm25, get_method, lexical
+from arbwb.retrievers.common import chunk_documents
 from arbwb.snapshot import build_snapshots
 
 FILES = {
@@ -51,33 +52,53 @@ QUERIES = [
 ]
 
 
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@t",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@t",
+    "GIT_AUTHOR_DATE": "2020-01-01T00:00:00Z",
+    "GIT_COMMITTER_DATE": "2020-01-01T00:00:00Z",
+    "PATH": "/usr/bin:/bin",
+}
+#: The second commit edits one file (new symbol) and adds another.
+EDITS = {
+    "src/auth/tokens.py": FILES["src/auth/tokens.py"]
+    + "\n\ndef rotateToken(value):\n    return value\n",
+    "src/auth/extra.py": "def refresh_all(tokens):\n    return [refresh_token(t) for t in ts]\n",
+}
+
+
 @pytest.fixture(scope="module")
-def chunks(tmp_path_factory: pytest.TempPathFactory) -> pl.DataFrame:
+def snapshots(tmp_path_factory: pytest.TempPathFactory) -> list[pl.DataFrame]:
+    """Chunks of two commits (FILES, then FILES + EDITS) built with ``arbwb snapshot build``."""
     root = tmp_path_factory.mktemp("parity")
     repo = root / "repo"
-    for path, text in FILES.items():
-        (repo / path).parent.mkdir(parents=True, exist_ok=True)
-        (repo / path).write_text(text, encoding="utf-8")
-    env = {
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@t",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@t",
-        "GIT_AUTHOR_DATE": "2020-01-01T00:00:00Z",
-        "GIT_COMMITTER_DATE": "2020-01-01T00:00:00Z",
-        "PATH": "/usr/bin:/bin",
-        "HOME": str(root),
-    }
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "init"]):
-        subprocess.run(["git", *args], cwd=repo, check=True, env=env)
-    commit = subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=repo, check=True, capture_output=True, text=True
-    ).stdout.strip()
+    env = {**GIT_ENV, "HOME": str(root)}
+    commits: list[str] = []
+    for files in (FILES, EDITS):
+        for path, text in files.items():
+            (repo / path).parent.mkdir(parents=True, exist_ok=True)
+            (repo / path).write_text(text, encoding="utf-8")
+        if not commits:
+            subprocess.run(["git", "init", "-q"], cwd=repo, check=True, env=env)
+        for args in (["add", "-A"], ["commit", "-qm", "change"]):
+            subprocess.run(["git", *args], cwd=repo, check=True, env=env)
+        commits.append(
+            subprocess.run(
+                ["git", "rev-parse", "HEAD"], cwd=repo, check=True, capture_output=True, text=True
+            ).stdout.strip()
+        )
     build_snapshots(
-        repo, "o/demo", [commit], root / "corpus" / "R", stamp="2020-01-01T00:00:00+00:00"
+        repo, "o/demo", commits, root / "corpus" / "R", stamp="2020-01-01T00:00:00+00:00"
     )
     corpus = open_corpus(root / "corpus" / "R")
-    return corpus.chunks(f"o/demo@{commit}")
+    return [corpus.chunks(f"o/demo@{commit}") for commit in commits]
+
+
+@pytest.fixture(scope="module")
+def chunks(snapshots: list[pl.DataFrame]) -> pl.DataFrame:
+    return snapshots[0]
 
 
 def literal_tokens(text: str) -> list[str]:
@@ -166,3 +187,28 @@ def test_empty_query_is_corpus_order(chunks: pl.DataFrame) -> None:
     ranking = lexical.rank_sample(lexical.build_index(chunks), "{}")
     assert ranking.order.tolist() == list(range(chunks.height))
     assert ranking.files == list(dict.fromkeys(chunks["path"].to_list()))
+
+
+@pytest.mark.parametrize("method", ["lexical", "bm25-arb"])
+def test_memo_across_snapshots_equals_literal_spec(
+    snapshots: list[pl.DataFrame], method: str
+) -> None:
+    """One method instance (token memo shared) over both commits and back ranks every query
+    exactly like the literal spec on each snapshot."""
+    shared = get_method(method)
+    for chunks in [*snapshots, snapshots[0]]:
+        index = shared.build_index(chunks)
+        rows = chunks.to_dicts()
+        for query in QUERIES:
+            text = json.dumps(query, ensure_ascii=False, sort_keys=True)
+            ranking = shared.rank_sample(index, text)
+            expected = literal_rank(rows, text, method)
+            assert [(rows[i]["path"], rows[i]["chunk_id"]) for i in ranking.order] == [
+                e[1:] for e in expected
+            ]
+            assert ranking.scores.tolist() == pytest.approx(
+                [e[0] for e in expected], abs=1e-12, rel=0
+            )
+    distinct = set(chunk_documents(snapshots[0])) | set(chunk_documents(snapshots[1]))
+    assert len(distinct) > len(set(chunk_documents(snapshots[0])))  # the commits differ
+    assert shared.stats()["token_memo_misses"] == len(distinct)  # each text tokenised once

@@ -25,6 +25,8 @@ from arbwb.tokenize import split_identifiers
 #: Chunk columns a retriever needs (the CHUNKS schema minus nothing; snapshot_id is optional).
 CHUNK_COLUMNS = ("chunk_id", "path", "kind", "symbol", "start_line", "end_line", "text")
 
+#: The token memo restarts when it would hold more rows than this many times a snapshot's chunks.
+MEMO_FACTOR = 2
 _CAMEL = r"([a-z])([A-Z])"
 _ALNUM = r"[A-Za-z0-9]+"
 
@@ -86,17 +88,22 @@ def chunk_documents(chunks: pl.DataFrame) -> list[str]:
 
 @dataclass
 class TermMemo:
-    """Term ids and counts of the last snapshot's chunk documents, reused by the next snapshot.
+    """Term counts of chunk documents seen recently, reused by the next snapshots.
 
-    ARB snapshots of one repository share most chunk text, so only new documents are
-    tokenised; the memo keeps just the latest snapshot's documents (bounded memory) while
-    the vocabulary only grows, so ids stay valid. Stateful on purpose; one per method instance.
+    ARB snapshots of one repository share most chunk text, so only unseen documents are
+    tokenised. ``table`` maps each distinct document to its row of ``counts`` (CSR). The memo
+    accumulates the documents of successive snapshots (samples need not come in commit order,
+    so older text recurs) until it would exceed ``MEMO_FACTOR`` x the latest snapshot's chunk
+    count; then it restarts from that snapshot alone, which bounds memory (arbwb-defined
+    policy). The vocabulary only grows, so ids stay valid. Stateful on purpose; one per
+    method instance.
     """
 
     vocab: dict[str, int] = field(default_factory=dict)
-    docs: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = field(
-        default_factory=dict
+    table: pl.DataFrame = field(
+        default_factory=lambda: pl.DataFrame(schema={"doc": pl.String, "row": pl.Int64})
     )
+    counts: sp.csr_matrix = field(default_factory=lambda: sp.csr_matrix((0, 0)))
     hits: int = 0
     misses: int = 0
 
@@ -105,58 +112,77 @@ class TermMemo:
         return {"token_memo_hits": self.hits, "token_memo_misses": self.misses}
 
 
-def _tokenize(
-    docs: list[str], memo: TermMemo
-) -> dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]]:
-    """§7.1 term ids (from ``memo.vocab``, extended) and counts of each document, in Polars.
+def _tokenize(docs: pl.Series, vocab: dict[str, int]) -> sp.csr_matrix:
+    """§7.1 term counts of ``docs`` as CSR rows, term ids from ``vocab`` (extended), in Polars.
 
-    The Rust-regex pipeline gives exactly :func:`arbwb.tokenize.split_identifiers`: both patterns
-    are ASCII-only and non-overlapping left-to-right.
+    The Rust-regex pipeline gives exactly :func:`arbwb.tokenize.split_identifiers`: both
+    patterns are ASCII-only and non-overlapping left-to-right. New terms get ids in sorted
+    order, so ids do not depend on Polars' (parallel) group order.
     """
-    tokens = pl.DataFrame({"doc": docs}).select(
-        pl.col("doc").str.replace_all(_CAMEL, "$1 $2").str.extract_all(_ALNUM).alias("tok")
-    )
+    if docs.is_empty():  # skip the pipeline's fixed cost: most snapshots bring no new text
+        return sp.csr_matrix((0, len(vocab)))
     counts = (
-        tokens.with_row_index("row")
+        pl.LazyFrame({"doc": docs})
+        .with_row_index("row")
+        .select(
+            "row",
+            pl.col("doc").str.replace_all(_CAMEL, "$1 $2").str.extract_all(_ALNUM).alias("tok"),
+        )
         .explode("tok")
         .drop_nulls("tok")
         .with_columns(pl.col("tok").str.to_lowercase())
         .group_by("row", "tok")
         .len()
         .sort("row")
+        .collect()
     )
-    uniques = counts["tok"].unique(maintain_order=True).to_list()
-    for term in uniques:
-        memo.vocab.setdefault(term, len(memo.vocab))
-    mapping = {t: memo.vocab[t] for t in uniques}
-    ids = counts["tok"].replace_strict(mapping, return_dtype=pl.Int64).to_numpy()
-    rows = counts["row"].to_numpy().astype(np.int64)
-    values = counts["len"].to_numpy().astype(np.float64)
-    bounds = np.searchsorted(rows, np.arange(len(docs) + 1)).tolist()
-    return {
-        doc: (ids[bounds[k] : bounds[k + 1]], values[bounds[k] : bounds[k + 1]])
-        for k, doc in enumerate(docs)
-    }
+    terms = counts["tok"].unique().sort().to_list()
+    mapping = {t: vocab.setdefault(t, len(vocab)) for t in terms}
+    ids = counts["tok"].replace_strict(mapping, return_dtype=pl.Int32).to_numpy()
+    per_doc = np.bincount(counts["row"].to_numpy(), minlength=len(docs))
+    indptr = np.concatenate([[0], np.cumsum(per_doc)])
+    tf = counts["len"].to_numpy().astype(np.float64)
+    return sp.csr_matrix((tf, ids, indptr), shape=(len(docs), len(vocab)))
+
+
+def _widen(matrix: sp.csr_matrix, width: int) -> sp.csr_matrix:
+    """The same CSR rows seen with ``width`` columns (the vocabulary grew since)."""
+    return sp.csr_matrix((matrix.data, matrix.indices, matrix.indptr), (matrix.shape[0], width))
 
 
 def term_matrix(chunks: pl.DataFrame, memo: TermMemo | None = None) -> TermMatrix:
-    """Sparse §7.1 term counts of every chunk document (chunk order), reusing ``memo``."""
+    """Sparse §7.1 term counts of every chunk document (chunk order), reusing ``memo``.
+
+    Documents are looked up by their full text with one Polars join (exact, no Python
+    hashing) and only unseen ones are tokenised; scipy then gathers the rows (CSR) and
+    converts once to CSC for per-term queries.
+    """
     memo = TermMemo() if memo is None else memo
-    docs = chunk_documents(chunks)
-    missing = list(dict.fromkeys(d for d in docs if d not in memo.docs))
-    fresh = _tokenize(missing, memo) if missing else {}
-    memo.misses += len(missing)
-    memo.hits += len(docs) - len(missing)
-    memo.docs = {d: fresh[d] if d in fresh else memo.docs[d] for d in docs}
-    parts = [memo.docs[d] for d in docs]
-    lengths = np.array([len(ids) for ids, _ in parts], dtype=np.int64)
-    rows = np.repeat(np.arange(len(docs), dtype=np.int64), lengths)
-    cols = np.concatenate([ids for ids, _ in parts]) if parts else np.zeros(0, np.int64)
-    vals = np.concatenate([v for _, v in parts]) if parts else np.zeros(0, np.float64)
-    matrix = sp.csc_matrix((vals, (rows, cols)), shape=(len(docs), len(memo.vocab)))
-    matrix.sort_indices()
-    doc_len = np.bincount(rows, weights=vals, minlength=len(docs)).astype(np.float64)
-    n_unique = lengths.astype(np.float64)
+    docs = check_chunks(chunks).select(document_expr().alias("doc"))
+    found = docs.join(memo.table, on="doc", how="left", maintain_order="left").with_row_index("i")
+    missing = found.filter(pl.col("row").is_null())
+    fresh_docs = missing["doc"].unique(maintain_order=True)
+    fresh = _tokenize(fresh_docs, memo.vocab)
+    memo.misses += len(fresh_docs)
+    memo.hits += docs.height - len(fresh_docs)
+    rows = found["row"].fill_null(0).to_numpy().astype(np.int64)
+    first = memo.counts.shape[0]
+    fresh_rows = pl.DataFrame({"doc": fresh_docs, "row": np.arange(first, first + len(fresh_docs))})
+    placed = missing.select("i", "doc").join(fresh_rows, on="doc", maintain_order="left")
+    rows[placed["i"].to_numpy()] = placed["row"].to_numpy()
+    width = len(memo.vocab)  # the vocabulary may have grown
+    stacked = sp.vstack([_widen(memo.counts, width), fresh], format="csr")
+    counts = stacked[rows]
+    if stacked.shape[0] <= MEMO_FACTOR * docs.height:
+        memo.counts = stacked
+        memo.table = pl.concat([memo.table, fresh_rows])
+    else:
+        memo.counts = counts
+        rows_now = pl.Series("row", np.arange(docs.height))
+        memo.table = docs.with_columns(rows_now).unique("doc", keep="first")
+    matrix = counts.tocsc()
+    doc_len = np.asarray(counts.sum(axis=1), dtype=np.float64).ravel()
+    n_unique = np.diff(counts.indptr).astype(np.float64)
     df = np.diff(matrix.indptr).astype(np.int64)
     return TermMatrix(matrix, memo.vocab, doc_len, n_unique, df)
 
@@ -224,8 +250,9 @@ def ranking_from_order(
 ) -> ChunkRanking:
     """Wrap a chunk order; files are distinct paths by first appearance with their first score."""
     codes = paths.codes[order]
-    _, first = np.unique(codes, return_index=True)
-    first.sort()
+    first = np.full(len(paths.names), len(order), dtype=np.int64)
+    np.minimum.at(first, codes, np.arange(len(order), dtype=np.int64))
+    first = np.sort(first[first < len(order)])
     return ChunkRanking(
         order,
         ordered_scores,
