@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import json
+import mmap
+import tempfile
+import threading
 from pathlib import Path
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arbwb.errors import InputError
-from arbwb.io.corpus import open_corpus
-from arbwb.jsonio import write_jsonl
+from arbwb.io import corpus as corpus_module
+from arbwb.io.corpus import _escape, _json_string, _mapped, _searcher, open_corpus
+from arbwb.jsonio import dumps_upstream, write_jsonl
 
 COMMIT = "c" * 40
 
@@ -283,3 +289,129 @@ def test_file_costs_of_unknown_snapshot(tmp_path: Path) -> None:
     corpus = open_corpus(builder_release(tmp_path, file_count=4))
     with pytest.raises(InputError, match="not in the corpus"):
         corpus.file_costs({f"o/gone@{COMMIT}": ["a.py"]})
+
+
+def chunk_file(corpus_dir: Path) -> Path:
+    return corpus_dir / "o__r" / f"{COMMIT}.chunks.jsonl"
+
+
+def edit_line(corpus_dir: Path, index: int, old: str, new: str) -> None:
+    """Replace ``old`` by ``new`` in line ``index`` (0-based) of the chunk file, byte for byte."""
+    lines = chunk_file(corpus_dir).read_text(encoding="utf-8").splitlines()
+    assert old in lines[index]
+    lines[index] = lines[index].replace(old, new)
+    chunk_file(corpus_dir).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_fast_scan_needs_the_manifest_repo(tmp_path: Path) -> None:
+    corpus_dir = builder_release(tmp_path, file_count=4)
+    rows = [json.loads(line) for line in chunk_file(corpus_dir).open(encoding="utf-8")]
+    write_jsonl(chunk_file(corpus_dir), [{**row, "repo": "o/other"} for row in rows])
+    # Rows of another repo are not found by the scan (0 != 4), so the full parse reads them...
+    assert open_corpus(corpus_dir).files(f"o/r@{COMMIT}").rows() == EXPECTED_FILES
+    corrupt_symbol_row(corpus_dir)  # ...which the located error of a broken symbol row proves
+    with pytest.raises(InputError, match=r"chunks\.jsonl:2: malformed JSON"):
+        open_corpus(corpus_dir).files(f"o/r@{COMMIT}")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "error"),
+    [
+        ('"end_line": 2,', '"end_line": 2.0,', r":3: field 'end_line': expected int, got 2.0"),
+        ('"end_line": 2,', '"end_line": 02,', r":3: malformed JSON"),
+        ('"path": "b.md"', '"path": "b\\x.md"', r":3: malformed JSON"),
+        ('"text": "old', '"text": "\\q', r":3: malformed JSON"),
+    ],
+)
+def test_fast_scan_hands_malformed_wanted_rows_to_the_full_parse(
+    tmp_path: Path, old: str, new: str, error: str
+) -> None:
+    corpus_dir = builder_release(tmp_path, file_count=4)
+    edit_line(corpus_dir, 2, old, new)  # the b.md file row
+    with pytest.raises(InputError, match=error):
+        open_corpus(corpus_dir).file_costs({f"o/r@{COMMIT}": ["b.md"]})
+
+
+def test_fast_scan_skips_unwanted_rows_unread(tmp_path: Path) -> None:
+    corpus_dir = builder_release(tmp_path, file_count=4)
+    edit_line(corpus_dir, 2, '"end_line": 2,', '"end_line": 2.0,')  # b.md, not asked for
+    costs = open_corpus(corpus_dir).file_costs({f"o/r@{COMMIT}": ["a.py", "gone.py"]})
+    assert costs.rows() == [EXPECTED_FILES[0]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.characters(blacklist_categories=["Cs"]), max_size=12))
+def test_escape_is_the_upstream_serialisation(text: str) -> None:
+    assert _escape(text) == dumps_upstream(text)[1:-1].encode("utf-8")
+    assert _json_string(_escape(text)) == text
+
+
+def test_path_with_a_lone_surrogate_is_simply_absent(tmp_path: Path) -> None:
+    corpus = open_corpus(builder_release(tmp_path, file_count=4))
+    assert corpus.file_costs({f"o/r@{COMMIT}": ["a\ud800.py", "a.py"]}).rows() == [
+        EXPECTED_FILES[0]
+    ]
+
+
+def test_error_in_one_of_several_snapshots_is_located(tmp_path: Path) -> None:
+    corpus_dir = tmp_path / "corpus" / "R"
+    rows = chunk_rows("o/r", COMMIT)[:4]
+    commits = ["a" * 40, "b" * 40, "d" * 40]
+    for commit in commits:
+        write_jsonl(corpus_dir / "o__r" / f"{commit}.chunks.jsonl", rows)
+    manifest = [
+        {"repo": "o/r", "base_commit": c, "chunks_path": "x", "file_count": 3} for c in commits
+    ]
+    write_jsonl(corpus_dir / "corpus_manifest.jsonl", manifest)
+    bad = corpus_dir / "o__r" / f"{commits[1]}.chunks.jsonl"
+    bad.write_text(bad.read_text(encoding="utf-8").replace('"end_line": 2,', '"end_line": 2.5,'))
+    corpus = open_corpus(corpus_dir)
+    with pytest.raises(InputError, match=r"b{40}\.chunks\.jsonl:3: field 'end_line'"):
+        corpus.file_costs({f"o/r@{c}": ["b.md"] for c in commits})
+    # The good snapshots scan fine on their own (the error is not a scan artefact).
+    good = corpus.file_costs({f"o/r@{c}": ["b.md"] for c in commits[::2]})
+    assert good["n_lines"].to_list() == [2, 2]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.binary(min_size=1, max_size=300),
+    st.binary(min_size=1, max_size=6),
+    st.integers(min_value=0, max_value=320),
+)
+def test_searcher_finds_what_find_finds(haystack: bytes, needle: bytes, start: int) -> None:
+    haystack += needle * (start % 3)  # often a hit, sometimes several
+    start = min(start, len(haystack))
+    with tempfile.TemporaryFile() as handle:
+        handle.write(haystack)
+        handle.flush()
+        with mmap.mmap(handle.fileno(), 0, prot=mmap.PROT_READ) as data:
+            assert _searcher(data, needle)(start) == data.find(needle, start)
+
+
+def test_scan_without_libc_helpers_gives_the_same_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus_dir = builder_release(tmp_path, file_count=4)
+    fast = open_corpus(corpus_dir).files(f"o/r@{COMMIT}").rows()
+    monkeypatch.setattr(corpus_module, "_libc_function", lambda *_: None)  # e.g. not Linux
+    assert open_corpus(corpus_dir).files(f"o/r@{COMMIT}").rows() == fast == EXPECTED_FILES
+    corrupt_symbol_row(corpus_dir)  # still the byte scan: it skips symbol rows
+    assert open_corpus(corpus_dir).files(f"o/r@{COMMIT}").rows() == EXPECTED_FILES
+
+
+def test_mapped_files_are_paged_in_ahead_and_unmapped_when_the_caller_stops(
+    tmp_path: Path,
+) -> None:
+    paths = [tmp_path / name for name in ("a", "b", "c", "d")]
+    for path in paths:
+        path.write_bytes(path.name.encode() * 5000)
+    maps = _mapped([*paths[:2], tmp_path / "missing", *paths[2:]])
+    first = next(maps)
+    assert first is not None and first[:3] == b"aaa"
+    second = next(maps)
+    assert first.closed and second is not None and second[-1:] == b"b"
+    assert next(maps) is None  # cannot be mapped: the caller parses it instead
+    maps.close()  # "c" and "d" were mapped ahead: unmapped too, and the worker is gone
+    assert second.closed
+    assert not [t for t in threading.enumerate() if t.name.startswith("arbwb-page-in")]

@@ -1,19 +1,30 @@
 """Corpus snapshots (spec §1.4, §3): manifest lookup, lazy chunk reading, cached file token counts.
 
-A :class:`Corpus` never holds more than one snapshot's text at a time: chunk files are read
-when asked for, and only the small per-file token table (FILES frame) is kept, in memory and
-optionally on disk, so memory stays flat in the number of snapshots.
+A :class:`Corpus` never holds more than a few snapshots' text at a time (a scan maps the chunk
+file it reads plus the next ones): chunk files are read when asked for, and only the small
+per-file token table (FILES frame) is kept, in memory and optionally on disk, so memory stays
+flat in the number of snapshots.
 """
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import json
 import mmap
-from collections.abc import Iterable, Mapping
+import re
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
+from typing import Any, cast
 
+import numpy as np
 import polars as pl
 
 from arbwb.errors import InputError
@@ -26,10 +37,17 @@ MANIFEST_NAME = "corpus_manifest.jsonl"
 _CHUNK_FIELDS = {name: dtype for name, dtype in CHUNKS.items() if name != "snapshot_id"}
 _CACHE_VERSION = "files-v2"
 _ROW_START = b'{"base_commit": "'
-_FILE_ROW = b'", "start_line": 1, "symbol": "", "text":'  # then ' "' (spec §3.1, §3.3)
+# An upstream file row (spec §3.1, §3.3: sorted keys, start_line 1, empty symbol) reads
+# {..., "end_line": N, "kind": "file", "path": "P", "repo": "R", "start_line": 1, "symbol": "",
+# "text": "T"}
 _FILE_HEAD = b', "kind": "file", "path": "'
-_PATH_END = b'", "repo": "'
-_TEXT_KEY = b', "text": "'
+_FILE_TAIL = b'", "start_line": 1, "symbol": "", "text":'  # then ' "'
+_END_LINE = b'"end_line": '
+_JSON_INT = re.compile(rb"-?(?:0|[1-9][0-9]*)")
+_PLAIN = re.compile(r'[^"\\\x00-\x1f]*')  # serialised as is inside a JSON string
+_PLAIN_BYTES = re.compile(_PLAIN.pattern.encode())
+_MADV_POPULATE_READ = 22  # Linux uapi asm-generic/mman-common.h; not in Python 3.11's mmap
+_MAP_AHEAD = 2  # chunk files mapped and paged in ahead of the one scanned
 _BATCH_BYTES = 64 * 2**20  # tokenise new texts in batches of about this many escaped bytes
 
 
@@ -158,31 +176,50 @@ class Corpus:
         return _files_frame(rows)
 
     def _resolve(self, wanted: Mapping[str, set[str] | None]) -> dict[str, _Known]:
-        """Known costs of each snapshot, covering its wanted paths (None: all file rows)."""
-        counter = _TokenCounter(self._token_counts)
-        scanned: dict[str, tuple[set[str] | None, dict[str, tuple[int, _Key]]]] = {}
+        """Known costs of each snapshot, covering its wanted paths (None: all file rows).
+
+        Chunk files whose manifest row has a ``file_count`` are byte-scanned
+        (:func:`_scan_upstream`), each paged in by a worker thread while the previous one is
+        scanned (:func:`_mapped`); the others, and any scan that cannot vouch for its rows, get
+        the full parse.
+        """
+        todo: dict[str, set[str] | None] = {}
         for sid, paths in wanted.items():
             known = self._load_known(sid)
-            todo = None if paths is None else {p for p in paths if p not in known.rows}
-            if known.complete or todo == set():
-                continue
-            rows = _scan_file_rows(
-                self.chunk_path(sid), todo, counter, self.entries[sid].file_count
-            )
-            scanned[sid] = (todo, rows)
-            if counter.pending_bytes > _BATCH_BYTES:
-                counter.flush()
+            rest = None if paths is None else {p for p in paths if p not in known.rows}
+            if not known.complete and rest != set():
+                todo[sid] = rest
+        files = {sid: self.chunk_path(sid) for sid in todo}
+        counts = {sid: self.entries[sid].file_count for sid in todo}
+        scan = {  # file count of each snapshot to byte-scan: one to check the scan by, some bytes
+            sid: count
+            for sid, count in counts.items()
+            if count is not None and files[sid].stat().st_size > 0
+        }
+        counter = _TokenCounter(self._token_counts)
+        scanned: dict[str, dict[str, tuple[int, _Key]]] = {}
+        maps = _mapped([files[sid] for sid in scan])
+        with closing(maps):
+            for sid, paths in todo.items():
+                found, count = None, scan.get(sid)
+                if count is not None and (data := next(maps)) is not None:
+                    found = _scan_upstream(data, self.entries[sid].repo, paths, counter, count)
+                if found is None:
+                    found = _parse_file_rows(files[sid], paths, counter)
+                scanned[sid] = found
+                if counter.pending_bytes > _BATCH_BYTES:
+                    counter.flush()
         counter.flush()
-        for sid, (todo, found) in scanned.items():
-            known = self._known[sid]
+        for sid, found in scanned.items():
+            known, paths = self._known[sid], todo[sid]
             costs: dict[str, _Costs | None] = {}
             for path, (n_lines, key) in found.items():
                 n_tokens, n_bytes = self._token_counts[key]
                 costs[path] = (n_tokens, n_lines, n_bytes)
-            if todo is None:
+            if paths is None:
                 known.complete, known.rows = True, dict(costs)
             else:
-                known.rows.update({path: costs.get(path) for path in todo})
+                known.rows.update({path: costs.get(path) for path in paths})
             self._save_known(sid, known)
         return {sid: self._known[sid] for sid in wanted}
 
@@ -332,8 +369,7 @@ class _TokenCounter:
         """
         key = (hash(raw), len(raw))
         if key not in self.known and key not in self.pending:
-            text: str = json.loads('"' + raw.decode("utf-8") + '"')  # a string or ValueError
-            self.pending[key] = text
+            self.pending[key] = _json_string(raw)
             self.pending_bytes += len(raw)
         return key
 
@@ -353,20 +389,93 @@ class _TokenCounter:
         self.pending_bytes = 0
 
 
-def _scan_file_rows(
-    path: Path, wanted: set[str] | None, counter: _TokenCounter, file_count: int | None
-) -> dict[str, tuple[int, _Key]]:
-    """(end_line, text key) of the last ``kind=file`` row per path (only ``wanted`` paths).
+def _mapped(paths: Sequence[Path]) -> Generator[mmap.mmap | None, None, None]:
+    """Each file mapped read-only with its pages in (None if it cannot be mapped), valid until
+    the next is asked for; a worker thread pages the next file in meanwhile.
 
-    Uses the byte scan of :func:`_scan_upstream` when the manifest gives a ``file_count`` to
-    check it against; otherwise, or when the scan cannot vouch for the rows, parses the whole
-    file with Polars (locating any error).
+    Paging a chunk file in costs nearly as much as scanning it; done with the GIL released
+    (:func:`_page_in`) it overlaps the scan on a second core and costs nothing extra without
+    one. At most ``_MAP_AHEAD + 1`` files are mapped at once.
     """
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbwb-page-in") as pool:
+        ahead = deque(_map_ahead(pool, path) for path in paths[:_MAP_AHEAD])
+        try:
+            for index in range(len(paths)):
+                current = ahead.popleft().result()
+                if index + _MAP_AHEAD < len(paths):
+                    ahead.append(_map_ahead(pool, paths[index + _MAP_AHEAD]))
+                try:
+                    yield current
+                finally:
+                    if current is not None:
+                        current.close()
+        finally:  # closed early: unmap the files mapped ahead
+            for future in ahead:
+                mapped = future.result()
+                if mapped is not None:
+                    mapped.close()
+
+
+def _map_ahead(pool: ThreadPoolExecutor, path: Path) -> Future[mmap.mmap | None]:
+    """:func:`_map_file` submitted to ``pool``, returning once the worker has mapped the file.
+
+    A worker merely handed the job could wait for the GIL, held by the scanning caller, for up
+    to the interpreter's switch interval, and the paging in would not overlap the scan.
+    """
+    mapped = threading.Event()
+    future = pool.submit(_map_file, path, mapped)
+    mapped.wait()
+    return future
+
+
+def _map_file(path: Path, mapped: threading.Event) -> mmap.mmap | None:
+    """``path`` mapped read-only and paged in (:func:`_page_in`); None if it cannot be mapped
+    (vanished or emptied since listed: the full parse then reports it). Sets ``mapped`` once
+    the mapping exists, before the paging in."""
+    try:
+        with path.open("rb") as handle:
+            data = mmap.mmap(handle.fileno(), 0, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ)
+    except (OSError, ValueError):
+        return None
+    finally:
+        mapped.set()
+    _page_in(data)
+    return data
+
+
+def _page_in(data: mmap.mmap) -> None:
+    """Map every page of ``data`` in with the GIL released: Linux ``madvise`` with
+    MADV_POPULATE_READ (kernel 5.14+) through ctypes, as Python 3.11's ``mmap`` holds the GIL
+    while it populates. Elsewhere, or if the call fails, the pages fault in during the scan
+    instead, at about the same cost."""
+    madvise = _libc_function("madvise", ctypes.c_int, ctypes.c_int)
+    if madvise is not None:
+        view = np.frombuffer(data, dtype=np.uint8)  # released on return, so data can close
+        madvise(view.ctypes.data, len(data), _MADV_POPULATE_READ)
+
+
+@cache
+def _libc_function(name: str, restype: Any, *argtypes: Any) -> Callable[..., Any] | None:
+    """libc's ``name`` on Linux, else None; ctypes releases the GIL while it runs. Its first
+    two parameters are an address and a length; ``argtypes`` are the rest."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function = getattr(ctypes.CDLL(None, use_errno=True), name)
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_void_p, ctypes.c_size_t, *argtypes]
+    function.restype = restype
+    return cast("Callable[..., Any]", function)
+
+
+def _parse_file_rows(
+    path: Path, wanted: set[str] | None, counter: _TokenCounter
+) -> dict[str, tuple[int, _Key]]:
+    """(end_line, text key) of the last ``kind=file`` row per path (only ``wanted`` paths),
+    from a full Polars parse that validates every row and locates any error."""
     if path.stat().st_size == 0:
         return {}
-    found = None if file_count is None else _scan_upstream(path, wanted, counter, file_count)
-    if found is not None:
-        return found
     rows = (
         _read_chunk_file(path, ["path", "kind", "end_line", "text"])
         .filter(pl.col("kind") == "file")
@@ -381,63 +490,109 @@ def _scan_file_rows(
 
 
 def _scan_upstream(
-    path: Path, wanted: set[str] | None, counter: _TokenCounter, file_count: int
+    data: mmap.mmap, repo: str, wanted: set[str] | None, counter: _TokenCounter, file_count: int
 ) -> dict[str, tuple[int, _Key]] | None:
     """The file rows of an upstream-serialised chunk file found without parsing the rest.
 
-    Upstream rows have sorted keys and ``", "``/``": "`` separators, and a file row has
-    ``start_line`` 1 and an empty ``symbol`` (spec §3.1, §3.3), so it alone contains the
-    literal ``", "start_line": 1, "symbol": "", "text":`` (a quote after a space cannot lie
-    inside a JSON string, where quotes are escaped); of the needles tried it scans fastest. Symbol
-    rows (most of the bytes) are skipped unparsed (BCY never reads them); a wanted file row's
-    head is parsed as JSON and its text decoded once per distinct text. Returns None, so the
-    caller parses and validates everything, when the file does not start like an upstream
-    row, a found row is not shaped as expected, or the rows found differ from the manifest's
-    ``file_count``.
+    A file row alone contains ``", "repo": "R", "start_line": 1, "symbol": "", "text":``
+    (spec §3.1, §3.3: sorted keys, ``", "``/``": "`` separators, start_line 1, empty symbol;
+    a quote after a space cannot lie inside a JSON string, where quotes are escaped). One
+    search (:func:`_searcher`) per file row skips the symbol rows (most of the bytes)
+    unparsed; the repo makes the needle long, which searches skip through fastest. A row of a
+    path not wanted costs a look at its path; wanted rows are read by :func:`_file_row`.
+    Returns None, so the caller
+    parses and validates everything, when the file does not start like an upstream row, a
+    found row is not shaped as expected, or the rows found differ from the manifest's
+    ``file_count`` (e.g. rows carrying another repo).
     """
-    flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
-    with (
-        path.open("rb") as handle,
-        mmap.mmap(handle.fileno(), 0, flags=flags, prot=mmap.PROT_READ) as data,
-    ):
-        if data[: len(_ROW_START)] != _ROW_START:
+    needle = b'", "repo": "' + _escape(repo) + _FILE_TAIL
+    if data[: len(_ROW_START)] != _ROW_START:
+        return None
+    rows: dict[str, tuple[int, _Key]] = {}
+    escaped = None if wanted is None else {_escape(p) for p in wanted}
+    n_found = 0
+    find, rfind, search = data.find, data.rfind, _searcher(data, needle)
+    at = search(0)
+    while at != -1:
+        n_found += 1
+        start = rfind(b"\n", 0, at) + 1
+        head = find(_FILE_HEAD, start, at)
+        if head == -1:
             return None
-        rows: dict[str, tuple[int, _Key]] = {}
-        escaped = None if wanted is None else {_escape(p) for p in wanted}
-        n_found = 0
-        at = data.find(_FILE_ROW)
-        while at != -1:
-            n_found += 1
-            end = data.find(b"\n", at)
-            end = len(data) if end == -1 else end
-            start = data.rfind(b"\n", 0, at) + 1
-            begin = data.find(_FILE_HEAD, start, at)
-            stop = data.find(_PATH_END, begin, at)
-            text = at + len(_FILE_ROW)
-            shaped = data[text : text + 2] == b' "' and data[end - 2 : end] == b'"}'
-            if begin == -1 or stop == -1 or not shaped:
+        name = data[head + len(_FILE_HEAD) : at]  # exact unless it has a backslash
+        resume = at + len(needle)  # a text holds no needle: it has no unescaped quote
+        if escaped is None or name in escaped or b"\\" in name:
+            row = _file_row(data, start, head, name, resume, counter)
+            if row is None:
                 return None
-            begin += len(_FILE_HEAD)
-            name = data[begin:stop]  # the path as escaped: exact unless it has a backslash
-            if escaped is None or name in escaped or b"\\" in name:
-                try:  # the keys before "start_line", then the text
-                    head = json.loads(data[start : at + 1].decode("utf-8") + "}")
-                    key = counter.add_escaped(data[text + 2 : end - 2])
-                except ValueError:  # bad UTF-8 or JSON: the full parse locates it
-                    return None
-                path, n_lines = head.get("path"), head.get("end_line")
-                if not isinstance(n_lines, int) or isinstance(n_lines, bool):
-                    return None
-                if isinstance(path, str) and (wanted is None or path in wanted):
-                    rows.pop(path, None)  # the last row of a path wins, at its position
-                    rows[path] = (n_lines, key)
-            at = data.find(_FILE_ROW, end)
+            path, n_lines, key, resume = row
+            if wanted is None or path in wanted:
+                rows.pop(path, None)  # the last row of a path wins, at its position
+                rows[path] = (n_lines, key)
+        at = search(resume)
     return rows if n_found == file_count else None
 
 
+def _searcher(data: mmap.mmap, needle: bytes) -> Callable[[int], int]:
+    """``lambda start: data.find(needle, start)``, through libc ``memmem`` where there is one:
+    about a quarter faster on chunk files, and it releases the GIL, so the paging-in thread is
+    not kept waiting. Valid while ``data`` is open."""
+    memmem = _libc_function("memmem", ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t)
+    if memmem is None:
+        return lambda start: data.find(needle, start)
+    base, size = np.frombuffer(data, dtype=np.uint8).ctypes.data, len(data)  # view released
+
+    def search(start: int) -> int:
+        hit: int | None = memmem(base + start, size - start, needle, len(needle))
+        return -1 if hit is None else hit - base
+
+    return search
+
+
+def _file_row(
+    data: mmap.mmap, start: int, head: int, name: bytes, text: int, counter: _TokenCounter
+) -> tuple[str, int, _Key, int] | None:
+    """(path, end_line, text key, end offset) of the upstream file row at ``start`` whose
+    ``kind`` key sits at ``head``, path bytes are ``name`` and text value starts after
+    ``text``; None if it is not so shaped.
+
+    The fields BCY reads are validated as JSON (path and text strings, end_line an integer);
+    the text is decoded once per distinct text. The other keys (base_commit, chunk_id) are
+    not read, like the symbol rows.
+    """
+    end = data.find(b"\n", text)
+    end = len(data) if end == -1 else end
+    number = data.rfind(_END_LINE, start, head)
+    digits = data[number + len(_END_LINE) : head]
+    if data[text : text + 2] != b' "' or data[end - 2 : end] != b'"}':
+        return None
+    if number == -1 or not _JSON_INT.fullmatch(digits):
+        return None
+    try:
+        path = _json_string(name)
+        key = counter.add_escaped(data[text + 2 : end - 2])
+    except ValueError:  # bad UTF-8 or JSON: the full parse locates it
+        return None
+    return path, int(digits), key, end
+
+
+def _json_string(body: bytes) -> str:
+    """The string whose JSON form is ``"body"``; ValueError if that is not a JSON string."""
+    if _PLAIN_BYTES.fullmatch(body):
+        return body.decode("utf-8")
+    value: str = json.loads('"' + body.decode("utf-8") + '"')  # a leading quote: a string
+    return value
+
+
 def _escape(text: str) -> bytes:
-    """``text`` as upstream serialisation writes it inside a JSON string (spec §0)."""
-    return dumps_upstream(text)[1:-1].encode("utf-8")
+    """``text`` as upstream serialisation writes it inside a JSON string (spec §0).
+
+    Lone surrogates, which no UTF-8 chunk file can hold, pass through, so such a path is
+    simply not found.
+    """
+    if _PLAIN.fullmatch(text) is None:
+        text = dumps_upstream(text)[1:-1]
+    return text.encode("utf-8", "surrogatepass")
 
 
 def _rows_from_frame(frame: pl.DataFrame) -> dict[str, _Costs | None]:
