@@ -43,11 +43,16 @@ def _weighted(board: pl.DataFrame, group: str, metric: str) -> pl.DataFrame:
     )
 
 
-def _run_order(part: pl.DataFrame) -> list[str]:
+def _by_task(
+    board: pl.DataFrame, group: str, metric: str
+) -> tuple[pl.DataFrame, list[str], list[str]]:
+    """Weighted scores of ``group`` with runs best-first (overall) and tasks, overall first."""
+    part = _weighted(board, group, metric)
     overall = part.filter(pl.col("task") == "overall").sort(
         ["value", "run"], descending=[True, False]
     )
-    return overall["run"].to_list()
+    tasks = ["overall", *sorted(set(part["task"]) - {"overall"})]
+    return part, overall["run"].to_list(), tasks
 
 
 def task_bars(
@@ -59,9 +64,7 @@ def task_bars(
     ax: Axes | None = None,
 ) -> Axes:
     """Grouped bars of the weighted ``metric`` per task (and overall) with bootstrap intervals."""
-    part = _weighted(board, group, metric)
-    runs = _run_order(part)
-    tasks = ["overall", *sorted(set(part["task"]) - {"overall"})]
+    part, runs, tasks = _by_task(board, group, metric)
     ax = _axes(ax, (1.6 + 1.4 * len(tasks), 4.0))
     width = 0.8 / max(len(runs), 1)
     palette = sns.color_palette("colorblind", len(runs))
@@ -98,9 +101,7 @@ def run_task_heatmap(
     ax: Axes | None = None,
 ) -> Axes:
     """Heatmap of the weighted ``metric``: runs (rows, best first) x tasks and overall."""
-    part = _weighted(board, group, metric)
-    runs = _run_order(part)
-    tasks = ["overall", *sorted(set(part["task"]) - {"overall"})]
+    part, runs, tasks = _by_task(board, group, metric)
     matrix = np.full((len(runs), len(tasks)), np.nan)
     for row in part.iter_rows(named=True):
         matrix[runs.index(row["run"]), tasks.index(row["task"])] = row["value"]
