@@ -125,28 +125,32 @@ def extract_symbols(
     return symbols
 
 
+def chunk_row(
+    repo: str, commit: str, path: str, kind: str, symbol: str, start: int, end: int, text: str
+) -> dict[str, Any]:
+    """One chunk row (spec §3.1): stable chunk id and the truncated text (§3.4)."""
+    return {
+        "chunk_id": stable_id(repo, commit, path, kind, symbol, start, end),
+        "repo": repo,
+        "base_commit": commit,
+        "path": path,
+        "kind": kind,
+        "symbol": symbol,
+        "start_line": start,
+        "end_line": end,
+        "text": truncate(text),
+    }
+
+
 def chunks_for_file(
     repo: str, commit: str, path: str, content: str, memo: dict[str, str | None] | None = None
 ) -> list[dict[str, Any]]:
     """The file row then the symbol rows of one decoded file (spec §3.1, §3.3, §3.5)."""
     lines = content.splitlines()
-
-    def row(kind: str, symbol: str, start: int, end: int, text: str) -> dict[str, Any]:
-        return {
-            "chunk_id": stable_id(repo, commit, path, kind, symbol, start, end),
-            "repo": repo,
-            "base_commit": commit,
-            "path": path,
-            "kind": kind,
-            "symbol": symbol,
-            "start_line": start,
-            "end_line": end,
-            "text": truncate(text),
-        }
-
-    rows = [row("file", "", 1, len(lines), content)]
+    rows = [chunk_row(repo, commit, path, "file", "", 1, len(lines), content)]
     for name, start, end in extract_symbols(lines, memo):
-        rows.append(row("symbol", name, start, end, "\n".join(lines[start - 1 : end])))
+        text = "\n".join(lines[start - 1 : end])
+        rows.append(chunk_row(repo, commit, path, "symbol", name, start, end, text))
     return rows
 
 

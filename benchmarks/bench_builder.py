@@ -21,10 +21,9 @@ from arbwb.snapshot import (
     MAX_FILE_BYTES,
     SYMBOL_PATTERNS,
     build_chunk_file,
+    chunk_row,
     is_candidate_path,
     list_tree,
-    stable_id,
-    truncate,
 )
 
 
@@ -59,17 +58,7 @@ def literal_build(git_dir: Path, repo: str, commit: str, out: Path) -> None:
             rows.append((entry.path, "symbol", name, start, end, "\n".join(lines[start - 1 : end])))
     with out.open("w", encoding="utf-8") as handle:
         for path, kind, symbol, start, end, text in rows:
-            row = {
-                "chunk_id": stable_id(repo, commit, path, kind, symbol, start, end),
-                "repo": repo,
-                "base_commit": commit,
-                "path": path,
-                "kind": kind,
-                "symbol": symbol,
-                "start_line": start,
-                "end_line": end,
-                "text": truncate(text),
-            }
+            row = chunk_row(repo, commit, path, kind, symbol, start, end, text)
             handle.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
 
 
