@@ -162,11 +162,7 @@ def scores(
                         level=level,
                     )
                 )
-    return (
-        pl.DataFrame(rows, schema=_SCORES_SCHEMA, orient="row")
-        if rows
-        else pl.DataFrame(schema=_SCORES_SCHEMA)
-    )
+    return pl.DataFrame(rows, schema=_SCORES_SCHEMA, orient="row")
 
 
 _SCORES_SCHEMA = {
@@ -285,11 +281,7 @@ def pairwise_tests(
                         "significant": bool(p_holm < alpha),
                     }
                 )
-    return (
-        pl.DataFrame(rows, schema=_TESTS_SCHEMA, orient="row")
-        if rows
-        else pl.DataFrame(schema=_TESTS_SCHEMA)
-    )
+    return pl.DataFrame(rows, schema=_TESTS_SCHEMA, orient="row")
 
 
 _TESTS_SCHEMA = {
