@@ -1,32 +1,39 @@
-"""The ``arbwb`` command: subcommands live in :mod:`arbwb.commands`, one module each."""
+"""The ``arbwb`` command: argument parsing only; a command's module is imported when it runs."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
 import sys
 from collections.abc import Sequence
 
-from arbwb import commands
+from arbwb.commands import COMMANDS, module_name
 from arbwb.errors import InputError
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Parser with one subcommand per module of :mod:`arbwb.commands` (each has ``add_parser``)."""
+def _selected(argv: Sequence[str]) -> str | None:
+    """The subcommand named on the command line (the first non-option word), if any."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """Parser listing every subcommand; only ``command``'s module is imported and configured."""
     parser = argparse.ArgumentParser(
         prog="arbwb", description="Agent Retrieval Bench analysis workbench"
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"arbwb.commands.{info.name}")
-        module.add_parser(sub)
+    for name, help_text in COMMANDS.items():
+        if name == command:
+            importlib.import_module(module_name(name)).add_parser(sub)
+        else:
+            sub.add_parser(name, help=help_text)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; bad input exits 2 with a one-line message naming file, line and field."""
-    args = build_parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(_selected(words)).parse_args(words)
     try:
         code: int = args.func(args)
     except InputError as exc:

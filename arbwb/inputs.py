@@ -15,7 +15,7 @@ import polars as pl
 
 from arbwb import schemas
 from arbwb.errors import InputError
-from arbwb.io.corpus import Corpus, open_corpus, snapshot_id
+from arbwb.io.corpus import MANIFEST_NAME, Corpus, open_corpus, snapshot_id
 from arbwb.io.rankings import RunData, load_rankings
 from arbwb.io.samples import SampleSet, load_samples, split_of
 
@@ -39,6 +39,12 @@ class Release:
     notes: list[str]
     run_group: dict[str, str] = field(default_factory=dict)
     gold: dict[str, pl.DataFrame] = field(default_factory=dict)
+
+    @property
+    def rankings(self) -> pl.DataFrame:
+        """Every run's RANKINGS rows in one frame (run order as loaded)."""
+        frames = [run.rankings for run in self.runs.values()]
+        return pl.concat(frames) if frames else schemas.empty(schemas.RANKINGS)
 
 
 def load_release(data_dir: str | Path, runs_glob: str | None = None) -> Release:
@@ -236,12 +242,12 @@ def _samples_from_details(details: pl.DataFrame, gold_ids: set[str], group: str)
 
 
 def _corpus(root: Path, notes: list[str]) -> Corpus | None:
-    manifests = sorted((root / "corpus").glob("*/corpus_manifest.jsonl"))
-    if len(manifests) == 1:
-        return open_corpus(manifests[0].parent)
-    if manifests:
-        names = [m.parent.name for m in manifests]
-        notes.append(f"several corpora {names}: budget (BCY) analyses need one; skipped")
-    else:
+    """One corpus view over every ``corpus/*/`` manifest of the root (spec §1.4 merge rule)."""
+    if not any((root / "corpus").glob(f"*/{MANIFEST_NAME}")):
         notes.append("no corpus/<release>/ found: budget (BCY) metrics and curves skipped")
-    return None
+        return None
+    corpus = open_corpus(root)
+    if len(corpus.manifests) > 1:
+        names = [m.parent.name for m in corpus.manifests]
+        notes.append(f"one corpus view over {len(names)} manifests {names}")
+    return corpus

@@ -85,12 +85,9 @@ def read_json(path: str | Path) -> Any:
 
 
 def sha256_file(path: str | Path) -> str:
-    """Hex SHA-256 of a file's bytes, read in blocks."""
-    digest = hashlib.sha256()
+    """Hex SHA-256 of a file's bytes (``hashlib.file_digest``)."""
     with Path(path).open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 @contextlib.contextmanager

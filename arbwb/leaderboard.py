@@ -21,6 +21,7 @@ import polars as pl
 from arbwb import schemas
 from arbwb.inputs import Release
 from arbwb.metrics import DEFAULT_METRICS, evaluate
+from arbwb.metrics.aggregate import group_codes, level_means
 from arbwb.stats import (
     bootstrap_weights,
     holm,
@@ -86,34 +87,6 @@ def _paired(
     present = [r for r in runs if r in wide.columns]
     values = wide.select(present).to_numpy().astype(np.float64).reshape(wide.height, len(present))
     return _Paired(present, values, wide.select(list(dict.fromkeys(keep))))
-
-
-def _estimate(
-    weights: npt.NDArray[np.float64],
-    values: npt.NDArray[np.float64],
-    codes: npt.NDArray[np.int64] | None,
-) -> npt.NDArray[np.float64]:
-    """Weighted mean (codes None) or macro mean over groups present, per weight row: (B, m).
-
-    ``macro = mean_g (W_g @ v_g / sum W_g)`` over groups g with positive weight.
-    """
-    if codes is None:
-        out: npt.NDArray[np.float64] = (weights @ values) / weights.sum(axis=1)[:, None]
-        return out
-    means = []
-    for g in range(int(codes.max()) + 1):
-        mask = codes == g
-        counts = weights[:, mask].sum(axis=1)[:, None]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            means.append(np.where(counts > 0, (weights[:, mask] @ values[mask]) / counts, np.nan))
-    stacked = np.stack(means)
-    present = (~np.isnan(stacked)).sum(axis=0)
-    macro: npt.NDArray[np.float64] = np.nansum(stacked, axis=0) / present
-    return macro
-
-
-def _codes(column: pl.Series) -> npt.NDArray[np.int64]:
-    return column.cast(pl.String).fill_null("").rank("dense").cast(pl.Int64).to_numpy() - 1
 
 
 def _scopes(attrs: pl.DataFrame) -> list[tuple[str, str, npt.NDArray[np.bool_]]]:
@@ -201,14 +174,14 @@ def _scope_rows(
     ones = np.ones((1, n))
     levels: dict[str, tuple[npt.NDArray[np.int64] | None, int | None]] = {"weighted": (None, None)}
     if scope != "task":
-        task_codes = _codes(attrs["task"])
+        task_codes = group_codes(attrs["task"])
         levels["task_macro"] = (task_codes, int(task_codes.max()) + 1)
-    repo_codes = _codes(attrs["repo"])
+    repo_codes = group_codes(attrs["repo"])
     levels["repo_macro"] = (repo_codes, int(repo_codes.max()) + 1)
     rows: list[dict[str, object]] = []
     for aggregation, (codes, n_groups) in levels.items():
-        point = _estimate(ones, values, codes)[0]
-        reps = _estimate(weights, values, codes)
+        point = level_means(ones, values, codes)[0]
+        reps = level_means(weights, values, codes)
         for j, run in enumerate(paired.runs):
             low, high = percentile_interval(reps[:, j], level=level)
             rows.append(

@@ -17,6 +17,7 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from arbwb.jsonio import atomic_open, write_json, write_text_atomic
+from arbwb.tables import to_latex, to_markdown
 
 
 @dataclass(frozen=True)
@@ -56,11 +57,11 @@ class Recorder:
         csv_path = base.with_suffix(".csv")
         write_text_atomic(csv_path, frame.write_csv())
         md_path = base.with_suffix(".md")
-        write_text_atomic(md_path, markdown_table(frame, decimals=decimals))
+        write_text_atomic(md_path, to_markdown(frame, decimals=decimals))
         paths = [csv_path, md_path]
         if latex:
             tex_path = base.with_suffix(".tex")
-            write_text_atomic(tex_path, latex_table(frame, decimals=decimals))
+            write_text_atomic(tex_path, to_latex(frame, decimals=decimals))
             paths.append(tex_path)
         return paths
 
@@ -78,44 +79,3 @@ def _fig_meta(ext: str) -> dict[str, Any]:
     if ext == "svg":
         return {"Date": None}
     return {"Software": None}
-
-
-def _cell(value: Any, decimals: int) -> str:
-    if value is None:
-        return "n/a"
-    if isinstance(value, float):
-        return f"{value:.{decimals}f}"
-    return str(value)
-
-
-def markdown_table(frame: pl.DataFrame, *, decimals: int = 4) -> str:
-    """A GitHub Markdown table; floats with ``decimals`` places, nulls as ``n/a`` (spec §5.9)."""
-    header = "| " + " | ".join(frame.columns) + " |"
-    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
-    rows = ["| " + " | ".join(_cell(v, decimals) for v in row) + " |" for row in frame.iter_rows()]
-    return "\n".join([header, rule, *rows]) + "\n"
-
-
-def latex_table(frame: pl.DataFrame, *, decimals: int = 4) -> str:
-    """A booktabs LaTeX tabular of ``frame`` for papers."""
-
-    def esc(text: str) -> str:
-        return (
-            text.replace("\\", r"\textbackslash{}")
-            .replace("_", r"\_")
-            .replace("&", r"\&")
-            .replace("%", r"\%")
-        )
-
-    align = "".join("r" if frame.schema[c].is_numeric() else "l" for c in frame.columns)
-    lines = [
-        rf"\begin{{tabular}}{{{align}}}",
-        r"\toprule",
-        " & ".join(esc(c) for c in frame.columns) + r" \\",
-        r"\midrule",
-    ]
-    lines += [
-        " & ".join(esc(_cell(v, decimals)) for v in row) + r" \\" for row in frame.iter_rows()
-    ]
-    lines += [r"\bottomrule", r"\end{tabular}"]
-    return "\n".join(lines) + "\n"

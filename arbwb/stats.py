@@ -9,10 +9,10 @@ milliseconds; every function is seeded and deterministic.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from statistics import NormalDist
 
 import numpy as np
 import numpy.typing as npt
-from scipy.stats import norm
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -209,12 +209,14 @@ def wilson_interval(k: int, n: int, *, level: float = 0.95) -> tuple[float, floa
     if n <= 0 or not 0 <= k <= n:
         msg = f"wilson_interval needs 0 <= k <= n and n > 0, got k={k}, n={n}"
         raise ValueError(msg)
-    z = float(norm.ppf(0.5 + level / 2))
+    z = NormalDist().inv_cdf(0.5 + level / 2)
     p = k / n
     denom = 1 + z * z / n
     center = (p + z * z / (2 * n)) / denom
     half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, center - half), min(1.0, center + half)
+    low = 0.0 if k == 0 else max(0.0, center - half)  # exact bounds at the ends
+    high = 1.0 if k == n else min(1.0, center + half)
+    return low, high
 
 
 def rank_intervals(

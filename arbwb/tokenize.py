@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import polars as pl
+
 #: The exact upstream pattern (Python ``re``, Unicode ``str``).
 CODE_TOKEN_PATTERN = r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[^A-Za-z0-9_\s]"
 #: The same token set for Rust's regex engine (Polars): Rust's ``\s`` lacks U+001C-U+001F,
@@ -28,3 +30,13 @@ def split_identifiers(text: str) -> list[str]:
     ``"getHTTPResponse v2Api snake_case"`` -> ``[get, httpresponse, v2api, snake, case]``.
     """
     return [m.lower() for m in _ALNUM_RE.findall(_CAMEL_RE.sub(r"\1 \2", text))]
+
+
+def count_tokens_expr(column: str | pl.Expr) -> pl.Expr:
+    """regex_code_tokenizer_v1 counts of a string column with Polars' Rust regex (spec §5.7).
+
+    Uses ``CODE_TOKEN_PATTERN_RUST``, which equals Python ``re`` on the upstream pattern for
+    every Unicode string (property-tested in tests/test_tokenize.py).
+    """
+    expr = pl.col(column) if isinstance(column, str) else column
+    return expr.str.count_matches(CODE_TOKEN_PATTERN_RUST).fill_null(0).cast(pl.Int64)

@@ -231,7 +231,7 @@ def _membership(record: dict[str, Any], corpus: Corpus) -> Iterator[tuple[str, s
     if not corpus.has(sid):
         yield (
             "base_commit",
-            f"snapshot {sid} is not an ok row of {corpus.root}/corpus_manifest.jsonl",
+            f"snapshot {sid} is not an ok row of {', '.join(map(str, corpus.manifests))}",
         )
         return
     paths = set(corpus.files(sid)["path"].to_list())

@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import polars as pl
 from _realistic import realistic
 
-from arbwb.budget import bcy_table
 from arbwb.io.corpus import open_corpus
+from arbwb.metrics.budget import bcy_table
 
 BUDGETS = (4000, 8000, 16000, 32000)
 TAUS = (1, 16, 32, 64, 128)

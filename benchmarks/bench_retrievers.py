@@ -36,7 +36,8 @@ import polars as pl
 from _realistic import realistic
 
 from arbwb.io.corpus import open_corpus
-from arbwb.retrievers import MethodOptions, bm25, get_method
+from arbwb.retrievers import bm25
+from arbwb.retrievers.registry import MethodOptions, get_method
 from arbwb.retrievers.common import chunk_documents
 from arbwb.tokenize import split_identifiers
 

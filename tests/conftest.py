@@ -16,3 +16,11 @@ def shared_dir() -> Path:
     if not data.is_dir():
         pytest.skip("needs ../shared beside the checkout (CI has it)")
     return data
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each test session writes the on-disk cache to its own folder, never ~/.cache/arbwb."""
+    monkeypatch.setenv("ARBWB_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "arbwb-cache"))

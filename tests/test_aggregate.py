@@ -7,9 +7,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from arbwb.aggregate import aggregate, repo_macro, task_macro
 from arbwb.io.rankings import load_rankings
 from arbwb.metrics import evaluate
+from arbwb.metrics.aggregate import aggregate, repo_macro, task_macro
 
 TOL = 1e-12
 

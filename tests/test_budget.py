@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arbwb.budget import MissingSnapshotWarning, bcy_curves, bcy_metrics, bcy_table, pack
 from arbwb.io.corpus import Corpus, open_corpus, snapshot_id
 from arbwb.jsonio import write_jsonl
 from arbwb.metrics import evaluate, parse_metric
+from arbwb.metrics.budget import MissingSnapshotWarning, bcy_curves, bcy_metrics, bcy_table, pack
 
 TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[^A-Za-z0-9_\s]")
 

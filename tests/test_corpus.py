@@ -14,8 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arbwb.errors import InputError
-from arbwb.io import corpus as corpus_module
-from arbwb.io.corpus import _escape, _json_string, _mapped, _searcher, open_corpus
+from arbwb.io import chunkscan
+from arbwb.io.chunkscan import _escape, _json_string, _searcher, mapped_files
+from arbwb.io.corpus import open_corpus
 from arbwb.jsonio import dumps_upstream, write_jsonl
 
 COMMIT = "c" * 40
@@ -79,7 +80,7 @@ def make_release(root: Path, chunks_path: str) -> Path:
 def test_chunks_path_resolution(tmp_path: Path, chunks_path: str) -> None:
     corpus_dir = make_release(tmp_path / "data", chunks_path)
     corpus = open_corpus(tmp_path / "data")  # data root with one release
-    assert corpus.root == corpus_dir
+    assert corpus.manifests == [corpus_dir / "corpus_manifest.jsonl"]
     assert corpus.chunk_path(f"o/r@{COMMIT}") == corpus_dir / "o__r" / f"{COMMIT}.chunks.jsonl"
 
 
@@ -184,14 +185,45 @@ def test_bad_manifest_rows(tmp_path: Path) -> None:
         open_corpus(corpus_dir)
 
 
-def test_ambiguous_data_root(tmp_path: Path) -> None:
-    for release in ("R1", "R2"):
-        write_jsonl(tmp_path / "corpus" / release / "corpus_manifest.jsonl", [])
-    with pytest.raises(InputError, match="exactly one"):
-        open_corpus(tmp_path)
-    assert open_corpus(tmp_path, "R2").root == tmp_path / "corpus" / "R2"
+def test_release_root_is_one_view_over_every_corpus(tmp_path: Path) -> None:
+    """Spec §1.4 merge rule across corpus/*/: first ok row wins, in release order, then name."""
+    other = "d" * 40
+    for release, rows in {
+        # v2_code2test comes first by RELEASE_ORDER although "v2_trace2code" < "zz" by name
+        "v2_code2test": [
+            {"repo": "o/r", "base_commit": COMMIT, "status": "missing_commit"},
+            {"repo": "o/s", "base_commit": other, "status": "ok", "chunks_path": "x"},
+        ],
+        "v2_trace2code": [
+            {"repo": "o/r", "base_commit": COMMIT, "status": "ok", "chunks_path": "x"},
+            {"repo": "o/s", "base_commit": other, "status": "ok", "chunks_path": "y"},
+        ],
+        "aa_extra": [{"repo": "o/t", "base_commit": other, "status": "ok", "chunks_path": "z"}],
+    }.items():
+        folder = tmp_path / "corpus" / release
+        write_jsonl(folder / "corpus_manifest.jsonl", rows)
+        for row in rows:
+            slug = str(row["repo"]).replace("/", "__")
+            write_jsonl(folder / slug / f"{row['base_commit']}.chunks.jsonl", [])
+    corpus = open_corpus(tmp_path)
+    assert [m.parent.name for m in corpus.manifests] == [
+        "v2_code2test",
+        "v2_trace2code",
+        "aa_extra",
+    ]
+    assert corpus.snapshot_ids() == [f"o/r@{COMMIT}", f"o/s@{other}", f"o/t@{other}"]
+    # a later ok row replaces an earlier non-ok one; otherwise the first ok row wins
+    assert corpus.entries[f"o/r@{COMMIT}"].manifest.parent.name == "v2_trace2code"
+    assert corpus.entries[f"o/s@{other}"].chunks_path == "x"
+    # chunk files resolve relative to the manifest that listed the snapshot
+    assert corpus.chunk_path(f"o/t@{other}").parent.parent.name == "aa_extra"
+    assert open_corpus(tmp_path, "v2_trace2code").manifests == [
+        tmp_path / "corpus" / "v2_trace2code" / "corpus_manifest.jsonl"
+    ]
     with pytest.raises(InputError, match="release id"):
         open_corpus(tmp_path, "R3")
+    with pytest.raises(InputError, match="no corpus_manifest.jsonl here"):
+        open_corpus(tmp_path / "corpus" / "v2_code2test" / "o__r")
 
 
 def test_empty_chunk_file_is_a_snapshot_without_files(tmp_path: Path) -> None:
@@ -393,11 +425,12 @@ def test_scan_without_libc_helpers_gives_the_same_rows(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     corpus_dir = builder_release(tmp_path, file_count=4)
-    fast = open_corpus(corpus_dir).files(f"o/r@{COMMIT}").rows()
-    monkeypatch.setattr(corpus_module, "_libc_function", lambda *_: None)  # e.g. not Linux
-    assert open_corpus(corpus_dir).files(f"o/r@{COMMIT}").rows() == fast == EXPECTED_FILES
+    fast = open_corpus(corpus_dir, use_cache=False).files(f"o/r@{COMMIT}").rows()
+    monkeypatch.setattr(chunkscan, "_libc_function", lambda *_: None)  # e.g. not Linux
+    slow = open_corpus(corpus_dir, use_cache=False).files(f"o/r@{COMMIT}").rows()
+    assert slow == fast == EXPECTED_FILES
     corrupt_symbol_row(corpus_dir)  # still the byte scan: it skips symbol rows
-    assert open_corpus(corpus_dir).files(f"o/r@{COMMIT}").rows() == EXPECTED_FILES
+    assert open_corpus(corpus_dir, use_cache=False).files(f"o/r@{COMMIT}").rows() == EXPECTED_FILES
 
 
 def test_mapped_files_are_paged_in_ahead_and_unmapped_when_the_caller_stops(
@@ -406,7 +439,7 @@ def test_mapped_files_are_paged_in_ahead_and_unmapped_when_the_caller_stops(
     paths = [tmp_path / name for name in ("a", "b", "c", "d")]
     for path in paths:
         path.write_bytes(path.name.encode() * 5000)
-    maps = _mapped([*paths[:2], tmp_path / "missing", *paths[2:]])
+    maps = mapped_files([*paths[:2], tmp_path / "missing", *paths[2:]])
     first = next(maps)
     assert first is not None and first[:3] == b"aaa"
     second = next(maps)

@@ -9,7 +9,8 @@ import polars as pl
 import pytest
 from test_retrievers_core import TV6, TV6_QUERY
 
-from arbwb.io import details as det
+from arbwb.metrics import chunks as cm
+from arbwb.retrievers import details as det
 from arbwb.retrievers import lexical
 from arbwb.retrievers.common import ChunkPaths, ranking_from_order
 
@@ -36,7 +37,7 @@ def test_tv6_per_sample_metrics() -> None:
     row = det.details_row(
         target(["src/auth.py", "src/session.py"]),
         ranking,
-        det.chunk_table(TV6),
+        cm.chunk_table(TV6),
         candidate_filter="all_files",
         ranker="lexical",
         selective=False,
@@ -59,8 +60,8 @@ def test_tv6_per_sample_metrics() -> None:
     assert "line_metrics" not in row and "label" not in row
 
 
-def tv12_table() -> det.ChunkTable:
-    return det.ChunkTable(
+def tv12_table() -> cm.ChunkTable:
+    return cm.ChunkTable(
         paths=["a.py", "a.py", "b.py", "c.py"],
         kinds=["symbol", "file", "symbol", "file"],
         symbols=["f", "", "g", ""],
@@ -73,11 +74,11 @@ def tv12_table() -> det.ChunkTable:
 
 def test_tv12_line_block_and_char_packing() -> None:
     table = tv12_table()
-    taken = det.taken_chunks([0, 1, 2, 3], table.n_chars)
+    taken = cm.taken_chunks([0, 1, 2, 3], table.n_chars)
     assert taken == [0, 1, 2]
-    predicted = det._taken_blocks(taken, table)
-    spans = [det.Block("a.py", 15, 24), det.Block("a.py", 20, 30), det.Block("c.py", 1, 5)]
-    lines = det.line_metrics(predicted, spans)
+    predicted = cm.taken_blocks(taken, table)
+    spans = [cm.Block("a.py", 15, 24), cm.Block("a.py", 20, 30), cm.Block("c.py", 1, 5)]
+    lines = cm.line_metrics(predicted, spans)
     assert lines["line_gold_count"] == 21
     assert lines["line_predicted_count"] == 104
     assert lines["line_overlap_count"] == 16
@@ -85,36 +86,39 @@ def test_tv12_line_block_and_char_packing() -> None:
     assert lines["line_precision@8k"] == 0.15384615384615385
     assert lines["line_f1@8k"] == pytest.approx(0.256, abs=1e-12)
     assert lines["line_f0.5@8k"] == pytest.approx(0.1830663615560641, abs=1e-12)
-    blocks = [det.Block("a.py", 18, 25, "symbol", "f"), det.Block("c.py", 1, 5, "symbol", "h")]
-    b = det.block_metrics(predicted, blocks)
+    blocks = [
+        cm.Block("a.py", 18, 25, "symbol", "f"),
+        cm.Block("c.py", 1, 5, "symbol", "h"),
+    ]
+    b = cm.block_metrics(predicted, blocks)
     assert (b["predicted_blocks"], b["matched_blocks"], b["gold_blocks"]) == (2, 1, 2)
     assert b["block_recall@8k"] == b["block_precision@8k"] == b["block_f1@8k"] == 0.5
-    assert det.packing_metrics(taken, table, ["c.py"])["gold_coverage@8k"] == 0.0
-    span = det.span_metrics(lines)
+    assert cm.packing_metrics(taken, table, ["c.py"])["gold_coverage@8k"] == 0.0
+    span = cm.span_metrics(lines)
     assert span["overlap_lines"] == 16 and span["line_overlap_f0.5"] == lines["line_f0.5@8k"]
 
 
 def test_tv12_first_chunk_always_taken() -> None:
-    big = det.ChunkTable(
+    big = cm.ChunkTable(
         ["a.py", "b.py"], ["file"] * 2, ["", ""], [1, 1], [1, 1], ["x", "y"], [9000, 1]
     )
     assert (
-        det.packing_metrics(det.taken_chunks([0], big.n_chars), big, ["a.py"])["gold_coverage@8k"]
+        cm.packing_metrics(cm.taken_chunks([0], big.n_chars), big, ["a.py"])["gold_coverage@8k"]
         == 1.0
     )
-    taken = det.taken_chunks([0, 1], big.n_chars)
+    taken = cm.taken_chunks([0, 1], big.n_chars)
     assert taken == [0]
-    assert det.packing_metrics(taken, big, ["b.py"])["gold_coverage@8k"] == 0.0
+    assert cm.packing_metrics(taken, big, ["b.py"])["gold_coverage@8k"] == 0.0
 
 
 def test_zero_length_chunks_keep_used_at_zero() -> None:
     """Taken while used = 0: empty chunks first do not stop a large next chunk."""
-    assert det.taken_chunks([0, 1, 2], [0, 9000, 5]) == [0, 1]
+    assert cm.taken_chunks([0, 1, 2], [0, 9000, 5]) == [0, 1]
 
 
 def test_merge_intervals_adjacent() -> None:
-    assert det.merge_intervals([(1, 5), (4, 10), (20, 21)]) == [(1, 10), (20, 21)]
-    assert det.merge_intervals([(1, 5), (6, 8)]) == [(1, 8)]
+    assert cm.merge_intervals([(1, 5), (4, 10), (20, 21)]) == [(1, 10), (20, 21)]
+    assert cm.merge_intervals([(1, 5), (6, 8)]) == [(1, 8)]
 
 
 def test_full_depth_gold_rank_and_hard_negatives() -> None:
@@ -122,7 +126,7 @@ def test_full_depth_gold_rank_and_hard_negatives() -> None:
     order = np.arange(30, dtype=np.int64)
     paths = ChunkPaths(np.arange(30, dtype=np.int64), files)
     ranking = ranking_from_order(order, np.linspace(1, 0, 30), paths)
-    table = det.ChunkTable(files, ["file"] * 30, [""] * 30, [1] * 30, [1] * 30, files, [10] * 30)
+    table = cm.ChunkTable(files, ["file"] * 30, [""] * 30, [1] * 30, [1] * 30, files, [10] * 30)
     row = det.details_row(
         target(["f24.py"], hard_negatives=["f0.py", "f7.py"]),
         ranking,
@@ -145,7 +149,7 @@ def test_missing_corpus_failure_row_counts_in_summary() -> None:
     ok = det.details_row(
         target(["src/auth.py"]),
         ranking,
-        det.chunk_table(TV6),
+        cm.chunk_table(TV6),
         candidate_filter="all_files",
         ranker="lexical",
         selective=False,
@@ -185,7 +189,7 @@ def test_selective_fields_and_no_gold_row() -> None:
     row = det.details_row(
         target([], no_gold=True, no_gold_reason="user_error"),
         ranking,
-        det.chunk_table(TV6),
+        cm.chunk_table(TV6),
         candidate_filter="all_files",
         ranker="lexical",
         selective=True,
@@ -248,5 +252,5 @@ def test_summary_path_and_sample_targets(tmp_path: Path) -> None:
     )
     (t,) = det.sample_targets(samples, labels, spans)
     assert t.gold == ["b.py", "a.py"] and t.hard_negatives == ["n.py"]
-    assert t.spans == [det.Block("b.py", 1, 3, "span", "")]
-    assert t.blocks == [det.Block("a.py", 2, 4, "symbol", "f")]
+    assert t.spans == [cm.Block("b.py", 1, 3, "span", "")]
+    assert t.blocks == [cm.Block("a.py", 2, 4, "symbol", "f")]

@@ -13,16 +13,13 @@ from hypothesis import strategies as st
 
 from arbwb.errors import InputError
 from arbwb.io.rankings import load_rankings
-from arbwb.metrics import (
-    MetricSpec,
-    coverage,
+from arbwb.metrics import MetricSpec, coverage, evaluate, parse_metric
+from arbwb.metrics.rank import (
     coverage_auc,
-    evaluate,
     f_beta,
     first_gold_rank,
     hit_at_k,
     ndcg_at_k,
-    parse_metric,
     precision_at_k,
     recall_at_k,
     reciprocal_rank,
@@ -330,7 +327,7 @@ def test_vectorised_matches_reference(cases: list[tuple[list[str], set[str]]]) -
 
 
 def test_bcy_is_delegated_with_snapshots_and_filled(monkeypatch: pytest.MonkeyPatch) -> None:
-    import arbwb.budget
+    import arbwb.metrics.evaluation
 
     seen: dict[str, object] = {}
 
@@ -351,7 +348,7 @@ def test_bcy_is_delegated_with_snapshots_and_filled(monkeypatch: pytest.MonkeyPa
             {"run": ["r"], "sample_id": ["a"], "metric": ["bcy@8000"], "value": [0.5]}
         )
 
-    monkeypatch.setattr(arbwb.budget, "bcy_metrics", fake)
+    monkeypatch.setattr(arbwb.metrics.evaluation, "bcy_metrics", fake)
     details = pl.DataFrame(
         {"sample_id": ["a", "b"], "repo": ["o/r", "o/r"], "base_commit": ["c1", "c2"]}
     )

@@ -16,7 +16,8 @@ from arbwb.io.corpus import open_corpus
 from arbwb.io.rankings import load_rankings
 from arbwb.io.samples import load_samples
 from arbwb.metrics import evaluate
-from arbwb.retrievers import get_method, lexical, rank
+from arbwb.retrievers import lexical
+from arbwb.retrievers.registry import get_method, rank
 from arbwb.retrievers.runner import checkpoint_path, run_method
 from arbwb.snapshot import build_snapshots
 

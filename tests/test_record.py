@@ -10,8 +10,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import polars as pl
+import pytest
 
-from arbwb.record import Recorder, latex_table, markdown_table
+from arbwb.record import Recorder
+from arbwb.tables import latex_escape, render, to_csv, to_latex, to_markdown
 
 
 def test_figure_table_and_record_names(tmp_path: Path) -> None:
@@ -49,9 +51,24 @@ def test_markdown_and_latex_formatting() -> None:
         {"model": ["a_b"], "R@20": [0.5], "n": [3], "x": [None]}, schema_overrides={"x": pl.Float64}
     )
     assert (
-        markdown_table(frame)
-        == "| model | R@20 | n | x |\n|---|---|---|---|\n| a_b | 0.5000 | 3 | n/a |\n"
+        to_markdown(frame)
+        == "| model | R@20 | n | x |\n|---|---:|---:|---:|\n| a_b | 0.5000 | 3 | n/a |\n"
     )
-    tex = latex_table(frame, decimals=2)
+    tex = to_latex(frame, decimals=2)
     assert r"a\_b & 0.50 & 3 & n/a \\" in tex
     assert tex.startswith(r"\begin{tabular}{lrrr}")
+
+
+def test_every_latex_special_character_is_escaped() -> None:
+    assert latex_escape(r"a&b%c$d#e_f{g}h~i^j\k") == (
+        r"a\&b\%c\$d\#e\_f\{g\}h\textasciitilde{}i\textasciicircum{}j\textbackslash{}k"
+    )
+
+
+def test_markdown_escapes_pipes_and_csv_keeps_precision() -> None:
+    frame = pl.DataFrame({"run": ["a|b"], "value": [1 / 3], "ks": [[1, 2]]})
+    assert "| a\\|b | 0.3333 |" in to_markdown(frame.drop("ks"))
+    assert to_csv(frame) == 'run,value,ks\na|b,0.3333333333333333,"[1, 2]"\n'
+    assert render(frame.drop("ks"), "csv") == to_csv(frame.drop("ks"))
+    with pytest.raises(ValueError, match="unknown table format"):
+        render(frame, "html")

@@ -11,7 +11,8 @@ import polars as pl
 import pytest
 import rank_bm25
 
-from arbwb.retrievers import METHOD_NAMES, METHODS, bm25, get_method, lexical
+from arbwb.retrievers import METHOD_NAMES, bm25, lexical
+from arbwb.retrievers.registry import METHODS, get_method
 from arbwb.retrievers.common import (
     MEMO_FACTOR,
     TermMatrix,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from arbwb.retrievers.fusion import fusion_metrics, fusion_row, rrf
+from arbwb.metrics.rank import fusion_row_metrics as fusion_metrics
+from arbwb.retrievers.fusion import fusion_row, rrf
 
 
 def test_tv8_fused_order_and_scores() -> None:

@@ -13,10 +13,12 @@ from typing import Any
 import polars as pl
 import pytest
 
-from arbwb.io import details as det
 from arbwb.io.corpus import open_corpus
-from arbwb.retrievers import bm25, get_method, lexical
+from arbwb.metrics import chunks as cm
+from arbwb.retrievers import bm25, lexical
+from arbwb.retrievers import details as det
 from arbwb.retrievers.common import chunk_documents
+from arbwb.retrievers.registry import get_method
 from arbwb.snapshot import build_snapshots
 
 FILES = {
@@ -171,7 +173,7 @@ def test_rankings_and_metrics_equal_literal_spec(
     row = det.details_row(
         target,
         ranking,
-        det.chunk_table(chunks),
+        cm.chunk_table(chunks),
         candidate_filter="all_files",
         ranker=method,
         selective=False,

@@ -9,8 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arbwb.io.corpus import count_tokens_expr
-from arbwb.tokenize import CODE_TOKEN_PATTERN, count_code_tokens, split_identifiers
+from arbwb.tokenize import (
+    CODE_TOKEN_PATTERN,
+    count_code_tokens,
+    count_tokens_expr,
+    split_identifiers,
+)
 
 TV1 = [
     ("alpha beta\ngamma", 3),

@@ -63,7 +63,7 @@ def test_cli_validate_real_release(tmp_path: Path, capsys: pytest.CaptureFixture
     assert cli.main(["validate", str(real_root(tmp_path)), "--json", str(out)]) == 0
     text = capsys.readouterr().out
     assert "v2_abstention: 0 problems; corpus membership not checked" in text
-    assert "| v2_abstention | natural        | 50      | 50       | abstention=50  " in text
+    assert "| v2_abstention | natural | 50 | 50 | abstention=50 |" in text
     assert json.loads(out.read_text())[1]["expected"] == {"counterfactual": 32, "natural": 50}
 
 

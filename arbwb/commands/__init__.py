@@ -1,1 +1,23 @@
-"""CLI subcommands: each module defines ``add_parser(subparsers)`` that sets ``func``."""
+"""CLI subcommands, one module each (``merge-corpus`` lives in ``merge_corpus.py``).
+
+:data:`COMMANDS` names every subcommand with its one-line help, so ``arbwb --help`` lists
+them without importing any. A command module defines ``add_parser(subparsers)`` (which sets
+``func``) and imports its library modules only inside ``run``, so ``arbwb X --help`` stays fast.
+"""
+
+COMMANDS: dict[str, str] = {
+    "score": "score ranking files (ARB details, predictions, TREC, Parquet/CSV)",
+    "report": "run every notebook with papermill and write figures, tables and index.html",
+    "rank": "rank an ARB release with a baseline and write ARB details + summary",
+    "snapshot": "build corpus snapshots from git",
+    "validate": "validate samples: schema, leakage, duplicates, corpus membership, counts",
+    "download": "download, verify and extract ARB release bundles (spec §1.2)",
+    "merge-corpus": "merge the subset corpus manifests into the selective one",
+    "demo": "build the embedded demo release (demo data)",
+    "cache": "show or clear the on-disk cache of chunk-file derived data",
+}
+
+
+def module_name(command: str) -> str:
+    """The module of a subcommand: ``merge-corpus`` -> ``arbwb.commands.merge_corpus``."""
+    return f"arbwb.commands.{command.replace('-', '_')}"

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from arbwb.commands import COMMANDS
 from arbwb.paths import DEMO_DIR
 
 
 def add_parser(subparsers: Any) -> None:
     """Register ``demo`` with its ``build`` action."""
-    parser = subparsers.add_parser("demo", help="build the embedded demo release (demo data)")
+    parser = subparsers.add_parser("demo", help=COMMANDS["demo"])
     actions = parser.add_subparsers(dest="demo_action", required=True, metavar="ACTION")
     build = actions.add_parser("build", help="write data/demo (or --out) deterministically")
     build.add_argument("--out", default=str(DEMO_DIR), help="output folder (default: data/demo)")

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from arbwb.commands import COMMANDS
 from arbwb.io.download import (
     CURRENT_RELEASES,
     HUB_REPO,
@@ -18,9 +19,7 @@ from arbwb.io.download import (
 
 def add_parser(subparsers: Any) -> None:
     """Register ``download``."""
-    parser = subparsers.add_parser(
-        "download", help="download, verify and extract ARB release bundles (spec §1.2)"
-    )
+    parser = subparsers.add_parser("download", help=COMMANDS["download"])
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--release", nargs="+", metavar="ID", help="release ids, e.g. v2_code2test")
     which.add_argument(

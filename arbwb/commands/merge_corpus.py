@@ -6,15 +6,14 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from arbwb.commands import COMMANDS
 from arbwb.io.download import CURRENT_RELEASES
 from arbwb.merge import MERGED_RELEASE, manifest_path, merge_manifests, write_merged_manifest
 
 
 def add_parser(subparsers: Any) -> None:
     """Register ``merge-corpus``."""
-    parser = subparsers.add_parser(
-        "merge-corpus", help="merge the subset corpus manifests into the selective one"
-    )
+    parser = subparsers.add_parser("merge-corpus", help=COMMANDS["merge-corpus"])
     parser.add_argument("--dir", required=True, type=Path, help="data root holding corpus/<R>/")
     parser.add_argument(
         "--releases",

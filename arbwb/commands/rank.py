@@ -7,22 +7,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import polars as pl
-
+from arbwb.commands import COMMANDS
 from arbwb.errors import InputError
-from arbwb.io.corpus import open_corpus
-from arbwb.io.samples import TASKS, SampleSet, load_samples
 from arbwb.pathclass import CANDIDATE_FILTERS, CandidateFilter
-from arbwb.retrievers import METHOD_NAMES, MethodOptions, get_method
-from arbwb.retrievers.fusion import run_fusion
-from arbwb.retrievers.runner import run_method
+from arbwb.retrievers import METHOD_NAMES
 
 
 def add_parser(subparsers: Any) -> None:
     """Register ``rank``."""
-    parser = subparsers.add_parser(
-        "rank", help="rank an ARB release with a baseline and write ARB details + summary"
-    )
+    parser = subparsers.add_parser("rank", help=COMMANDS["rank"])
     parser.add_argument("--method", required=True, choices=METHOD_NAMES, help="retriever")
     parser.add_argument("--data", required=True, help="release root (benchmark/R, corpus/R)")
     parser.add_argument("--release", default=None, help="release id when the root has several")
@@ -37,32 +30,6 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--runs", nargs="+", default=None, help="rrf: stored runs to fuse")
     parser.add_argument("--weights", default=None, help="rrf: comma-separated run weights")
     parser.set_defaults(func=run)
-
-
-def release_samples(data: Path, release: str | None) -> SampleSet:
-    """Samples of ``benchmark/<release>/`` (or of the only release) under a release root."""
-    if release is None:
-        return load_samples(data)
-    folder = data / "benchmark" / release
-    if not folder.is_dir():
-        raise InputError(f"no benchmark/{release}/ under {data}", path=data, field="--release")
-    return load_samples(folder)
-
-
-def select_tasks(sample_set: SampleSet, tasks: list[str] | None) -> SampleSet:
-    """Keep only samples of ``tasks`` (all when None); unknown task names are an error."""
-    if tasks is None:
-        return sample_set
-    unknown = sorted(set(tasks) - TASKS)
-    if unknown:
-        raise InputError(f"unknown task {unknown}; choose from {sorted(TASKS)}", field="--task")
-    samples = sample_set.samples.filter(pl.col("task").is_in(tasks))
-    ids = samples["sample_id"].to_list()
-    return SampleSet(
-        samples=samples,
-        labels=sample_set.labels.filter(pl.col("sample_id").is_in(ids)),
-        spans=sample_set.spans.filter(pl.col("sample_id").is_in(ids)),
-    )
 
 
 def _weights(text: str | None, n_runs: int) -> list[float] | None:
@@ -80,6 +47,12 @@ def _weights(text: str | None, n_runs: int) -> list[float] | None:
 
 def run(args: argparse.Namespace) -> int:
     """Validate everything that can fail (method, model, inputs) before ranking anything."""
+    from arbwb.io.corpus import open_corpus
+    from arbwb.io.samples import release_samples, select_tasks
+    from arbwb.retrievers.fusion import run_fusion
+    from arbwb.retrievers.registry import MethodOptions, get_method
+    from arbwb.retrievers.runner import run_method
+
     data, out = Path(args.data), Path(args.out)
     candidate_filter: CandidateFilter = args.candidate_filter
     if args.method != "dense" and (args.model or args.cache_dir):

@@ -7,14 +7,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from arbwb.commands import COMMANDS
 from arbwb.paths import NOTEBOOKS_DIR
 
 
 def add_parser(subparsers: Any) -> None:
     """Register the ``report`` subcommand."""
-    parser = subparsers.add_parser(
-        "report", help="run every notebook with papermill and write figures, tables and index.html"
-    )
+    parser = subparsers.add_parser("report", help=COMMANDS["report"])
     parser.add_argument("--data", required=True, type=Path, help="ARB release root")
     parser.add_argument(
         "--runs", default=None, help="run files glob, relative to --data (eval/*/*_details.jsonl)"

@@ -7,12 +7,12 @@ import os
 import sys
 from typing import Any
 
-from arbwb.snapshot import build_snapshots, generated_at
+from arbwb.commands import COMMANDS
 
 
 def add_parser(subparsers: Any) -> None:
     """Register ``snapshot build``."""
-    parser = subparsers.add_parser("snapshot", help="build corpus snapshots from git")
+    parser = subparsers.add_parser("snapshot", help=COMMANDS["snapshot"])
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     build = actions.add_parser(
         "build", help="write OUT/OWNER__NAME/SHA.chunks.jsonl and merge corpus_manifest.jsonl"
@@ -31,6 +31,8 @@ def add_parser(subparsers: Any) -> None:
 
 def run_build(args: argparse.Namespace) -> int:
     """Build every ``--commit``; exit 1 when some commit is missing (its row says so)."""
+    from arbwb.snapshot import build_snapshots, generated_at
+
     stamp = generated_at(args.generated_at, os.environ.get("SOURCE_DATE_EPOCH"))
     rows = build_snapshots(args.git, args.repo, args.commit, args.out, stamp=stamp)
     missing = [r["base_commit"] for r in rows if r["status"] != "ok"]

@@ -5,19 +5,17 @@ from __future__ import annotations
 import argparse
 import dataclasses
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
+from arbwb.commands import COMMANDS
 
-from arbwb.jsonio import write_json
-from arbwb.validate import ReleaseReport, summary_table, validate_path
+if TYPE_CHECKING:
+    from arbwb.validate import ReleaseReport
 
 
 def add_parser(subparsers: Any) -> None:
     """Register ``validate``."""
-    parser = subparsers.add_parser(
-        "validate", help="validate samples: schema, leakage, duplicates, corpus membership, counts"
-    )
+    parser = subparsers.add_parser("validate", help=COMMANDS["validate"])
     parser.add_argument(
         "path", type=Path, help="release root (with benchmark/<R>/), benchmark folder or JSONL file"
     )
@@ -30,6 +28,12 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print problems, corpus status and the summary table; exit 1 when anything is invalid."""
+    import polars as pl
+
+    from arbwb.jsonio import write_json
+    from arbwb.tables import to_markdown
+    from arbwb.validate import summary_table, validate_path
+
     reports = validate_path(args.path, corpus=args.corpus)
     for report in reports:
         for problem in report.problems:
@@ -37,15 +41,7 @@ def run(args: argparse.Namespace) -> int:
     for report in reports:
         print(f"{report.name}: {len(report.problems)} problems; corpus membership {report.corpus}")
     table = summary_table(reports)
-    with pl.Config(
-        tbl_formatting="MARKDOWN",
-        tbl_hide_column_data_types=True,
-        tbl_hide_dataframe_shape=True,
-        tbl_rows=-1,
-        fmt_str_lengths=200,
-        tbl_width_chars=1000,
-    ):
-        print(table.with_columns(pl.col("expected").cast(pl.String).fill_null("-")))
+    print(to_markdown(table.with_columns(pl.col("expected").cast(pl.String).fill_null("-"))))
     if args.json:
         write_json(args.json, [_as_json(r) for r in reports])
     return 1 if any(r.problems for r in reports) else 0

@@ -27,13 +27,14 @@ from arbwb.demo.repos import DEMO_REPOS, DemoRepo
 from arbwb.demo.samples import DEMO_SAMPLES, SampleSpec, SpanSpec
 from arbwb.errors import InputError
 from arbwb.io.corpus import Corpus, open_corpus, snapshot_id
-from arbwb.io.details import summary_path
 from arbwb.io.samples import SampleSet, load_samples
 from arbwb.jsonio import read_json, write_json, write_jsonl, write_text_atomic
 from arbwb.pathclass import CandidateFilter
-from arbwb.retrievers import dense, get_method
+from arbwb.retrievers import dense
 from arbwb.retrievers.common import Method
+from arbwb.retrievers.details import summary_path
 from arbwb.retrievers.fusion import run_fusion
+from arbwb.retrievers.registry import get_method
 from arbwb.retrievers.runner import run_method
 from arbwb.snapshot import build_snapshots, stable_id
 from arbwb.tokenize import split_identifiers

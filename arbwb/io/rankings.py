@@ -19,7 +19,7 @@ from arbwb import schemas
 from arbwb.errors import InputError
 from arbwb.io.samples import dedupe, path_list, split_of
 from arbwb.jsonio import iter_jsonl, read_json
-from arbwb.metrics import parse_metric
+from arbwb.metrics.spec import parse_metric
 
 FORMATS = ("details", "predictions", "trec", "table")
 _DETAILS_REQUIRED: dict[str, type] = {

@@ -365,3 +365,29 @@ def load_samples(path: str | Path) -> SampleSet:
 def _frame(rows: list[dict[str, Any]], schema: schemas.Schema, name: str) -> pl.DataFrame:
     frame = pl.DataFrame(rows, schema=dict(schema)) if rows else schemas.empty(schema)
     return schemas.validate(frame, schema, name=name)
+
+
+def release_samples(data: Path, release: str | None) -> SampleSet:
+    """Samples of ``benchmark/<release>/`` (or of the only release) under a release root."""
+    if release is None:
+        return load_samples(data)
+    folder = data / "benchmark" / release
+    if not folder.is_dir():
+        raise InputError(f"no benchmark/{release}/ under {data}", path=data, field="--release")
+    return load_samples(folder)
+
+
+def select_tasks(sample_set: SampleSet, tasks: list[str] | None) -> SampleSet:
+    """Keep only samples of ``tasks`` (all when None); unknown task names are an error."""
+    if tasks is None:
+        return sample_set
+    unknown = sorted(set(tasks) - TASKS)
+    if unknown:
+        raise InputError(f"unknown task {unknown}; choose from {sorted(TASKS)}", field="--task")
+    samples = sample_set.samples.filter(pl.col("task").is_in(tasks))
+    ids = samples["sample_id"].to_list()
+    return SampleSet(
+        samples=samples,
+        labels=sample_set.labels.filter(pl.col("sample_id").is_in(ids)),
+        spans=sample_set.spans.filter(pl.col("sample_id").is_in(ids)),
+    )

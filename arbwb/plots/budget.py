@@ -10,6 +10,7 @@ import matplotlib.pyplot as plt
 import polars as pl
 import seaborn as sns
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 
 def budget_label(budget: int) -> str:
@@ -63,3 +64,20 @@ def plot_bcy_curves(
     if legend:
         ax.legend(fontsize="small", frameon=False, loc="lower right")
     return ax
+
+
+def plot_bcy_grid(
+    curves: pl.DataFrame, *, tau: int = 1, ncols: int = 3, demo: bool = False
+) -> Figure:
+    """One :func:`plot_bcy_curves` panel per task ("overall" first), one shared legend."""
+    tasks = ["overall", *sorted(t for t in curves["task"].unique().to_list() if t != "overall")]
+    ncols = max(1, min(ncols, len(tasks)))
+    nrows = -(-len(tasks) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 4.0 * nrows), squeeze=False)
+    for i, ax in enumerate(axes.flat):
+        if i < len(tasks):
+            plot_bcy_curves(curves, task=tasks[i], tau=tau, demo=demo, legend=i == 0, ax=ax)
+        else:
+            ax.axis("off")
+    fig.tight_layout()
+    return fig

@@ -1,79 +1,18 @@
 """Baseline retrievers: lexical, BM25 (upstream and rank-bm25), grep, dense, and RRF fusion.
 
 Chunk retrievers are :class:`~arbwb.retrievers.common.Method` values: ``build_index(chunks)``
-once per snapshot, then ``rank_sample(index, query_text)`` per sample. ``rrf`` fuses stored
-runs instead (:mod:`arbwb.retrievers.fusion`).
+once per snapshot, then ``rank_sample(index, query_text)`` per sample (by name:
+:func:`arbwb.retrievers.registry.get_method`). ``rrf`` fuses stored runs instead
+(:mod:`arbwb.retrievers.fusion`). This module stays import-free so the CLI starts fast.
 """
 
-from __future__ import annotations
-
-from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
-
-import polars as pl
-
-from arbwb.io.corpus import Corpus
-from arbwb.pathclass import CandidateFilter
-from arbwb.retrievers import bm25, dense, grep, lexical
-from arbwb.retrievers.common import ChunkRanking, Method, rank_samples
-
-
-@dataclass(frozen=True)
-class MethodOptions:
-    """Options a method factory may use (only ``dense`` reads them)."""
-
-    model: str | None = None
-    encoder: dense.Encoder | None = None
-    cache_dir: str | Path | None = None
-
-
-def _dense(options: MethodOptions) -> Method:
-    return dense.method(options.model, encoder=options.encoder, cache_dir=options.cache_dir)
-
-
-#: Chunk retrievers by name; each factory returns a ready :class:`Method` (dense loads its model).
-METHODS: dict[str, Callable[[MethodOptions], Method]] = {
-    "lexical": lambda _: lexical.method(),
-    "bm25-arb": lambda _: bm25.method(),
-    "bm25": lambda _: bm25.method(okapi=True),
-    "grep": lambda _: grep.METHOD,
-    "grep-expanded": lambda _: grep.METHOD_EXPANDED,
-    "dense": _dense,
-}
-#: Every name ``arbwb rank --method`` accepts.
-METHOD_NAMES: tuple[str, ...] = (*METHODS, "rrf")
-
-
-def get_method(name: str, options: MethodOptions | None = None) -> Method:
-    """The chunk retriever called ``name``; unknown names fail listing the valid ones."""
-    factory = METHODS.get(name)
-    if factory is None:
-        hint = " (rrf fuses stored runs: use arbwb.retrievers.fusion)" if name == "rrf" else ""
-        msg = f"unknown retrieval method {name!r}{hint}; choose one of {sorted(METHODS)}"
-        raise ValueError(msg)
-    return factory(options or MethodOptions())
-
-
-def rank(
-    name: str,
-    samples: pl.DataFrame,
-    corpus: Corpus,
-    *,
-    candidate_filter: CandidateFilter = "all_files",
-    options: MethodOptions | None = None,
-) -> pl.DataFrame:
-    """Full file rankings (RANKINGS frame, run = method name) of ``samples`` over ``corpus``."""
-    method = get_method(name, options)
-    return rank_samples(method, samples, corpus, candidate_filter=candidate_filter, run=name)
-
-
-__all__ = [
-    "METHODS",
-    "METHOD_NAMES",
-    "ChunkRanking",
-    "Method",
-    "MethodOptions",
-    "get_method",
-    "rank",
-]
+#: Every name ``arbwb rank --method`` accepts (the registry's names plus ``rrf``).
+METHOD_NAMES: tuple[str, ...] = (
+    "lexical",
+    "bm25-arb",
+    "bm25",
+    "grep",
+    "grep-expanded",
+    "dense",
+    "rrf",
+)

@@ -14,19 +14,11 @@ from typing import Any
 import polars as pl
 
 from arbwb.errors import InputError
-from arbwb.io.details import sample_targets, summarize, summary_path
 from arbwb.io.rankings import load_rankings
 from arbwb.io.samples import SampleSet
 from arbwb.jsonio import sha256_file, write_json, write_jsonl
-from arbwb.metrics import (
-    coverage_auc,
-    f_beta,
-    hit_at_k,
-    ndcg_at_k,
-    precision_at_k,
-    recall_at_k,
-    reciprocal_rank,
-)
+from arbwb.metrics.rank import fusion_row_metrics
+from arbwb.retrievers.details import sample_targets, summarize, summary_path
 
 RRF_K = 60
 DEPTH = 20
@@ -68,23 +60,6 @@ def rrf(
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:depth]
 
 
-def fusion_metrics(ranked: Sequence[str], gold: Sequence[str]) -> dict[str, float]:
-    """Fusion metric set of spec §8 on the fused list (precision denominator k)."""
-    gold_set = frozenset(gold)
-    out: dict[str, float] = {}
-    for k in CUTOFFS:
-        out[f"Recall@{k}"] = recall_at_k(ranked, gold_set, k)
-        out[f"Precision@{k}"] = precision_at_k(ranked, gold_set, k, fusion=True)
-    for k in CUTOFFS:
-        out[f"F0.5@{k}"] = f_beta(out[f"Precision@{k}"], out[f"Recall@{k}"], 0.5)
-    for k in CUTOFFS:
-        out[f"Any@{k}"] = hit_at_k(ranked, gold_set, k)
-    out["MRR"] = reciprocal_rank(ranked, gold_set)
-    out["nDCG@20"] = ndcg_at_k(ranked, gold_set, 20)
-    out["coverage_auc@20"] = coverage_auc(ranked, gold_set, 20)
-    return out
-
-
 def top_lists(rankings: pl.DataFrame, depth: int = DEPTH) -> dict[str, list[str]]:
     """Each sample's first ``depth`` paths of a RANKINGS frame (rank order)."""
     top = rankings.filter(pl.col("rank") <= depth).sort("sample_id", "rank")
@@ -122,7 +97,7 @@ def fusion_row(
         "gold_ranks": {p: position.get(p) for p in gold},
         "top_files": files,
         "top_file_scores": [{"path": p, "score": s} for p, s in fused],
-        "metrics": fusion_metrics(files, gold),
+        "metrics": fusion_row_metrics(files, gold),
     }
 
 

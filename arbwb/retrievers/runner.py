@@ -26,8 +26,7 @@ from tqdm import tqdm
 
 from arbwb import __version__
 from arbwb.errors import InputError
-from arbwb.io import details as det
-from arbwb.io.corpus import MANIFEST_NAME, Corpus
+from arbwb.io.corpus import Corpus
 from arbwb.io.samples import SampleSet, query_has_leakage
 from arbwb.jsonio import (
     atomic_open,
@@ -37,7 +36,9 @@ from arbwb.jsonio import (
     write_json,
     write_jsonl,
 )
+from arbwb.metrics.chunks import chunk_table
 from arbwb.pathclass import CandidateFilter
+from arbwb.retrievers import details as det
 from arbwb.retrievers.common import Method, candidate_chunks
 
 #: Summary ``mode`` per details ``ranker`` (spec §4.8).
@@ -77,7 +78,7 @@ def fingerprint(
         "candidate_filter": candidate_filter,
         "tasks": tasks,
         "samples_sha256": digest.hexdigest(),
-        "corpus_manifest_sha256": sha256_file(corpus.root / MANIFEST_NAME),
+        "corpus_manifest_sha256": ",".join(sha256_file(m) for m in corpus.manifests),
         "arbwb": __version__,
     }
 
@@ -178,7 +179,7 @@ def run_method(
                 candidate_chunks(corpus.chunks(snapshot), candidate_filter) if present else None
             )
             index = method.build_index(chunks) if chunks is not None and chunks.height else None
-            table = det.chunk_table(chunks) if index is not None and chunks is not None else None
+            table = chunk_table(chunks) if index is not None and chunks is not None else None
             index_seconds += time.perf_counter() - start
             for i in members:
                 start = time.perf_counter()

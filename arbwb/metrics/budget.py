@@ -13,18 +13,16 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
 
 from arbwb.errors import InputError
-from arbwb.io.corpus import Corpus, count_tokens_expr
+from arbwb.io.corpus import Corpus
+from arbwb.metrics.spec import MetricSpec
 from arbwb.schemas import METRICS, validate
 from arbwb.stats import bootstrap_ci
-
-if TYPE_CHECKING:
-    from arbwb.metrics import MetricSpec
+from arbwb.tokenize import count_tokens_expr
 
 DEFAULT_BUDGETS: tuple[int, ...] = (4000, 8000, 16000, 32000)
 DEFAULT_THRESHOLDS: tuple[int, ...] = (1, 16, 32, 64, 128)

@@ -1,0 +1,317 @@
+"""Reading chunk files fast (internal): the file rows of a chunk file and their token costs.
+
+A byte scanner finds upstream-serialised file rows without parsing the symbol rows around
+them (libc ``memmem`` and ``madvise`` through ctypes where available, plain ``find``
+elsewhere); a full Polars parse is the fallback that validates and locates every error.
+Texts are tokenised in batches, each distinct text once (:class:`TokenCounter`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import mmap
+import re
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable, Generator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import cache
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+import polars as pl
+
+from arbwb.errors import InputError
+from arbwb.jsonio import dumps_upstream, iter_jsonl
+from arbwb.schemas import CHUNKS
+from arbwb.tokenize import count_tokens_expr
+
+CHUNK_FIELDS = {name: dtype for name, dtype in CHUNKS.items() if name != "snapshot_id"}
+_ROW_START = b'{"base_commit": "'
+# An upstream file row (spec §3.1, §3.3: sorted keys, start_line 1, empty symbol) reads
+# {..., "end_line": N, "kind": "file", "path": "P", "repo": "R", "start_line": 1, "symbol": "",
+# "text": "T"}
+_FILE_HEAD = b', "kind": "file", "path": "'
+_FILE_TAIL = b'", "start_line": 1, "symbol": "", "text":'  # then ' "'
+_END_LINE = b'"end_line": '
+_JSON_INT = re.compile(rb"-?(?:0|[1-9][0-9]*)")
+_PLAIN = re.compile(r'[^"\\\x00-\x1f]*')  # serialised as is inside a JSON string
+_PLAIN_BYTES = re.compile(_PLAIN.pattern.encode())
+_MADV_POPULATE_READ = 22  # Linux uapi asm-generic/mman-common.h; not in Python 3.11's mmap
+_MAP_AHEAD = 2  # chunk files mapped and paged in ahead of the one scanned
+Key = tuple[int, int]  # (hash, length) of a text as the chunk file escapes it
+
+
+def read_chunk_file(path: Path, columns: list[str]) -> pl.DataFrame:
+    """Read selected chunk-file fields with Polars; on any problem, locate it line by line.
+
+    A zero-byte chunk file is a snapshot without files (no rows), not an error.
+    """
+    schema = {name: CHUNK_FIELDS[name] for name in columns}
+    if path.stat().st_size == 0:
+        return pl.DataFrame(schema=schema)
+    try:
+        frame = pl.read_ndjson(path, schema=schema)
+    except Exception:  # Polars' messages carry no line number: find the line ourselves
+        _locate_problem(path, columns)
+        raise InputError("chunk file could not be read as JSON lines", path=path) from None
+    if frame.null_count().sum_horizontal().item() > 0:
+        _locate_problem(path, columns)
+    return frame
+
+
+def _locate_problem(path: Path, columns: list[str]) -> None:
+    """Raise a located InputError for the first line with a missing or mistyped field."""
+    for line, row in iter_jsonl(path):
+        for name in columns:
+            want = str if CHUNK_FIELDS[name] is pl.String else int
+            value = row.get(name)
+            if not isinstance(value, want) or isinstance(value, bool):
+                msg = f"expected {want.__name__}, got {value!r}"
+                raise InputError(msg, path=path, line=line, field=name)
+
+
+class TokenCounter:
+    """Token and byte counts of file texts keyed by their escaped form; new texts are decoded
+    as they are added and tokenised together by :meth:`flush` (one Polars call)."""
+
+    def __init__(self, known: dict[Key, tuple[int, int]]) -> None:
+        self.known = known
+        self.pending: dict[Key, str] = {}
+        self.pending_bytes = 0
+
+    def add_escaped(self, raw: bytes) -> Key:
+        """Key of a JSON string body as the chunk file holds it (ValueError if it is not one).
+
+        arbwb-defined: the key is Python's 64-bit hash plus the length of the escaped bytes, so
+        equal texts of different snapshots are tokenised once.
+        """
+        key = (hash(raw), len(raw))
+        if key not in self.known and key not in self.pending:
+            self.pending[key] = _json_string(raw)
+            self.pending_bytes += len(raw)
+        return key
+
+    def add_text(self, text: str) -> Key:
+        """Key of a decoded text: the same key as its upstream-escaped form."""
+        return self.add_escaped(_escape(text))
+
+    def flush(self) -> None:
+        """Tokenise every pending text at once and record (n_tokens, n_bytes)."""
+        if not self.pending:
+            return
+        texts = pl.Series("t", list(self.pending.values()), dtype=pl.String)
+        counts = pl.select(n=count_tokens_expr(pl.lit(texts)), b=pl.lit(texts).str.len_bytes())
+        pairs = zip(counts["n"].to_list(), counts["b"].to_list(), strict=True)
+        self.known.update(zip(self.pending, pairs, strict=True))
+        self.pending.clear()
+        self.pending_bytes = 0
+
+
+def mapped_files(paths: Sequence[Path]) -> Generator[mmap.mmap | None, None, None]:
+    """Each file mapped read-only with its pages in (None if it cannot be mapped), valid until
+    the next is asked for; a worker thread pages the next file in meanwhile.
+
+    Paging a chunk file in costs nearly as much as scanning it; done with the GIL released
+    (:func:`_page_in`) it overlaps the scan on a second core and costs nothing extra without
+    one. At most ``_MAP_AHEAD + 1`` files are mapped at once.
+    """
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbwb-page-in") as pool:
+        ahead = deque(_map_ahead(pool, path) for path in paths[:_MAP_AHEAD])
+        try:
+            for index in range(len(paths)):
+                current = ahead.popleft().result()
+                if index + _MAP_AHEAD < len(paths):
+                    ahead.append(_map_ahead(pool, paths[index + _MAP_AHEAD]))
+                try:
+                    yield current
+                finally:
+                    if current is not None:
+                        current.close()
+        finally:  # closed early: unmap the files mapped ahead
+            for future in ahead:
+                mapped = future.result()
+                if mapped is not None:
+                    mapped.close()
+
+
+def _map_ahead(pool: ThreadPoolExecutor, path: Path) -> Future[mmap.mmap | None]:
+    """:func:`_map_file` submitted to ``pool``, returning once the worker has mapped the file.
+
+    A worker merely handed the job could wait for the GIL, held by the scanning caller, for up
+    to the interpreter's switch interval, and the paging in would not overlap the scan.
+    """
+    mapped = threading.Event()
+    future = pool.submit(_map_file, path, mapped)
+    mapped.wait()
+    return future
+
+
+def _map_file(path: Path, mapped: threading.Event) -> mmap.mmap | None:
+    """``path`` mapped read-only and paged in (:func:`_page_in`); None if it cannot be mapped
+    (vanished or emptied since listed: the full parse then reports it). Sets ``mapped`` once
+    the mapping exists, before the paging in."""
+    try:
+        with path.open("rb") as handle:
+            data = mmap.mmap(handle.fileno(), 0, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ)
+    except (OSError, ValueError):
+        return None
+    finally:
+        mapped.set()
+    _page_in(data)
+    return data
+
+
+def _page_in(data: mmap.mmap) -> None:
+    """Map every page of ``data`` in with the GIL released: Linux ``madvise`` with
+    MADV_POPULATE_READ (kernel 5.14+) through ctypes, as Python 3.11's ``mmap`` holds the GIL
+    while it populates. Elsewhere, or if the call fails, the pages fault in during the scan
+    instead, at about the same cost."""
+    madvise = _libc_function("madvise", ctypes.c_int, ctypes.c_int)
+    if madvise is not None:
+        view = np.frombuffer(data, dtype=np.uint8)  # released on return, so data can close
+        madvise(view.ctypes.data, len(data), _MADV_POPULATE_READ)
+
+
+@cache
+def _libc_function(name: str, restype: Any, *argtypes: Any) -> Callable[..., Any] | None:
+    """libc's ``name`` on Linux, else None; ctypes releases the GIL while it runs. Its first
+    two parameters are an address and a length; ``argtypes`` are the rest."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function = getattr(ctypes.CDLL(None, use_errno=True), name)
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_void_p, ctypes.c_size_t, *argtypes]
+    function.restype = restype
+    return cast("Callable[..., Any]", function)
+
+
+def parse_file_rows(
+    path: Path, wanted: set[str] | None, counter: TokenCounter
+) -> dict[str, tuple[int, Key]]:
+    """(end_line, text key) of the last ``kind=file`` row per path (only ``wanted`` paths),
+    from a full Polars parse that validates every row and locates any error."""
+    if path.stat().st_size == 0:
+        return {}
+    rows = (
+        read_chunk_file(path, ["path", "kind", "end_line", "text"])
+        .filter(pl.col("kind") == "file")
+        .unique(subset="path", keep="last", maintain_order=True)
+    )
+    if wanted is not None:
+        rows = rows.filter(pl.col("path").is_in(sorted(wanted)))
+    return {
+        p: (n_lines, counter.add_text(text))
+        for p, n_lines, text in rows.select("path", "end_line", "text").iter_rows()
+    }
+
+
+def scan_upstream(
+    data: mmap.mmap, repo: str, wanted: set[str] | None, counter: TokenCounter, file_count: int
+) -> dict[str, tuple[int, Key]] | None:
+    """The file rows of an upstream-serialised chunk file found without parsing the rest.
+
+    A file row alone contains ``", "repo": "R", "start_line": 1, "symbol": "", "text":``
+    (spec §3.1, §3.3: sorted keys, ``", "``/``": "`` separators, start_line 1, empty symbol;
+    a quote after a space cannot lie inside a JSON string, where quotes are escaped). One
+    search (:func:`_searcher`) per file row skips the symbol rows (most of the bytes)
+    unparsed; the repo makes the needle long, which searches skip through fastest. A row of a
+    path not wanted costs a look at its path; wanted rows are read by :func:`_file_row`.
+    Returns None, so the caller
+    parses and validates everything, when the file does not start like an upstream row, a
+    found row is not shaped as expected, or the rows found differ from the manifest's
+    ``file_count`` (e.g. rows carrying another repo).
+    """
+    needle = b'", "repo": "' + _escape(repo) + _FILE_TAIL
+    if data[: len(_ROW_START)] != _ROW_START:
+        return None
+    rows: dict[str, tuple[int, Key]] = {}
+    escaped = None if wanted is None else {_escape(p) for p in wanted}
+    n_found = 0
+    find, rfind, search = data.find, data.rfind, _searcher(data, needle)
+    at = search(0)
+    while at != -1:
+        n_found += 1
+        start = rfind(b"\n", 0, at) + 1
+        head = find(_FILE_HEAD, start, at)
+        if head == -1:
+            return None
+        name = data[head + len(_FILE_HEAD) : at]  # exact unless it has a backslash
+        resume = at + len(needle)  # a text holds no needle: it has no unescaped quote
+        if escaped is None or name in escaped or b"\\" in name:
+            row = _file_row(data, start, head, name, resume, counter)
+            if row is None:
+                return None
+            path, n_lines, key, resume = row
+            if wanted is None or path in wanted:
+                rows.pop(path, None)  # the last row of a path wins, at its position
+                rows[path] = (n_lines, key)
+        at = search(resume)
+    return rows if n_found == file_count else None
+
+
+def _searcher(data: mmap.mmap, needle: bytes) -> Callable[[int], int]:
+    """``lambda start: data.find(needle, start)``, through libc ``memmem`` where there is one:
+    about a quarter faster on chunk files, and it releases the GIL, so the paging-in thread is
+    not kept waiting. Valid while ``data`` is open."""
+    memmem = _libc_function("memmem", ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t)
+    if memmem is None:
+        return lambda start: data.find(needle, start)
+    base, size = np.frombuffer(data, dtype=np.uint8).ctypes.data, len(data)  # view released
+
+    def search(start: int) -> int:
+        hit: int | None = memmem(base + start, size - start, needle, len(needle))
+        return -1 if hit is None else hit - base
+
+    return search
+
+
+def _file_row(
+    data: mmap.mmap, start: int, head: int, name: bytes, text: int, counter: TokenCounter
+) -> tuple[str, int, Key, int] | None:
+    """(path, end_line, text key, end offset) of the upstream file row at ``start`` whose
+    ``kind`` key sits at ``head``, path bytes are ``name`` and text value starts after
+    ``text``; None if it is not so shaped.
+
+    The fields BCY reads are validated as JSON (path and text strings, end_line an integer);
+    the text is decoded once per distinct text. The other keys (base_commit, chunk_id) are
+    not read, like the symbol rows.
+    """
+    end = data.find(b"\n", text)
+    end = len(data) if end == -1 else end
+    number = data.rfind(_END_LINE, start, head)
+    digits = data[number + len(_END_LINE) : head]
+    if data[text : text + 2] != b' "' or data[end - 2 : end] != b'"}':
+        return None
+    if number == -1 or not _JSON_INT.fullmatch(digits):
+        return None
+    try:
+        path = _json_string(name)
+        key = counter.add_escaped(data[text + 2 : end - 2])
+    except ValueError:  # bad UTF-8 or JSON: the full parse locates it
+        return None
+    return path, int(digits), key, end
+
+
+def _json_string(body: bytes) -> str:
+    """The string whose JSON form is ``"body"``; ValueError if that is not a JSON string."""
+    if _PLAIN_BYTES.fullmatch(body):
+        return body.decode("utf-8")
+    value: str = json.loads('"' + body.decode("utf-8") + '"')  # a leading quote: a string
+    return value
+
+
+def _escape(text: str) -> bytes:
+    """``text`` as upstream serialisation writes it inside a JSON string (spec §0).
+
+    Lone surrogates, which no UTF-8 chunk file can hold, pass through, so such a path is
+    simply not found.
+    """
+    if _PLAIN.fullmatch(text) is None:
+        text = dumps_upstream(text)[1:-1]
+    return text.encode("utf-8", "surrogatepass")

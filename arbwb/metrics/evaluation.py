@@ -1,0 +1,154 @@
+"""One ``evaluate`` over the RANKINGS and LABELS frames: rank metrics through the Polars
+expressions of :mod:`arbwb.metrics.rank`, BCY through :mod:`arbwb.metrics.budget`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from arbwb import schemas
+from arbwb.errors import InputError
+from arbwb.io.corpus import Corpus
+from arbwb.metrics.budget import bcy_metrics
+from arbwb.metrics.rank import apply_stored_mrr, count_aggs, value_expr
+from arbwb.metrics.spec import DEFAULT_METRICS, MetricSpec, parse_metric
+
+
+def _gold(labels: pl.DataFrame, samples: pl.DataFrame | None) -> pl.DataFrame:
+    """Distinct (sample_id, path) gold pairs of the evaluated samples."""
+    gold = labels.filter(pl.col("role") == "gold").select("sample_id", "path").unique()
+    if samples is not None:
+        gold = gold.join(samples.select("sample_id").unique(), on="sample_id", how="semi")
+    return gold
+
+
+def _bcy(
+    specs: Sequence[MetricSpec],
+    rankings: pl.DataFrame,
+    labels: pl.DataFrame,
+    samples: pl.DataFrame | None,
+    corpus: Corpus | None,
+) -> pl.DataFrame:
+    """BCY rows from :mod:`arbwb.budget`, with snapshots taken from the samples frame."""
+    if corpus is None:
+        raise InputError("BCY metrics need a corpus (--corpus DIR)")
+    if samples is None:
+        raise InputError("BCY metrics need the samples (or details) frame to find snapshots")
+    return bcy_metrics(rankings, labels, corpus, list(specs), snapshots=snapshot_map(samples))
+
+
+def snapshot_map(samples: pl.DataFrame) -> pl.DataFrame:
+    """sample_id -> snapshot_id from a samples (or details) frame."""
+    if "snapshot_id" in samples.columns:
+        return samples.select("sample_id", "snapshot_id").unique()
+    snapshot = pl.format("{}@{}", "repo", "base_commit").alias("snapshot_id")
+    return samples.select("sample_id", snapshot).unique()
+
+
+def evaluate(
+    rankings: pl.DataFrame,
+    labels: pl.DataFrame,
+    *,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    samples: pl.DataFrame | None = None,
+    stored: pl.DataFrame | None = None,
+    corpus: Corpus | None = None,
+    fusion: bool = False,
+    runs: Sequence[str] | None = None,
+) -> pl.DataFrame:
+    """Per-sample metrics (METRICS schema) for every run and every sample with gold.
+
+    The evaluated samples are those with a non-empty ``gold`` role in ``labels``
+    (restricted to ``samples`` when given; a SAMPLES or RunData.details frame). A sample a
+    run did not rank scores as an empty ranking (zeros), so denominators never shrink.
+    ``runs`` lists run names that may have no rows at all (e.g. only empty predictions).
+    ``stored`` (upstream's per-sample metrics) supplies MRR past a truncated prefix (see
+    :func:`_apply_stored_mrr`). ``fusion`` switches precision to the fusion denominator k.
+    ``first_gold_rank`` is null when no gold is ranked.
+    """
+    specs = list({s.name: s for s in map(parse_metric, metrics)}.values())
+    rank_specs = [s for s in specs if s.family != "bcy"]
+    gold = _gold(labels, samples)
+    run_names = sorted(set(rankings["run"].unique().to_list()) | set(runs or ()))
+    if not run_names:
+        msg = "no run to evaluate: rankings is empty; name the runs with runs=[...]"
+        raise ValueError(msg)
+    grid = (
+        pl.DataFrame({"run": run_names}, schema={"run": pl.String})
+        .join(gold.group_by("sample_id").agg(n_gold=pl.len().cast(pl.Int64)), how="cross")
+        .sort("run", "sample_id")
+    )
+    ranked = rankings.join(gold.select("sample_id").unique(), on="sample_id", how="semi")
+    if ranked.select("run", "sample_id", "path").is_duplicated().any():
+        msg = "rankings repeat a path within a (run, sample); build them with load_rankings"
+        raise ValueError(msg)
+    flagged = ranked.join(
+        gold.with_columns(is_gold=pl.lit(True)), on=["sample_id", "path"], how="left"
+    ).with_columns(pl.col("is_gold").fill_null(False))
+    counts = flagged.group_by("run", "sample_id").agg(count_aggs(rank_specs))
+    per = grid.join(counts, on=["run", "sample_id"], how="left").with_columns(
+        pl.exclude("run", "sample_id", "n_gold", "first").fill_null(0)
+    )
+    per = apply_stored_mrr(per.with_columns(stored_rr=pl.lit(None, pl.Float64)), stored)
+    values = {s.name: value_expr(s, fusion=fusion).cast(pl.Float64) for s in rank_specs}
+    if "mrr" in values:
+        values["mrr"] = pl.coalesce("stored_rr", values["mrr"])
+    parts = []
+    if values:
+        parts.append(
+            per.select("run", "sample_id", **values).unpivot(
+                index=["run", "sample_id"], variable_name="metric", value_name="value"
+            )
+        )
+    bcy_specs = [s for s in specs if s.family == "bcy"]
+    if bcy_specs:
+        bcy = _bcy(
+            bcy_specs, ranked, labels.join(gold, on="sample_id", how="semi"), samples, corpus
+        )
+        # every (run, sample) gets each BCY row; one the packer did not report scores 0
+        full = grid.select("run", "sample_id").join(
+            pl.DataFrame({"metric": [s.name for s in bcy_specs]}), how="cross"
+        )
+        bcy = full.join(bcy, on=["run", "sample_id", "metric"], how="left")
+        parts.append(bcy.with_columns(pl.col("value").fill_null(0.0)))
+    long = pl.concat(parts)
+    order = {s.name: i for i, s in enumerate(specs)}
+    long = long.sort(
+        "run", "sample_id", pl.col("metric").replace_strict(order, return_dtype=pl.Int64)
+    )
+    return schemas.validate(long, schemas.METRICS, name="metrics")
+
+
+def coverage(
+    rankings: pl.DataFrame,
+    labels: pl.DataFrame,
+    samples: pl.DataFrame | None = None,
+    *,
+    submitted: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """Per run: n_expected (samples with gold), n_ranked, n_missing and n_error.
+
+    ``submitted`` (RunData.submitted: run, sample_id, status) marks samples that a run
+    answered with an empty ranking (``ok``) or an error; without it a sample counts as
+    ranked when it has at least one ranking row.
+    """
+    expected = _gold(labels, samples).select("sample_id").unique()
+    answered = rankings.select("run", "sample_id", status=pl.lit("ok")).unique()
+    if submitted is not None:
+        answered = pl.concat([answered, submitted.select("run", "sample_id", "status")])
+    runs = answered.select("run").unique().sort("run")
+    answered = answered.join(expected, on="sample_id", how="semi").unique(
+        ["run", "sample_id"], keep="last"
+    )
+    counts = answered.group_by("run").agg(
+        n_ranked=(pl.col("status") == "ok").sum(), n_error=(pl.col("status") == "error").sum()
+    )
+    return (
+        runs.join(counts, on="run", how="left")
+        .with_columns(pl.col("n_ranked", "n_error").fill_null(0).cast(pl.Int64))
+        .with_columns(n_expected=pl.lit(expected.height, pl.Int64))
+        .with_columns(n_missing=pl.col("n_expected") - pl.col("n_ranked") - pl.col("n_error"))
+        .select("run", "n_expected", "n_ranked", "n_missing", "n_error")
+    )

@@ -1,0 +1,97 @@
+"""The one table renderer: a frame as Markdown, CSV or LaTeX, numbers formatted alike.
+
+Floats print with ``decimals`` places (spec §5.9 uses 4) and nulls as ``n/a`` in Markdown
+and LaTeX; CSV keeps full precision for re-use. Every format escapes what its syntax needs.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import polars as pl
+
+FORMATS = ("markdown", "csv", "latex")
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def cell(value: Any, decimals: int = 4) -> str:
+    """One value as text: floats with ``decimals`` places, None as ``n/a``."""
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.{decimals}f}"
+    return str(value)
+
+
+def latex_escape(text: str) -> str:
+    """Escape every LaTeX special character (``\\ & % $ # _ { } ~ ^``)."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def _markdown_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(frame: pl.DataFrame, *, decimals: int = 4) -> str:
+    """A GitHub Markdown table; numeric columns right-aligned."""
+    header = "| " + " | ".join(_markdown_escape(c) for c in frame.columns) + " |"
+    rule = "|" + "|".join("---:" if t.is_numeric() else "---" for t in frame.dtypes) + "|"
+    rows = [
+        "| " + " | ".join(_markdown_escape(cell(v, decimals)) for v in row) + " |"
+        for row in frame.iter_rows()
+    ]
+    return "\n".join([header, rule, *rows]) + "\n"
+
+
+def to_latex(frame: pl.DataFrame, *, decimals: int = 4) -> str:
+    """A booktabs LaTeX tabular for papers; numeric columns right-aligned."""
+    align = "".join("r" if t.is_numeric() else "l" for t in frame.dtypes)
+    lines = [
+        rf"\begin{{tabular}}{{{align}}}",
+        r"\toprule",
+        " & ".join(latex_escape(c) for c in frame.columns) + r" \\",
+        r"\midrule",
+        *(
+            " & ".join(latex_escape(cell(v, decimals)) for v in row) + r" \\"
+            for row in frame.iter_rows()
+        ),
+        r"\bottomrule",
+        r"\end{tabular}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(frame: pl.DataFrame) -> str:
+    """CSV with a header row, full precision (nested columns as JSON text)."""
+    nested = [c for c, t in frame.schema.items() if t.is_nested()]
+    if nested:
+        frame = frame.with_columns(pl.col(nested).map_elements(_json, return_dtype=pl.String))
+    return frame.write_csv()
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value.to_list() if isinstance(value, pl.Series) else value)
+
+
+def render(frame: pl.DataFrame, fmt: str, *, decimals: int = 4) -> str:
+    """``frame`` in one of :data:`FORMATS`."""
+    if fmt == "markdown":
+        return to_markdown(frame, decimals=decimals)
+    if fmt == "latex":
+        return to_latex(frame, decimals=decimals)
+    if fmt == "csv":
+        return to_csv(frame)
+    msg = f"unknown table format {fmt!r}; use one of {FORMATS}"
+    raise ValueError(msg)
