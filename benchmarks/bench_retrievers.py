@@ -37,8 +37,8 @@ from _realistic import realistic
 
 from arbwb.io.corpus import open_corpus
 from arbwb.retrievers import bm25
-from arbwb.retrievers.registry import MethodOptions, get_method
 from arbwb.retrievers.common import chunk_documents
+from arbwb.retrievers.registry import MethodOptions, get_method
 from arbwb.tokenize import split_identifiers
 
 

@@ -222,7 +222,7 @@ def test_release_root_is_one_view_over_every_corpus(tmp_path: Path) -> None:
     ]
     with pytest.raises(InputError, match="release id"):
         open_corpus(tmp_path, "R3")
-    with pytest.raises(InputError, match="no corpus_manifest.jsonl here"):
+    with pytest.raises(InputError, match=r"no corpus_manifest\.jsonl here"):
         open_corpus(tmp_path / "corpus" / "v2_code2test" / "o__r")
 
 

@@ -12,7 +12,6 @@ import pytest
 import rank_bm25
 
 from arbwb.retrievers import METHOD_NAMES, bm25, lexical
-from arbwb.retrievers.registry import METHODS, get_method
 from arbwb.retrievers.common import (
     MEMO_FACTOR,
     TermMatrix,
@@ -23,6 +22,7 @@ from arbwb.retrievers.common import (
     term_matrix,
     tiebreak_order,
 )
+from arbwb.retrievers.registry import METHODS, get_method
 from arbwb.tokenize import split_identifiers
 
 TOKEN = "def refresh_token(value):\n    return value"
