@@ -33,13 +33,14 @@ PER_SAMPLE: schemas.Schema = {
     "mrr": pl.Float64,
     **{f"gold_recall@{k}": pl.Float64 for k in DEPTHS},
     GOLD_COVERAGE: pl.Float64,  # stored upstream value; null when the run stores none
+    "answered": pl.Boolean,  # the run ranked (or answered) this sample; else scored as a miss
 }
 
 
 def nearest_rank(values: Sequence[float], q: float) -> float | None:
     """Nearest-rank quantile (spec §5.5): sorted[clamp(ceil(q·n) - 1, 0, n - 1)]; None if empty.
 
-    ``q·n`` is a float product, as upstream computes it (so 0.9·70 rounds up to index 63).
+    ``q·n`` is a float product, as upstream computes it.
     """
     ordered = sorted(values)
     if not ordered:
@@ -63,13 +64,15 @@ def per_sample(
     *,
     stored: pl.DataFrame | None = None,
     runs: Sequence[str] | None = None,
+    submitted: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """PER_SAMPLE rows for every run and every sample with gold in ``gold`` (LABELS).
 
     ``samples`` (SAMPLES or a details frame) gives task and repo. ``stored`` (upstream's
     per-sample metrics of these runs) supplies MRR when the file lacks ``gold_ranks``
     (first-gold rank then = round(1/MRR), see :func:`arbwb.metrics.evaluate`) and
-    ``gold_coverage@8k``.
+    ``gold_coverage@8k``. ``submitted`` (RunData.submitted rows) marks samples answered with
+    an empty ranking; without it a sample is answered when the run ranks something for it.
     """
     names = ["first_gold_rank", "mrr", *(f"recall@{k}" for k in DEPTHS)]
     long = evaluate(rankings, gold, metrics=names, samples=samples, stored=stored, runs=runs)
@@ -83,6 +86,13 @@ def per_sample(
     has_cov = frame.group_by("run").agg(has=pl.col(GOLD_COVERAGE).is_not_null().any())
     frame = frame.join(has_cov, on="run").with_columns(
         pl.when(pl.col("has")).then(pl.col(GOLD_COVERAGE).fill_null(0.0)).alias(GOLD_COVERAGE)
+    )
+    answered = rankings.select("run", "sample_id")
+    if submitted is not None:
+        answered = pl.concat([answered, submitted.select("run", "sample_id")])
+    answered = answered.unique().with_columns(answered=pl.lit(True))
+    frame = frame.join(answered, on=["run", "sample_id"], how="left").with_columns(
+        pl.col("answered").fill_null(False)
     )
     frame = frame.select(list(PER_SAMPLE)).sort("run", "sample_id")
     return schemas.validate(frame, PER_SAMPLE, name="depth per sample")
@@ -119,11 +129,14 @@ def depth_rows(per: pl.DataFrame, info: pl.DataFrame | None = None) -> pl.DataFr
     """First-gold depth per run and task (``overall`` first), spec §13.3.
 
     ``info`` (run, mode, candidate_filter, ...) is joined on ``run`` and orders the runs by
-    mode then name. Means are Polars means (within spec §0's 1e-12 of upstream's sums).
+    mode then name. ``unanswered`` (arbwb-defined) counts samples the run has no answer for;
+    they are misses, included in ``missing_first_gold_rank``. Means are Polars means (within
+    spec §0's 1e-12 of upstream's left-to-right sums).
     """
     rank = pl.col("first_gold_rank")
     aggs = [
         pl.len().alias("samples"),
+        (~pl.col("answered")).sum().alias("unanswered"),
         rank.is_null().sum().alias("missing_first_gold_rank"),
         nearest_rank_expr("first_gold_rank", 0.5).alias("median_first_gold_rank_hit_only"),
         nearest_rank_expr("first_gold_rank", 0.9).alias("p90_first_gold_rank_hit_only"),
@@ -133,7 +146,9 @@ def depth_rows(per: pl.DataFrame, info: pl.DataFrame | None = None) -> pl.DataFr
         *(pl.col(f"gold_recall@{k}").mean() for k in DEPTHS),
     ]
     rows = _with_overall(per).group_by("run", "task").agg(aggs)
-    rows = rows.with_columns(pl.col("samples", "missing_first_gold_rank").cast(pl.Int64))
+    rows = rows.with_columns(
+        pl.col("samples", "unanswered", "missing_first_gold_rank").cast(pl.Int64)
+    )
     if info is None:
         info = per.select("run").unique().with_columns(mode=pl.lit(None, pl.String))
     rows = rows.join(info, on="run", how="left")
@@ -195,21 +210,24 @@ def all_miss_samples(per: pl.DataFrame, *, k: int = COVERAGE_K) -> pl.DataFrame:
     return counts.sort(task_rank(), "task", "sample_id").drop("hit_models")
 
 
-def given_file_traps(
+def given_at_top(
     per: pl.DataFrame, rankings: pl.DataFrame, labels: pl.DataFrame, *, k: int = COVERAGE_K
 ) -> pl.DataFrame:
-    """comment2context samples whose rank-1 file is a given file and Recall@k = 0 (spec §13.3).
+    """comment2context (run, sample) pairs whose rank-1 file is a given file (spec §2.7, §13.3).
 
-    ``labels`` must carry the ``given`` role (spec §2.7; from the benchmark samples). Upstream
-    never removes given files from rankings, so such a file takes rank 1 as a non-gold file.
+    ``trap`` marks upstream's given-file trap (also Recall@k = 0); the other rows (rank-1 given
+    file, gold found lower) are an arbwb-defined wider view. ``labels`` must carry the
+    ``given`` role (from the benchmark samples). Upstream never removes given files from
+    rankings, so such a file takes rank 1 as a non-gold file.
     """
     given = labels.filter(pl.col("role") == "given").select("sample_id", "path").unique()
     top1 = rankings.filter(pl.col("rank") == 1).select("run", "sample_id", top1_path="path")
-    traps = (
-        per.filter(pl.col("task") == TRAP_TASK, pl.col(f"gold_recall@{k}") == 0.0)
+    rows = (
+        per.filter(pl.col("task") == TRAP_TASK)
         .join(top1, on=["run", "sample_id"])
         .join(given, left_on=["sample_id", "top1_path"], right_on=["sample_id", "path"], how="semi")
+        .with_columns(trap=pl.col(f"gold_recall@{k}") == 0.0)
     )
-    return traps.select("run", "sample_id", "repo", "top1_path", "first_gold_rank").sort(
+    return rows.select("run", "sample_id", "repo", "top1_path", "first_gold_rank", "trap").sort(
         "run", "sample_id"
     )
