@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,21 +12,7 @@ import polars as pl
 
 from arbwb.errors import InputError
 from arbwb.io.rankings import RunData, load_rankings
-
-
-@dataclass(frozen=True)
-class DepthReport:
-    """Every table ``arbwb depth`` prints; fusion and ablation are None when absent."""
-
-    depth_rows: pl.DataFrame
-    coverage: pl.DataFrame
-    distribution: pl.DataFrame
-    all_miss: pl.DataFrame
-    traps: pl.DataFrame | None
-    fusion: pl.DataFrame | None
-    reference: pl.DataFrame | None
-    ablation: pl.DataFrame | None
-    info: pl.DataFrame
+from arbwb.rank_analysis import DepthReport
 
 
 def add_parser(subparsers: Any) -> None:
@@ -79,63 +64,6 @@ def _check_known(run: RunData, samples: pl.DataFrame, source: str) -> None:
         raise InputError(msg, path=run.path, line=row["line"], field="sample_id")
 
 
-def run_info(runs: dict[str, RunData]) -> pl.DataFrame:
-    """run, mode, candidate_filter, method, source for each run (summary beside the file)."""
-    from arbwb.io.runmeta import run_meta
-
-    rows = []
-    for name, data in runs.items():
-        meta = run_meta(data.path, name)
-        rows.append(
-            {
-                "run": name,
-                "mode": meta.mode,
-                "candidate_filter": meta.candidate_filter,
-                "method": meta.method,
-                "components": list(meta.components),
-                "source": data.path,
-            }
-        )
-    return pl.DataFrame(rows, schema_overrides={"components": pl.List(pl.String)})
-
-
-def build_report(
-    runs: dict[str, RunData], labels: pl.DataFrame, samples: pl.DataFrame
-) -> DepthReport:
-    """All tables for ``runs`` scored on ``labels`` gold (samples give task and repo)."""
-    from arbwb import depth, fusion_report
-
-    info = run_info(runs)
-    rankings = pl.concat([r.rankings for r in runs.values()])
-    stored = [r.stored for r in runs.values() if r.stored is not None]
-    per = depth.per_sample(
-        rankings,
-        labels,
-        samples,
-        stored=pl.concat(stored) if stored else None,
-        runs=list(runs),
-        submitted=pl.concat([r.submitted for r in runs.values()]),
-    )
-    rows = depth.depth_rows(per, info.drop("components"))
-    fusions = {
-        r["run"]: r["components"] for r in info.iter_rows(named=True) if r["mode"] == "rank_fusion"
-    }
-    named = {c for components in fusions.values() for c in components} & set(runs)
-    singles = sorted(named) or [name for name in runs if name not in fusions]
-    has_given = (labels["role"] == "given").any()
-    return DepthReport(
-        depth_rows=rows,
-        coverage=depth.cross_run_coverage(per),
-        distribution=depth.coverage_distribution(per),
-        all_miss=depth.all_miss_samples(per),
-        traps=depth.given_at_top(per, rankings, labels) if has_given else None,
-        fusion=fusion_report.fusion_table(rankings, labels, samples, fusions) if fusions else None,
-        reference=fusion_report.reference_table(rows, singles) if fusions else None,
-        ablation=fusion_report.ablation_table(rows) if fusion_report.has_ablation(info) else None,
-        info=info,
-    )
-
-
 def _records(frame: pl.DataFrame | None) -> list[dict[str, Any]] | None:
     return None if frame is None else frame.to_dicts()
 
@@ -153,7 +81,7 @@ def to_json(report: DepthReport) -> dict[str, Any]:
         "depth_rows": report.depth_rows.to_dicts(),
         "cross_model_coverage": coverage,
         "all_models_miss@20": report.all_miss.to_dicts(),
-        "given_file_at_rank_1": _records(report.traps),
+        "given_file_at_rank_1": _records(report.given_top),
         "rank_fusion": _records(report.fusion),
         "rank_fusion_reference": _records(report.reference),
         "candidate_filter_ablation": _records(report.ablation),
@@ -227,6 +155,8 @@ def run(args: argparse.Namespace) -> int:
         labels, samples = sample_set.labels, sample_set.samples
     else:
         labels, samples = details_gold(runs)
+    from arbwb.rank_analysis import build_report
+
     report = build_report(runs, labels, samples)
     if args.format == "json":
         doc = to_json(report)
