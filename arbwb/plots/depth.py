@@ -52,7 +52,7 @@ def plot_first_gold_cdf(
     ax.set_xlabel("rank K (full ranking)")
     ax.set_ylabel("share of samples with first gold <= K")
     n = part["sample_id"].n_unique()
-    title = f"first-gold rank, {task} (n={n})"
+    title = f"{task} (n={n})"
     ax.set_title(f"{title} — demo data" if demo else title)
     if legend:
         ax.legend(fontsize="small", frameon=False, loc="lower right")
