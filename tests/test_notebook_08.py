@@ -87,12 +87,34 @@ def _given(record: dict[str, Any]) -> list[str]:
     return [fallback] if fallback else []
 
 
+def _independent_rrf(folder: Path, runs: list[str]) -> dict[str, float]:
+    """RRF (k = 60) of the runs' top 20 per sample, then mean fusion R@5, MRR, nDCG@20, Any@20."""
+    lists = [{r["sample_id"]: r for r in _rows(folder / f"{run}_details.jsonl")} for run in runs]
+    common = sorted(set(lists[0]).intersection(*lists[1:]))
+    totals = {"recall@5": 0.0, "mrr": 0.0, "ndcg@20": 0.0, "any@20": 0.0}
+    for sid in common:
+        scores: dict[str, float] = {}
+        for ranked in lists:
+            top = list(dict.fromkeys(p for p in ranked[sid]["top_files"] if p))[:20]
+            for rank, path in enumerate(top, start=1):
+                scores[path] = scores.get(path, 0.0) + 1.0 / (60 + rank)
+        fused = [p for p, _ in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))][:20]
+        gold = set(lists[0][sid]["gold_files"])
+        hits = [i for i, p in enumerate(fused, start=1) if p in gold]
+        totals["recall@5"] += sum(1 for i in hits if i <= 5) / len(gold)
+        totals["mrr"] += 1 / hits[0] if hits else 0.0
+        totals["any@20"] += 1.0 if hits else 0.0
+        ideal = sum(1 / math.log2(r + 1) for r in range(1, min(len(gold), 20) + 1))
+        totals["ndcg@20"] += sum(1 / math.log2(i + 1) for i in hits) / ideal
+    return {key: value / len(common) for key, value in totals.items()}
+
+
 @pytest.mark.slow
 def test_rank_analysis_notebook_on_demo(tmp_path: Path) -> None:
     runs = sorted((DEMO / "eval" / "demo").glob("*_details.jsonl"))
     if not runs:
         pytest.skip("data/demo has no eval/demo/*_details.jsonl runs")
-    record = _execute(tmp_path)
+    record = _execute(tmp_path, fuse_runs="lexical+bm25")
     assert "skipped" not in record
     coverage_hits: dict[str, int] = {}
     tasks: dict[str, str] = {}
@@ -135,6 +157,9 @@ def test_rank_analysis_notebook_on_demo(tmp_path: Path) -> None:
         expected = sum(r["metrics"][stored] for r in fusion_rows) / len(fusion_rows)
         assert fused[key] == pytest.approx(expected, abs=1e-12), key
     assert record["ablation"] == {}  # the demo has only all_files runs
+    made = record["arbwb_fusion"]["demo/arbwb:rrf_lexical_bm25/overall"]
+    for key, value in _independent_rrf(DEMO / "eval" / "demo", ["lexical", "bm25"]).items():
+        assert made[key] == pytest.approx(value, abs=1e-12), key
     out = tmp_path / "out"
     for name in ("first_gold_cdf__demo", "coverage__demo"):
         for ext in ("png", "svg"):

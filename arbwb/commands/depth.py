@@ -6,13 +6,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from arbwb.errors import InputError
 from arbwb.io.rankings import RunData, load_rankings
-from arbwb.rank_analysis import DepthReport
+
+if TYPE_CHECKING:
+    from arbwb.rank_analysis import DepthReport
 
 
 def add_parser(subparsers: Any) -> None:
