@@ -1,0 +1,164 @@
+"""Rank-fusion report (spec §13.7) and candidate-filter ablation (spec §13.8) from stored runs.
+
+Fusion rows score a fusion run on its fused top 20 with the fusion metric set (spec §8:
+precision denominator k, Any@k, nDCG@20); component reference rows and the ablation come
+from :func:`arbwb.depth.depth_rows`, so single runs keep their full-depth MRR (spec §5.1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import polars as pl
+
+from arbwb import schemas
+from arbwb.depth import task_rank
+from arbwb.io.runmeta import FILTERS
+from arbwb.metrics import evaluate
+from arbwb.retrievers.fusion import DEPTH, RRF_K, rrf, top_lists
+
+FUSION_METRICS: tuple[str, ...] = ("recall@5", "recall@10", "recall@20", "mrr", "hit@20", "ndcg@20")
+BASE_FILTER = "all_files"
+
+
+def fuse(
+    rankings: pl.DataFrame, components: Sequence[str], *, name: str, k: int = RRF_K
+) -> pl.DataFrame:
+    """RANKINGS of the RRF of stored runs (spec §8), on the samples every component ranks.
+
+    Each component contributes its top 20; samples are processed in sorted id order. A
+    component that ranked nothing for a sample leaves that sample out (upstream fuses the
+    intersection of sample ids).
+    """
+    lists = [top_lists(rankings.filter(pl.col("run") == c)) for c in components]
+    if len(lists) < 2:
+        msg = f"a fusion needs at least two runs, got {list(components)}"
+        raise ValueError(msg)
+    common = sorted(set(lists[0]).intersection(*lists[1:]))
+    rows = [
+        {"run": name, "sample_id": sid, "rank": rank, "path": path, "score": score}
+        for sid in common
+        for rank, (path, score) in enumerate(rrf([top[sid] for top in lists], k=k), start=1)
+    ]
+    return schemas.validate(
+        pl.DataFrame(rows, schema=dict(schemas.RANKINGS)), schemas.RANKINGS, name="fused rankings"
+    )
+
+
+def _with_overall(metrics: pl.DataFrame, samples: pl.DataFrame) -> pl.DataFrame:
+    tasks = samples.select("sample_id", "task").unique("sample_id", keep="first")
+    per = metrics.join(tasks, on="sample_id", how="left")
+    return pl.concat([per.with_columns(task=pl.lit("overall")), per])
+
+
+def fusion_table(
+    rankings: pl.DataFrame,
+    gold: pl.DataFrame,
+    samples: pl.DataFrame,
+    fusions: Mapping[str, Sequence[str]],
+) -> pl.DataFrame:
+    """Per fusion run and task (``overall`` first): samples and the §13.7 metrics.
+
+    ``fusions`` maps each fusion run in ``rankings`` to its component labels. A fusion is
+    scored on the samples it ranks (the components' common samples), on its top 20.
+    """
+    frames = []
+    for name, components in fusions.items():
+        ranked = rankings.filter(pl.col("run") == name, pl.col("rank") <= DEPTH)
+        answered = samples.join(ranked.select("sample_id").unique(), on="sample_id", how="semi")
+        long = evaluate(
+            ranked, gold, metrics=FUSION_METRICS, samples=answered, fusion=True, runs=[name]
+        )
+        per = _with_overall(long, answered)
+        table = per.group_by("task").agg(
+            samples=pl.col("sample_id").n_unique().cast(pl.Int64),
+            **{m: pl.col("value").filter(pl.col("metric") == m).mean() for m in FUSION_METRICS},
+        )
+        frames.append(
+            table.with_columns(fusion=pl.lit(name), components=pl.lit(" + ".join(components)))
+        )
+    if not frames:
+        return pl.DataFrame(
+            schema={
+                "fusion": pl.String,
+                "components": pl.String,
+                "task": pl.String,
+                "samples": pl.Int64,
+                **dict.fromkeys(FUSION_METRICS, pl.Float64),
+            }
+        )
+    table = pl.concat(frames).rename({"hit@20": "any@20"})
+    table = table.sort(
+        task_rank(), "task", pl.col("mrr"), "fusion", descending=[False, False, True, False]
+    )
+    return table.select("fusion", "components", "task", "samples", pl.exclude(_KEYS))
+
+
+_KEYS = ("fusion", "components", "task", "samples")
+
+
+def reference_table(depth: pl.DataFrame, runs: Sequence[str]) -> pl.DataFrame:
+    """Component reference rows (task, model, samples, R@20, MRR, source) from depth rows.
+
+    ``depth`` is :func:`arbwb.depth.depth_rows` output, with a ``source`` column when known.
+    """
+    source = pl.col("source") if "source" in depth.columns else pl.lit(None, pl.String)
+    rows = depth.filter(pl.col("run").is_in(list(runs))).select(
+        "task",
+        model="run",
+        samples="samples",
+        recall_20="gold_recall@20",
+        mrr="mean_mrr",
+        source=source,
+    )
+    return rows.rename({"recall_20": "recall@20"}).sort(task_rank(), "task", "model")
+
+
+def has_ablation(info: pl.DataFrame) -> bool:
+    """Whether any run uses a candidate filter other than ``all_files`` (spec §6.2)."""
+    return bool((info["candidate_filter"] != BASE_FILTER).any())
+
+
+def ablation_table(depth: pl.DataFrame) -> pl.DataFrame:
+    """Spec §13.8 per method, candidate filter and task, with MRR minus the method's all_files.
+
+    ``depth`` is :func:`arbwb.depth.depth_rows` output with ``method`` and
+    ``candidate_filter`` columns. The delta is null when the method has no ``all_files`` run
+    for that task (diagnostic only; means are each run's own, as upstream's summaries).
+    """
+    rows = depth.select(
+        "method",
+        "candidate_filter",
+        "task",
+        "samples",
+        pl.col("gold_recall@5").alias("recall@5"),
+        pl.col("gold_recall@10").alias("recall@10"),
+        pl.col("gold_recall@20").alias("recall@20"),
+        pl.col("mean_mrr").alias("mrr"),
+        pl.col("mean_gold_coverage@8k").alias("gold_coverage@8k"),
+    )
+    base = rows.filter(pl.col("candidate_filter") == BASE_FILTER).select(
+        "method", "task", base_mrr="mrr"
+    )
+    order = {f: i for i, f in enumerate(FILTERS)}
+    out = rows.join(base, on=["method", "task"], how="left").with_columns(
+        delta_mrr_vs_all_files=pl.col("mrr") - pl.col("base_mrr")
+    )
+    out = out.sort(
+        "method",
+        task_rank(),
+        "task",
+        pl.col("candidate_filter").replace_strict(order, default=len(order), return_dtype=pl.Int64),
+    )
+    return out.select(
+        "method",
+        "candidate_filter",
+        "task",
+        "samples",
+        "recall@5",
+        "recall@10",
+        "recall@20",
+        "mrr",
+        "delta_mrr_vs_all_files",
+        "gold_coverage@8k",
+    )

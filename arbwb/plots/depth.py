@@ -1,0 +1,90 @@
+"""Rank analysis figures (spec §13.3): first-gold rank CDF per run, cross-run coverage bars.
+
+Inputs are :func:`arbwb.depth.per_sample` and :func:`arbwb.depth.coverage_distribution`.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import polars as pl
+import seaborn as sns
+from matplotlib.axes import Axes
+
+from arbwb.depth import DEPTHS
+
+
+def plot_first_gold_cdf(
+    per: pl.DataFrame,
+    *,
+    task: str = "overall",
+    max_rank: int = 200,
+    demo: bool = False,
+    legend: bool = True,
+    ax: Axes | None = None,
+) -> Axes:
+    """Share of samples whose first gold file is at rank <= K, against K, one step line per run.
+
+    The share at K is any_gold@K; a curve that levels off below 1 shows the samples whose gold
+    the run never ranks (or ranks past ``max_rank``). ``task="overall"`` uses every sample.
+    """
+    part = per if task == "overall" else per.filter(pl.col("task") == task)
+    if part.is_empty():
+        known = sorted(per["task"].unique().to_list())
+        msg = f"no samples for task {task!r}; tasks present: {known!r}"
+        raise ValueError(msg)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5.5, 3.8))
+    runs = sorted(part["run"].unique().to_list())
+    colors = dict(zip(runs, sns.color_palette("colorblind", len(runs)), strict=True))
+    ks = np.arange(1, max_rank + 1)
+    for run in runs:
+        ranks = part.filter(pl.col("run") == run)["first_gold_rank"]
+        found = np.sort(ranks.drop_nulls().to_numpy())
+        share = np.searchsorted(found, ks, side="right") / ranks.len()
+        ax.step(ks, share, where="post", color=colors[run], lw=1.5, label=run)
+    ticks = [k for k in DEPTHS if k <= max_rank]
+    ax.set_xscale("log")
+    ax.set_xticks(ticks, [str(k) for k in ticks])
+    ax.minorticks_off()
+    ax.set_xlim(1, max_rank)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("rank K (full ranking)")
+    ax.set_ylabel("share of samples with first gold <= K")
+    n = part["sample_id"].n_unique()
+    title = f"{task} (n={n})"
+    ax.set_title(f"{title} — demo data" if demo else title)
+    if legend:
+        ax.legend(fontsize="small", frameon=False, loc="lower right")
+    return ax
+
+
+def plot_coverage_distribution(
+    dist: pl.DataFrame, *, k: int = 20, demo: bool = False, ax: Axes | None = None
+) -> Axes:
+    """Per task, the share of samples hit at ``k`` by exactly h runs, h = 0..runs (grouped bars).
+
+    The bar at h = 0 is the all-run miss set; the per-task panels exclude ``overall``
+    unless it is the only one.
+    """
+    tasks = [t for t in dist["task"].unique(maintain_order=True).to_list() if t != "overall"]
+    tasks = tasks or ["overall"]
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5.5, 3.8))
+    hits = sorted(dist["hit_models"].unique().to_list())
+    width = 0.8 / len(tasks)
+    colors = sns.color_palette("colorblind", len(tasks))
+    for i, task in enumerate(tasks):
+        part = dist.filter(pl.col("task") == task).sort("hit_models")
+        share = part["samples"].to_numpy() / max(int(part["samples"].sum()), 1)
+        x = part["hit_models"].to_numpy() + (i - (len(tasks) - 1) / 2) * width
+        n = int(part["samples"].sum())
+        ax.bar(x, share, width=width, color=colors[i], label=f"{task} (n={n})")
+    ax.set_xticks(hits, [str(h) for h in hits])
+    ax.set_ylim(0, 1)
+    ax.set_xlabel(f"runs with Recall@{k} > 0")
+    ax.set_ylabel("share of samples")
+    title = f"cross-run coverage at {k}"
+    ax.set_title(f"{title} — demo data" if demo else title)
+    ax.legend(fontsize="small", frameon=False)
+    return ax
