@@ -9,6 +9,7 @@ from integer counts with Python float division, so they equal upstream's bit for
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 from collections.abc import Mapping, Sequence
@@ -339,9 +340,9 @@ def _sweep_extras(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def candidate_thresholds(confidence: Sequence[float] | npt.ArrayLike) -> list[float]:
-    """Spec §9.4: −∞, the midpoints of the sorted distinct confidences, then just above the max."""
+    """Spec §9.4: -inf, midpoints of the sorted distinct confidences, then just above the max."""
     values = sorted({float(c) for c in np.asarray(confidence, dtype=np.float64).ravel()})
-    out = [NEG_INF] + [(a + b) / 2 for a, b in zip(values, values[1:], strict=False)]
+    out = [NEG_INF] + [(a + b) / 2 for a, b in itertools.pairwise(values)]
     if values:
         top = values[-1]
         out.append(top + max(1e-9, abs(top) * 1e-9))
@@ -376,6 +377,14 @@ def select(sweep_rows: pl.DataFrame, point: str = SELECTION) -> dict[str, Any] |
         if best is None or key > best_key:
             best, best_key = row, key
     return best
+
+
+def calibrated_row(rows: pl.DataFrame) -> dict[str, Any]:
+    """The sweep row upstream calibrates with: best balanced accuracy (spec §9.4)."""
+    row = select(sweep(rows), SELECTION)
+    if row is None:  # unreachable: the selection has no filter and the sweep has >= 1 row
+        raise ValueError("empty sweep")
+    return row
 
 
 def compact(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -414,8 +423,7 @@ def operating_points(sweep_rows: pl.DataFrame) -> dict[str, dict[str, Any] | Non
 def transfer(balanced: pl.DataFrame, natural: pl.DataFrame) -> dict[str, Any]:
     """Spec §9.5: select on the balanced split (best balanced accuracy), apply to natural."""
     check_both_classes(balanced, "the balanced split")
-    chosen = select(sweep(balanced))
-    assert chosen is not None  # noqa: S101 - best_balanced_accuracy always has a row
+    chosen = calibrated_row(balanced)
     threshold = float(chosen["threshold"])
     return {
         "threshold": threshold,
@@ -429,7 +437,7 @@ def transfer(balanced: pl.DataFrame, natural: pl.DataFrame) -> dict[str, Any]:
 
 
 def _percentile(values: Sequence[float], q: float) -> float:
-    """Linear-interpolated percentile (position q·(n−1)), as upstream's confidence summary."""
+    """Linear-interpolated percentile (position q*(n-1)), as upstream's confidence summary."""
     ordered = sorted(values)
     position = (len(ordered) - 1) * q
     low = math.floor(position)
@@ -510,7 +518,7 @@ def _fold_error(rows: pl.DataFrame, fold_of: Mapping[str, int], folds: int) -> N
 def assign_folds(rows: pl.DataFrame, folds: int = 5) -> dict[str, int]:
     """Deterministic repo -> fold assignment of spec §9.6 (greedy, balanced by class counts).
 
-    Literal transcription: repos visited by (−max share, −size, name); each goes to the fold
+    Literal transcription: repos visited by (-max share, -size, name); each goes to the fold
     minimising (projected cost, current fold size, fold index).
     """
     if folds < 2:
@@ -553,8 +561,7 @@ def assign_folds(rows: pl.DataFrame, folds: int = 5) -> dict[str, int]:
             key = (cost, fold_p[f] + fold_n[f], f)
             if best is None or key < best:
                 best = key
-        assert best is not None  # noqa: S101 - folds >= 2
-        chosen = best[2]
+        chosen = best[2] if best is not None else 0
         fold_of[repo] = chosen
         fold_p[chosen] += pos[repo]
         fold_n[chosen] += neg[repo]
@@ -626,8 +633,7 @@ def cross_validate(rows: pl.DataFrame, fold_of: Mapping[str, int]) -> CrossValid
         train = frame.filter(~pl.Series(test_mask))
         test = frame.filter(pl.Series(test_mask))
         check_both_classes(train, f"the training repos of fold {fold}")
-        chosen = select(sweep(train))
-        assert chosen is not None  # noqa: S101 - best_balanced_accuracy always has a row
+        chosen = calibrated_row(train)
         threshold = float(chosen["threshold"])
         threshold_col[test_mask] = threshold
         fold_rows.append(
