@@ -736,3 +736,39 @@ def protocol_json(rows: pl.DataFrame, protocol: Protocol, folds: int) -> dict[st
         "no_gold": int((rows["label"] == "no_gold").sum()),
         "no_gold_reason_counts": dict(sorted((str(r), int(c)) for r, c in reasons.iter_rows())),
     }
+
+
+def json_safe(value: Any) -> Any:
+    """``-inf`` thresholds as null (JSON has no infinities); dicts/lists converted recursively."""
+    if isinstance(value, float) and value == NEG_INF:
+        return None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    return value
+
+
+def calibration_json(calibration: Calibration) -> dict[str, Any]:
+    """The ``arbwb selective`` JSON: runs (out_of_fold, no_abstain, folds, threshold_summary,
+    predictions), protocol and repo_folds; a null threshold means -inf (never abstain).
+    """
+    reference = next(iter(calibration.rows.values()))
+    runs = [
+        {
+            "run": name,
+            "out_of_fold": cv.out_of_fold,
+            "no_abstain": cv.no_abstain,
+            "folds": cv.folds,
+            "threshold_summary": cv.threshold_summary,
+            "predictions": cv.predictions.to_dicts(),
+        }
+        for name, cv in calibration.runs.items()
+    ]
+    protocol = protocol_json(reference, calibration.protocol, calibration.folds)
+    protocol["reference_run"] = next(iter(calibration.runs))
+    protocol["null_threshold"] = "-inf (no abstention)"
+    out: dict[str, Any] = json_safe(
+        {"runs": runs, "protocol": protocol, "repo_folds": calibration.repo_folds}
+    )
+    return out

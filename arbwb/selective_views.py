@@ -9,6 +9,7 @@ for notebooks live here too. Frames in, frames out.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -43,8 +44,10 @@ SIGNALS = ("confidence", "top_score", "file_margin", "top1_minus_mean_topk", "re
 def _interval(replicates: FloatArray, level: float) -> tuple[FloatArray, FloatArray]:
     """Percentile interval per column of (n_boot, m) replicates, ignoring NaN resamples."""
     alpha = 1.0 - level
-    low = np.nanquantile(replicates, alpha / 2, axis=0)
-    high = np.nanquantile(replicates, 1 - alpha / 2, axis=0)
+    with warnings.catch_warnings():  # a column with no defined resample stays NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
+        low = np.nanquantile(replicates, alpha / 2, axis=0)
+        high = np.nanquantile(replicates, 1 - alpha / 2, axis=0)
     return low, high
 
 
