@@ -249,11 +249,10 @@ def check_both_classes(rows: pl.DataFrame, what: str) -> None:
     """A calibration set needs positives and no-gold samples (else the protocol changes)."""
     for label in ("positive", "no_gold"):
         if not (rows["label"] == label).any():
-            runs = sorted(set(rows["run"])) if rows.height else []
             ids = rows["sample_id"].to_list()
             msg = (
-                f"{what} of run(s) {runs} has no {label} samples among its {rows.height} "
-                f"samples ({_named(ids) or 'none'}); selective calibration needs both classes"
+                f"{what} has no {label} samples among its {rows.height} samples "
+                f"({_named(ids) or 'none'}); selective calibration needs both classes"
             )
             raise InputError(msg, field="label")
 
@@ -632,7 +631,7 @@ def cross_validate(rows: pl.DataFrame, fold_of: Mapping[str, int]) -> CrossValid
         test_mask = fold_ids == fold
         train = frame.filter(~pl.Series(test_mask))
         test = frame.filter(pl.Series(test_mask))
-        check_both_classes(train, f"the training repos of fold {fold}")
+        check_both_classes(train, f"the training repos of fold {fold} (run {rows['run'][0]!r})")
         chosen = calibrated_row(train)
         threshold = float(chosen["threshold"])
         threshold_col[test_mask] = threshold
@@ -686,7 +685,7 @@ def calibrate(
     check_shared_map(rows_by_run)
     subsets = {name: protocol_rows(rows, protocol) for name, rows in rows_by_run.items()}
     for name, rows in subsets.items():
-        check_both_classes(rows, f"the {protocol} protocol rows of {name!r}")
+        check_both_classes(rows, f"run {name!r} under the {protocol} protocol")
     reference = next(iter(subsets.values()))
     fold_of = assign_folds(reference, folds)
     return Calibration(
