@@ -538,3 +538,73 @@ def test_run_without_no_gold_samples_is_refused(tmp_path: Path) -> None:
         InputError, match="run 'a' under the natural protocol has no no_gold samples among its 33"
     ):
         sel.calibrate({"a": frame(natural_free, "a")}, protocol="natural", folds=5)
+
+
+# ------------------------------------------------------------ rank -> selective end to end
+
+DEMO = ROOT / "data" / "demo"
+SELECTIVE_FIELDS = {"label", "no_gold_reason", "confidence", "top_score", "second_score"}
+POSITIVE_ONLY = {"metrics", "gold_ranks", "hard_negative_ranks"}
+
+
+@pytest.mark.slow
+def test_rank_then_selective_reproduces_upstream_pipeline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = {}
+    for line in (DEMO / "benchmark" / "demo" / "samples.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        records[record["id"]] = record
+    runs = []
+    for method, ranker in (("lexical", "lexical"), ("bm25-arb", "bm25")):
+        out = tmp_path / f"demo_selective_{method}_details.jsonl"
+        assert main(["rank", "--method", method, "--data", str(DEMO), "--out", str(out)]) == 0
+        rows = [json.loads(line) for line in out.read_text().splitlines()]
+        assert [r["sample_id"] for r in rows] == list(records)  # positives and no-gold alike
+        for r in rows:
+            gold = records[r["sample_id"]]["gold"]
+            no_gold = gold.get("no_gold") is True
+            assert SELECTIVE_FIELDS | {"score_margin", "ranker"} <= set(r)
+            assert r["ranker"] == ranker
+            assert r["label"] == ("no_gold" if no_gold else "positive")
+            assert r["no_gold_reason"] == (gold["reason"] if no_gold else None)
+            # confidence = top chunk score = best file score; margin = top - second chunk
+            assert r["confidence"] == r["top_score"] == r["top_file_scores"][0]["score"]
+            assert r["second_score"] <= r["top_score"]
+            assert r["score_margin"] == r["top_score"] - r["second_score"]
+            assert (set(r) >= POSITIVE_ONLY) == (not no_gold)
+            assert no_gold or "hard_negative_files" in r
+        runs.append((out, rows))
+    literal = []
+    for r in runs[0][1]:
+        no_gold = r["label"] == "no_gold"
+        recall = 0.0 if no_gold else r["metrics"]["Recall@20"]
+        literal.append(
+            {
+                "sample_id": r["sample_id"],
+                "repo": r["repo"],
+                "label": r["label"],
+                "reason": r["no_gold_reason"],
+                "conf": r["confidence"],
+                "recall": recall,
+            }
+        )
+    for protocol in ("mixed", "natural"):
+        argv = [
+            "selective",
+            str(runs[0][0]),
+            str(runs[1][0]),
+            "--samples",
+            str(DEMO / "benchmark" / "demo"),
+        ]
+        assert main([*argv, "--protocol", protocol, "--folds", "3"]) == 0
+        report = json.loads(capsys.readouterr().out)
+        subset = literal if protocol == "mixed" else ref.natural(literal)
+        expected = ref.out_of_fold(subset, 3)
+        assert report["repo_folds"] == expected["folds"]
+        first = report["runs"][0]
+        assert first["run"] == "demo_selective_lexical"
+        assert [f["threshold"] for f in first["folds"]] == expected["thresholds"]
+        for key, value in expected["out_of_fold"].items():
+            assert first["out_of_fold"][key] == pytest.approx(value, abs=1e-12), key
+        assert first["no_abstain"] == pytest.approx(expected["no_abstain"], abs=1e-12)
