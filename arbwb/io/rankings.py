@@ -49,6 +49,14 @@ SUBMITTED: schemas.Schema = {
     "status": pl.String,
 }
 ERRORS: schemas.Schema = {"run": pl.String, "sample_id": pl.String, "error": pl.String}
+SELECTIVE: schemas.Schema = {  # selective details fields (spec §4.7); nulls where a row lacks them
+    "sample_id": pl.String,
+    "label": pl.String,  # positive | no_gold
+    "no_gold_reason": pl.String,
+    "confidence": pl.Float64,  # null when missing (spec §9.2 reads it as 0.0; analyses decide)
+    "top_score": pl.Float64,
+}
+_LABELS = ("positive", "no_gold")
 
 
 @dataclass(frozen=True)
@@ -58,7 +66,8 @@ class RunData:
     ``details``/``labels``/``stored`` exist only for ARB details files. ``submitted`` lists
     every sample the file answers (``ok`` or ``error``, with its line) so that empty
     rankings count as answered and unknown ids can be located; ``errors`` holds the
-    messages of ``error`` records.
+    messages of ``error`` records. ``selective`` holds the §4.7 fields of details rows that
+    carry ``label`` or ``confidence`` (selective runs); None when no row does.
     """
 
     run: str
@@ -69,6 +78,7 @@ class RunData:
     errors: pl.DataFrame
     submitted: pl.DataFrame
     path: str
+    selective: pl.DataFrame | None = None
 
 
 @dataclass
@@ -274,6 +284,7 @@ def _read_details(path: Path, run: str) -> RunData:
     details: list[dict[str, Any]] = []
     labels: list[dict[str, Any]] = []
     stored: list[dict[str, Any]] = []
+    selective: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     for seq, (line, obj) in enumerate(iter_jsonl(path)):
         _check_fields(obj, _DETAILS_REQUIRED, path, line)
@@ -291,6 +302,8 @@ def _read_details(path: Path, run: str) -> RunData:
             for p, r in _gold_ranks(obj, path, line)
         ]
         stored += _stored_rows(obj, path, line)
+        if "label" in obj or "confidence" in obj:
+            selective.append(_selective_row(obj, path, line))
         labels += [{"sample_id": sample_id, "path": p, "role": "gold"} for p in path_list(gold)]
         details.append(
             {
@@ -322,7 +335,25 @@ def _read_details(path: Path, run: str) -> RunData:
         errors=_errors([], run),
         submitted=_submitted(submitted, run),
         path=str(path),
+        selective=pl.DataFrame(selective, schema=dict(SELECTIVE)) if selective else None,
     )
+
+
+def _selective_row(obj: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
+    """The §4.7 fields of one details row: label, no-gold reason, confidence, top score."""
+    label = obj.get("label")
+    if label is not None and label not in _LABELS:
+        msg = f"expected one of {list(_LABELS)}, got {label!r}"
+        raise InputError(msg, path=path, line=line, field="label")
+    row = {"sample_id": obj["sample_id"], "label": label}
+    row["no_gold_reason"] = _optional_str(obj, "no_gold_reason", path, line)
+    for field in ("confidence", "top_score"):
+        value = obj.get(field)
+        if value is not None and not _number(value):
+            msg = f"expected a number or null, got {value!r}"
+            raise InputError(msg, path=path, line=line, field=field)
+        row[field] = None if value is None else float(value)
+    return row
 
 
 _STORED = {"sample_id": pl.String, "metric": pl.String, "value": pl.Float64}

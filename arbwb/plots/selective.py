@@ -1,0 +1,169 @@
+"""Abstention calibration figures (spec §9; views arbwb-defined): data first, ``ax=None``.
+
+Inputs are the frames of :mod:`arbwb.selective` and :mod:`arbwb.selective_views`.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import polars as pl
+import seaborn as sns
+from matplotlib.axes import Axes
+
+STRATUM_ORDER = ("positive", "natural", "counterfactual")
+
+
+def _titled(ax: Axes, title: str, demo: bool) -> None:
+    ax.set_title(f"{title} — demo data" if demo else title)
+
+
+def _colors(names: list[str]) -> dict[str, tuple[float, float, float]]:
+    return dict(zip(names, sns.color_palette("colorblind", len(names)), strict=True))
+
+
+def plot_confidence_by_stratum(
+    rows: pl.DataFrame, *, run: str, demo: bool = False, ax: Axes | None = None
+) -> Axes:
+    """Confidence of one run's samples per stratum: box plus every sample as a point."""
+    part = rows.filter(pl.col("run") == run)
+    if part.is_empty():
+        msg = f"no rows for run {run!r}; runs present: {sorted(set(rows['run']))!r}"
+        raise ValueError(msg)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.5, 3.6))
+    present = [s for s in STRATUM_ORDER if (part["stratum"] == s).any()]
+    data = [part.filter(pl.col("stratum") == s)["confidence"].to_numpy() for s in present]
+    ax.boxplot(data, positions=range(len(present)), widths=0.5, showfliers=False)
+    rng = np.random.default_rng(0)
+    colors = _colors(list(STRATUM_ORDER))
+    for i, (stratum, values) in enumerate(zip(present, data, strict=True)):
+        jitter = rng.uniform(-0.15, 0.15, values.size)
+        ax.scatter(i + jitter, values, s=12, alpha=0.7, color=colors[stratum], zorder=3)
+    ax.set_xticks(
+        range(len(present)), [f"{s}\n(n={d.size})" for s, d in zip(present, data, strict=True)]
+    )
+    ax.set_ylabel("confidence (top chunk score)")
+    _titled(ax, run, demo)
+    return ax
+
+
+def plot_risk_coverage(
+    curves: pl.DataFrame,
+    *,
+    metric: str = "selective_success@20",
+    demo: bool = False,
+    legend: bool = True,
+    ax: Axes | None = None,
+) -> Axes:
+    """``metric`` against coverage per run over the §9.4 thresholds, with bootstrap bands."""
+    bands = {"selective_success@20": "success", "accepted_positive_hit@20": "hit"}
+    if metric not in bands:
+        msg = f"metric must be one of {list(bands)}, got {metric!r}"
+        raise ValueError(msg)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5.5, 3.8))
+    runs = curves["run"].unique(maintain_order=True).to_list()
+    colors = _colors(runs)
+    for run in runs:
+        line = curves.filter(pl.col("run") == run).sort("coverage")
+        if metric == "accepted_positive_hit@20":
+            line = line.filter(pl.col("positive_returned") > 0)
+        x = line["coverage"].to_numpy()
+        ax.plot(
+            x, line[metric].to_numpy(), color=colors[run], lw=1.5, label=run, drawstyle="steps-post"
+        )
+        low = line[f"{bands[metric]}_low"].to_numpy()
+        high = line[f"{bands[metric]}_high"].to_numpy()
+        ax.fill_between(x, low, high, color=colors[run], alpha=0.15, step="post", lw=0)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("coverage (share of samples returned)")
+    ax.set_ylabel(metric)
+    _titled(ax, f"{metric} vs coverage", demo)
+    if legend:
+        ax.legend(fontsize="small", frameon=False)
+    return ax
+
+
+def plot_fold_thresholds(
+    folds: pl.DataFrame, *, run: str, demo: bool = False, ax: Axes | None = None
+) -> Axes:
+    """Each fold's calibrated threshold for one run, mixed and natural protocols side by side."""
+    part = folds.filter(pl.col("run") == run)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.5, 3.4))
+    protocols = part["protocol"].unique(maintain_order=True).to_list()
+    for i, protocol in enumerate(protocols):
+        rows = part.filter(pl.col("protocol") == protocol).sort("fold")
+        x = rows["fold"].to_numpy() + (i - (len(protocols) - 1) / 2) * 0.15
+        y = rows["threshold"].to_numpy()  # null (-inf: never abstain) is not drawn
+        ax.scatter(x, y, s=40, marker="os"[i % 2], label=protocol, zorder=3)
+        finite = y[np.isfinite(y.astype(float))] if y.size else y
+        if finite.size:
+            ax.axhline(float(np.mean(finite)), lw=0.8, ls="--", color=f"C{i}")
+    ax.set_xticks(sorted(set(part["fold"].to_list())))
+    ax.set_xlabel("fold (held-out repositories)")
+    ax.set_ylabel("threshold selected on the other folds")
+    _titled(ax, run, demo)
+    ax.legend(fontsize="small", frameon=False)
+    return ax
+
+
+def plot_protocol_contrast(
+    table: pl.DataFrame,
+    *,
+    metric: str = "selective_success@20",
+    demo: bool = False,
+    ax: Axes | None = None,
+) -> Axes:
+    """Bars per run: no-abstain vs out-of-fold ``metric`` under the mixed and natural protocols."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.0, 3.8))
+    runs = table["run"].unique(maintain_order=True).to_list()
+    groups = [(p, q) for p in ("mixed", "natural") for q in ("no abstain", "out-of-fold")]
+    width = 0.8 / len(groups)
+    for i, (protocol, point) in enumerate(groups):
+        part = table.filter(pl.col("protocol") == protocol, pl.col("point") == point)
+        values = [part.filter(pl.col("run") == r)[metric].to_list() for r in runs]
+        heights = [v[0] if v else np.nan for v in values]
+        x = np.arange(len(runs)) + (i - (len(groups) - 1) / 2) * width
+        hatch = "" if point == "out-of-fold" else "//"
+        ax.bar(
+            x,
+            heights,
+            width,
+            label=f"{protocol}: {point}",
+            color=f"C{i // 2}",
+            hatch=hatch,
+            alpha=0.85,
+        )
+    ax.set_xticks(range(len(runs)), runs, rotation=15, ha="right", fontsize="small")
+    ax.set_ylim(0, 1)
+    ax.set_ylabel(metric)
+    _titled(ax, "mixed vs natural-only evidence", demo)
+    ax.legend(fontsize="x-small", frameon=False, ncols=2, loc="lower left")
+    return ax
+
+
+def plot_auroc(separability: pl.DataFrame, *, demo: bool = False, ax: Axes | None = None) -> Axes:
+    """AUROC of confidence (positive vs no-gold) per run and stratum with bootstrap intervals."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5.5, 3.6))
+    runs = separability["run"].unique(maintain_order=True).to_list()
+    strata = separability["stratum"].unique(maintain_order=True).to_list()
+    width = 0.8 / max(1, len(strata))
+    for i, stratum in enumerate(strata):
+        part = separability.filter(pl.col("stratum") == stratum, pl.col("auroc").is_not_null())
+        index = {r: k for k, r in enumerate(runs)}
+        x = np.array([index[r] for r in part["run"]]) + (i - (len(strata) - 1) / 2) * width
+        y = part["auroc"].to_numpy()
+        err = [y - part["auroc_low"].to_numpy(), part["auroc_high"].to_numpy() - y]
+        ax.errorbar(x, y, yerr=err, fmt="o", capsize=3, label=stratum, color=f"C{i}")
+    ax.axhline(0.5, color="grey", lw=0.8, ls=":")
+    ax.set_xticks(range(len(runs)), runs, rotation=15, ha="right", fontsize="small")
+    ax.set_ylim(0, 1.02)
+    ax.set_ylabel("AUROC (positive vs no-gold)")
+    _titled(ax, "separability by no-gold stratum", demo)
+    ax.legend(fontsize="small", frameon=False, loc="lower right")
+    return ax
