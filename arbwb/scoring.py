@@ -58,7 +58,7 @@ def load_runs(paths: Sequence[str | Path]) -> list[RunData]:
     return list(runs.values())
 
 
-def _check_known(run: RunData, samples: SampleSet) -> None:
+def check_known(run: RunData, samples: SampleSet) -> None:
     """Every ranked sample id must exist in the samples (a typo would silently score 0)."""
     unknown = run.submitted.join(samples.samples, on="sample_id", how="anti")
     if unknown.height:
@@ -75,7 +75,7 @@ def score_run(
 ) -> Scored:
     """Evaluate one run against the samples' gold, or against the gold in its details rows."""
     if samples is not None:
-        _check_known(run, samples)
+        check_known(run, samples)
         labels, frame = samples.labels, samples.samples
     elif run.labels is not None and run.details is not None:
         labels, frame = run.labels, run.details

@@ -15,6 +15,8 @@ COMMANDS: dict[str, str] = {
     "merge-corpus": "merge the subset corpus manifests into the selective one",
     "demo": "build the embedded demo release (demo data)",
     "cache": "show or clear the on-disk cache of chunk-file derived data",
+    "depth": "first-gold depth per run and task, and cross-run coverage (spec 13.3)",
+    "selective": "calibrate abstention thresholds out of fold, grouped by repository (spec 9)",
 }
 
 

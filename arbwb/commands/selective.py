@@ -8,12 +8,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from arbwb.commands import COMMANDS
+
 
 def add_parser(subparsers: Any) -> None:
     """Register ``selective``."""
-    parser = subparsers.add_parser(
-        "selective", help="calibrate abstention thresholds out of fold, grouped by repository"
-    )
+    parser = subparsers.add_parser("selective", help=COMMANDS["selective"])
     parser.add_argument("runs", nargs="+", help="run files; the first is the fold reference")
     parser.add_argument("--samples", required=True, help="samples file or release folder")
     parser.add_argument("--protocol", choices=("mixed", "natural"), default="mixed")
