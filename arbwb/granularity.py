@@ -10,16 +10,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import polars as pl
 
+from arbwb.budget import DEFAULT_BUDGETS
 from arbwb.errors import InputError
 from arbwb.io.corpus import Corpus
 from arbwb.io.details import merge_intervals
 from arbwb.io.rankings import RunData
-from arbwb.stats import bootstrap_ci
+from arbwb.spanyield import (
+    Checks,
+    Rerank,
+    mean_interval,
+    packing_summary,
+    packing_table,
+    rerank_plan,
+)
 
 TASKS = ("code2test", "comment2context", "trace2code", "edit2ripple")
 #: Tasks with span gold (spec §2.5); span density covers these (spec §11 "core samples").
@@ -51,7 +59,7 @@ _LINES = {"snapshot_id": pl.String, "path": pl.String, "file_lines": pl.Int64}
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
-    """Granularity percentile (spec §11): sort, position q·(n−1), linear interpolation."""
+    """Granularity percentile (spec §11): sort, position q·(n-1), linear interpolation."""
     if not values:
         return None
     ordered = sorted(values)
@@ -373,13 +381,175 @@ def diagnostic_intervals(
     return out
 
 
-def mean_interval(
-    values: Sequence[float], *, n_boot: int = 2000, seed: int = 0, level: float = 0.95
-) -> list[float] | None:
-    """[low, high] percentile-bootstrap interval of a mean (arbwb-defined); None if empty."""
-    if not values:
-        return None
-    low, high = bootstrap_ci(
-        np.asarray(values, dtype=np.float64), n_boot=n_boot, seed=seed, level=level
+@dataclass(frozen=True)
+class Analysis:
+    """Everything the granularity report and notebook show, as frames.
+
+    ``sizes`` (SIZES), ``density`` (DENSITY) and ``packing`` (spanyield.PACKING) per row;
+    ``plans``/``checks`` say per run whether it was re-ranked and how that went.
+    """
+
+    sizes: pl.DataFrame
+    density: pl.DataFrame
+    packing: pl.DataFrame
+    plans: dict[str, Rerank]
+    checks: dict[str, Checks]
+    missing_chunk_files: list[str]
+
+
+def analyse(
+    samples: pl.DataFrame,
+    labels: pl.DataFrame,
+    spans: pl.DataFrame,
+    corpus: Corpus,
+    runs: Sequence[RunData],
+    *,
+    budgets: Sequence[int] = DEFAULT_BUDGETS,
+    rerank: bool = True,
+) -> Analysis:
+    """Gold-file sizes, span density and (``rerank``) the re-ranked runs' line packing."""
+    sizes = gold_file_sizes(samples, labels, corpus)
+    plans = {run.run: rerank_plan(run) for run in runs} if rerank else {}
+    pairs = [(run, plans[run.run]) for run in runs if run.run in plans]
+    packing, checks = packing_table(pairs, samples, labels, spans, corpus, budgets=budgets)
+    return Analysis(
+        sizes=sizes,
+        density=span_density(samples, spans, sizes),
+        packing=packing,
+        plans=plans,
+        checks=checks,
+        missing_chunk_files=missing_chunk_files(corpus, sizes["snapshot_id"].to_list()),
     )
-    return [low, high]
+
+
+def report(
+    analysis: Analysis,
+    samples: pl.DataFrame,
+    spans: pl.DataFrame,
+    runs: Sequence[RunData],
+    *,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """The ``arbwb granularity`` JSON: spec §11 sections plus an ``arbwb`` section.
+
+    ``file_sizes``, ``span_evidence``, ``method_sensitivity`` and ``unresolved`` use the
+    field names of spec §11 / issue 14; everything arbwb-defined (intervals, the re-ranked
+    runs' line packing and span yield, parity checks, missing chunk files) is under ``arbwb``.
+    """
+    summary = packing_summary(analysis.packing, n_boot=n_boot, seed=seed)
+    return {
+        "file_sizes": file_size_summary(analysis.sizes, samples),
+        "span_evidence": span_summary(analysis.density, samples, spans),
+        "method_sensitivity": file_vs_line(runs),
+        "unresolved": unresolved(analysis.sizes),
+        "arbwb": {
+            "note": (
+                "arbwb-defined: percentile-bootstrap intervals (n_boot, seed), line packing of "
+                "re-ranked arbwb baselines (legacy_chars = spec 5.8; files/chunks = canonical "
+                "5.7 token packing credited with the packed text lines) and span yield"
+            ),
+            "n_boot": n_boot,
+            "seed": seed,
+            "intervals": diagnostic_intervals(runs, n_boot=n_boot, seed=seed),
+            "reranked": {
+                name: {"status": plan.status}
+                | (analysis.checks[name].as_dict() if name in analysis.checks else {})
+                for name, plan in analysis.plans.items()
+            },
+            "line_packing": summary.to_dicts(),
+            "missing_chunk_files": analysis.missing_chunk_files,
+        },
+    }
+
+
+_SIZE_HEADER = (
+    *("Task", "Samples", "Gold files", "Median lines", "P90", "P95", "Max"),
+    *(">500", ">1k", ">2k", ">5k"),
+)
+_SPAN_HEADER = (
+    *("Task", "Samples with spans", "Span-file pairs", "Median evidence lines", "P90"),
+    *("Median evidence/file", "<=10% of file", "<=25% of file"),
+)
+_METHOD_HEADER = (
+    *("Method", "n", "File R@20", "File exposure@8k chars"),
+    *("Line recall", "Line precision", "Line F1"),
+)
+_PACKING_HEADER = (
+    *("Run", "Packing", "Budget", "n", "Line recall", "Line precision", "Line F1"),
+    "Yielded lines",
+)
+
+
+def _int(value: float | None) -> str:
+    return "--" if value is None else f"{value:.0f}"
+
+
+def _pct(value: float | None) -> str:
+    return "--" if value is None else f"{100 * value:.1f}%"
+
+
+def _metric(value: float | None) -> str:
+    return "--" if value is None else f"{value:.4f}"
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return lines + ["| " + " | ".join(row) + " |" for row in rows]
+
+
+def markdown(result: Mapping[str, Any]) -> str:
+    """The three tables of spec §13.5 and the unresolved-occurrence warning, then arbwb's
+    re-ranked line packing (labelled arbwb-defined)."""
+    sizes, spans = result["file_sizes"], result["span_evidence"]
+    lines = ["## Gold file size (lines)", ""]
+    lines += _table(
+        _SIZE_HEADER,
+        (
+            [name, str(g["samples"]), str(g["gold_file_occurrences"])]
+            + [_int(g["file_lines"][k]) for k in ("median", "p90", "p95", "max")]
+            + [_pct(g["fraction_over_lines"][str(t)]) for t in LINE_THRESHOLDS]
+            for name, g in sizes.items()
+        ),
+    )
+    lines += ["", "## Span evidence density", ""]
+    lines += _table(
+        _SPAN_HEADER,
+        (
+            [name, f"{g['samples_with_spans']}/{g['samples']}", str(g["span_file_occurrences"])]
+            + [_int(g["evidence_lines"]["median"]), _int(g["evidence_lines"]["p90"])]
+            + [_pct(g["evidence_ratio"]["median"])]
+            + [_pct(g["fraction_ratio_at_most"][t]) for t in RATIO_THRESHOLDS]
+            for name, g in spans.items()
+        ),
+    )
+    lines += ["", "## File-level vs line-level (legacy 8,000-character packing)", ""]
+    lines += _table(
+        _METHOD_HEADER,
+        (
+            [r["method"], str(r["samples"])]
+            + [_metric(r[k]) for k in ("file_recall@20", "file_exposure@8k_chars")]
+            + [_metric(r[f"line_{k}@8k_chars"]) for k in ("recall", "precision", "f1")]
+            for r in result["method_sensitivity"]
+        ),
+    )
+    missing = result["unresolved"]
+    if missing:
+        reasons = {r["reason"] for r in missing}
+        counts = ", ".join(
+            f"{reason}: {sum(r['reason'] == reason for r in missing)}" for reason in sorted(reasons)
+        )
+        lines += ["", f"Warning: {len(missing)} gold-file occurrences unresolved ({counts})."]
+    packing = result.get("arbwb", {}).get("line_packing", [])
+    if packing:
+        lines += ["", "## Re-ranked line packing and span yield (arbwb-defined)", ""]
+        lines += _table(
+            _PACKING_HEADER,
+            (
+                [r["run"], r["packing"], str(r["budget"]), str(r["samples"])]
+                + [_metric(r[k]) for k in ("line_recall", "line_precision", "line_f1")]
+                + [f"{r['overlap_lines']:.1f}"]
+                for r in packing
+            ),
+        )
+    return "\n".join(lines) + "\n"

@@ -11,7 +11,7 @@ the run's summary) and reports per sample, for the same ranking:
   rows, best first), each chunk rendered as ``### path`` plus its text.
 
 Token-packed pieces are credited with the lines of text actually packed (arbwb-defined):
-text line i of a chunk is file line ``start_line + i − 1`` (capped at ``end_line``; a file
+text line i of a chunk is file line ``start_line + i - 1`` (capped at ``end_line``; a file
 text's leading blank lines, stripped by §3.4, shift this slightly), the truncation marker is
 not a line, and a boundary piece shows the lines whose first token is within the packed
 prefix. This differs from §5.8, where a file chunk counts as the whole file. Span yield is
@@ -165,7 +165,7 @@ def token_pack(
 
     The §5.7 rule: header ``h``, content ``c``, separator 1 for non-empty text; stop when
     nothing is left; a piece that does not fit whole is the boundary piece with
-    ``m = min(c, max(0, B − used − h))`` and uses up the budget; missing pieces are free.
+    ``m = min(c, max(0, B - used - h))`` and uses up the budget; missing pieces are free.
     """
     used, blocks = 0, []
     table = pieces.table
@@ -366,12 +366,9 @@ def packing_summary(
         row: dict[str, Any] = dict(zip(by, key, strict=True)) | {"samples": group.height}
         for column in MEAN_COLUMNS:
             values = [float(v) for v in group[column].to_list()]
-            interval = mean_interval(values, n_boot=n_boot, seed=seed) or [None, None]
-            row |= {
-                column: _mean(values),
-                f"{column}_low": interval[0],
-                f"{column}_high": interval[1],
-            }
+            interval = mean_interval(values, n_boot=n_boot, seed=seed)
+            low, high = (None, None) if interval is None else interval
+            row |= {column: _mean(values), f"{column}_low": low, f"{column}_high": high}
         out.append(row)
     if not out:
         return pl.DataFrame(schema={c: PACKING[c] for c in by})
