@@ -184,7 +184,7 @@ def gold_file_sizes(samples: pl.DataFrame, labels: pl.DataFrame, corpus: Corpus)
     for sid, path in occurrences.select("snapshot_id", "path").iter_rows():
         wanted.setdefault(sid, set()).add(path)
     counts = line_counts(corpus, wanted).filter(pl.col("file_lines") > 0)
-    known = pl.col("snapshot_id").is_in(pl.Series(corpus.snapshot_ids(), dtype=pl.String))
+    known = pl.col("snapshot_id").is_in(pl.Series(corpus.snapshot_ids(), dtype=pl.String).implode())
     frame = occurrences.join(
         counts, on=["snapshot_id", "path"], how="left", maintain_order="left"
     ).with_columns(

@@ -1,4 +1,4 @@
-"""``arbwb granularity``: gold-file sizes, span density and file-vs-line overlap (spec §11, §13.5)."""
+"""``arbwb granularity``: gold-file sizes, span density, file-vs-line overlap (spec §11, §13.5)."""
 
 from __future__ import annotations
 
