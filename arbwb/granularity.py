@@ -553,3 +553,32 @@ def markdown(result: Mapping[str, Any]) -> str:
             ),
         )
     return "\n".join(lines) + "\n"
+
+
+def file_size_table(result: Mapping[str, Any]) -> pl.DataFrame:
+    """Spec §13.5 table (1) as a frame (full precision; fractions as shares, not percent)."""
+    rows = [
+        {"task": name, "samples": grp["samples"], "gold_files": grp["gold_file_occurrences"]}
+        | {k: grp["file_lines"][k] for k in ("median", "p90", "p95", "max")}
+        | {f">{t}": grp["fraction_over_lines"][str(t)] for t in LINE_THRESHOLDS}
+        for name, grp in result["file_sizes"].items()
+    ]
+    return pl.DataFrame(rows, infer_schema_length=None)
+
+
+def span_table(result: Mapping[str, Any]) -> pl.DataFrame:
+    """Spec §13.5 table (2) as a frame (full precision; shares, not percent)."""
+    rows = [
+        {
+            "task": name,
+            "samples": grp["samples"],
+            "samples_with_spans": grp["samples_with_spans"],
+            "span_file_pairs": grp["span_file_occurrences"],
+            "median_evidence_lines": grp["evidence_lines"]["median"],
+            "p90_evidence_lines": grp["evidence_lines"]["p90"],
+            "median_evidence_ratio": grp["evidence_ratio"]["median"],
+        }
+        | {f"ratio<={t}": grp["fraction_ratio_at_most"][t] for t in RATIO_THRESHOLDS}
+        for name, grp in result["span_evidence"].items()
+    ]
+    return pl.DataFrame(rows, infer_schema_length=None)
