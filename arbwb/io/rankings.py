@@ -58,16 +58,26 @@ SELECTIVE: schemas.Schema = {  # selective details fields (spec §4.7); nulls wh
 }
 _LABELS = ("positive", "no_gold")
 
+#: Stored ``line_metrics``/``block_metrics`` values (spec §5.8), ``field`` = ``group.key``.
+NESTED: schemas.Schema = {
+    "run": pl.String,
+    "sample_id": pl.String,
+    "field": pl.String,
+    "value": pl.Float64,
+}
+NESTED_GROUPS = ("line_metrics", "block_metrics")
+
 
 @dataclass(frozen=True)
 class RunData:
     """One run's rankings plus what its file says about samples, gold and upstream metrics.
 
-    ``details``/``labels``/``stored`` exist only for ARB details files. ``submitted`` lists
-    every sample the file answers (``ok`` or ``error``, with its line) so that empty
-    rankings count as answered and unknown ids can be located; ``errors`` holds the
-    messages of ``error`` records. ``selective`` holds the §4.7 fields of details rows that
-    carry ``label`` or ``confidence`` (selective runs); None when no row does.
+    ``details``/``labels``/``stored``/``nested`` exist only for ARB details files; ``nested``
+    keeps the per-row ``line_metrics``/``block_metrics`` (spec §5.8) as NESTED rows.
+    ``submitted`` lists every sample the file answers (``ok`` or ``error``, with its line)
+    so that empty rankings count as answered and unknown ids can be located; ``errors``
+    holds the messages of ``error`` records. ``selective`` holds the §4.7 fields of details
+    rows that carry ``label`` or ``confidence`` (selective runs); None when no row does.
     """
 
     run: str
@@ -79,6 +89,7 @@ class RunData:
     submitted: pl.DataFrame
     path: str
     selective: pl.DataFrame | None = None
+    nested: pl.DataFrame | None = None
 
 
 @dataclass
@@ -277,6 +288,24 @@ def _stored_rows(obj: dict[str, Any], path: Path, line: int) -> Iterator[dict[st
         yield {"sample_id": obj["sample_id"], "metric": name, "value": float(value)}
 
 
+def _nested_rows(obj: dict[str, Any], path: Path, line: int) -> Iterator[dict[str, Any]]:
+    """``line_metrics``/``block_metrics`` numbers as ``group.key`` rows (nulls skipped)."""
+    for group in NESTED_GROUPS:
+        values = obj.get(group)
+        if values is None:
+            continue
+        if not isinstance(values, dict):
+            msg = f"expected an object of metric values, got {values!r}"
+            raise InputError(msg, path=path, line=line, field=group)
+        for key, value in values.items():
+            if value is None:
+                continue
+            if not _number(value):
+                msg = f"expected a number, got {value!r}"
+                raise InputError(msg, path=path, line=line, field=f"{group}.{key}")
+            yield {"sample_id": obj["sample_id"], "field": f"{group}.{key}", "value": float(value)}
+
+
 def _read_details(path: Path, run: str) -> RunData:
     """ARB details JSONL (spec §4.2-4.7); keeps gold ranks past the stored prefix (§5.1)."""
     raw: list[dict[str, Any]] = []
@@ -285,6 +314,7 @@ def _read_details(path: Path, run: str) -> RunData:
     labels: list[dict[str, Any]] = []
     stored: list[dict[str, Any]] = []
     selective: list[dict[str, Any]] = []
+    nested: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     for seq, (line, obj) in enumerate(iter_jsonl(path)):
         _check_fields(obj, _DETAILS_REQUIRED, path, line)
@@ -304,6 +334,7 @@ def _read_details(path: Path, run: str) -> RunData:
         stored += _stored_rows(obj, path, line)
         if "label" in obj or "confidence" in obj:
             selective.append(_selective_row(obj, path, line))
+        nested += _nested_rows(obj, path, line)
         labels += [{"sample_id": sample_id, "path": p, "role": "gold"} for p in path_list(gold)]
         details.append(
             {
@@ -336,6 +367,9 @@ def _read_details(path: Path, run: str) -> RunData:
         submitted=_submitted(submitted, run),
         path=str(path),
         selective=pl.DataFrame(selective, schema=dict(SELECTIVE)) if selective else None,
+        nested=pl.DataFrame(nested, schema=_NESTED_RAW)
+        .with_columns(run=pl.lit(run, pl.String))
+        .select(list(NESTED)),
     )
 
 
@@ -356,6 +390,7 @@ def _selective_row(obj: dict[str, Any], path: Path, line: int) -> dict[str, Any]
     return row
 
 
+_NESTED_RAW = {"sample_id": pl.String, "field": pl.String, "value": pl.Float64}
 _STORED = {"sample_id": pl.String, "metric": pl.String, "value": pl.Float64}
 _EXTRA = {"seq": pl.Int64, "sample_id": pl.String, "path": pl.String, "gold_rank": pl.Int64}
 

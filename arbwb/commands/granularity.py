@@ -1,0 +1,76 @@
+"""``arbwb granularity``: gold-file sizes, span density, file-vs-line overlap (spec §11, §13.5)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from arbwb.errors import InputError
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``arbwb granularity``."""
+    parser = subparsers.add_parser(
+        "granularity", help="span granularity: gold-file sizes, evidence density, line overlap"
+    )
+    parser.add_argument("--samples", required=True, help="samples file or release folder")
+    parser.add_argument(
+        "--corpus", required=True, help="corpus folder, or a release root with corpus/*/ folders"
+    )
+    parser.add_argument("--runs", nargs="*", default=[], help="ARB details files, one run each")
+    parser.add_argument("--format", choices=("json", "markdown"), default="json")
+    parser.add_argument(
+        "--budgets",
+        default="4000,8000,16000,32000",
+        help="token budgets of the re-ranked line packing (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--no-rerank", action="store_true", help="skip re-ranking arbwb's own baseline runs"
+    )
+    parser.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples")
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    parser.add_argument("--out", help="write here (atomically) instead of stdout")
+    parser.set_defaults(func=run)
+
+
+def _budgets(text: str) -> list[int]:
+    try:
+        return [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        msg = f"expected comma-separated token counts, got {text!r}"
+        raise InputError(msg, field="--budgets") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load samples, corpus view and runs; print the report as JSON or Markdown."""
+    from arbwb import granularity
+    from arbwb.io.corpora import open_corpora
+    from arbwb.io.rankings import load_rankings
+    from arbwb.io.samples import load_samples
+    from arbwb.jsonio import write_text_atomic
+
+    samples = load_samples(args.samples)
+    corpus = open_corpora(args.corpus)
+    runs = [load_rankings(path, fmt="details") for path in args.runs]
+    analysis = granularity.analyse(
+        samples.samples,
+        samples.labels,
+        samples.spans,
+        corpus,
+        runs,
+        budgets=_budgets(args.budgets),
+        rerank=not args.no_rerank,
+    )
+    result = granularity.report(
+        analysis, samples.samples, samples.spans, runs, n_boot=args.n_boot, seed=args.seed
+    )
+    if args.format == "json":
+        text = json.dumps(result, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+    else:
+        text = granularity.markdown(result)
+    if args.out:
+        write_text_atomic(args.out, text)
+    else:
+        print(text, end="")
+    return 0

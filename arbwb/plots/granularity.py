@@ -1,0 +1,159 @@
+"""Span-granularity figures (spec §11, §13.5): file sizes, evidence ratios, file vs line, yield.
+
+Inputs are the frames of :mod:`arbwb.granularity` (SIZES, DENSITY), its ``method_sensitivity``
+rows, and :func:`arbwb.spanyield.packing_summary`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import matplotlib.pyplot as plt
+import polars as pl
+import seaborn as sns
+from matplotlib.axes import Axes
+
+from arbwb.plots.budget import budget_label
+
+
+def _title(ax: Axes, text: str, demo: bool) -> None:
+    ax.set_title(f"{text} — demo data" if demo else text)
+
+
+def plot_file_lines(
+    sizes: pl.DataFrame,
+    *,
+    tasks: Sequence[str] | None = None,
+    demo: bool = False,
+    ax: Axes | None = None,
+) -> Axes:
+    """Gold-file line counts per task (resolved occurrences), log-scale strip + box plot."""
+    resolved = sizes.filter(pl.col("file_lines").is_not_null())
+    if resolved.is_empty():
+        msg = "no resolved gold-file occurrences to plot; check the corpus (see `unresolved`)"
+        raise ValueError(msg)
+    order = list(tasks) if tasks else sorted(resolved["task"].unique().to_list())
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.0, 3.8))
+    data = resolved.select("task", "file_lines").to_pandas()
+    sns.boxplot(data=data, x="task", y="file_lines", order=order, color="0.9", fliersize=0, ax=ax)
+    sns.stripplot(data=data, x="task", y="file_lines", order=order, size=3, alpha=0.6, ax=ax)
+    ax.set_yscale("log")
+    ax.set_xlabel("")
+    ax.set_ylabel("gold file lines (log scale)")
+    _title(ax, f"gold-file size (n={resolved.height} occurrences)", demo)
+    return ax
+
+
+def plot_evidence_ratio(
+    density: pl.DataFrame, *, demo: bool = False, ax: Axes | None = None
+) -> Axes:
+    """Histogram of evidence lines / file lines per span-file pair, one colour per task."""
+    if density.is_empty():
+        msg = "no span-file pairs with a known file size to plot"
+        raise ValueError(msg)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.0, 3.8))
+    data = density.select("task", "ratio").to_pandas()
+    sns.histplot(
+        data=data, x="ratio", hue="task", bins=20, binrange=(0, 1), multiple="stack", ax=ax
+    )
+    for threshold in (0.10, 0.25):
+        ax.axvline(threshold, color="0.4", lw=0.8, ls="--")
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("evidence lines / gold file lines")
+    ax.set_ylabel("span-file pairs")
+    _title(ax, f"evidence density (n={density.height})", demo)
+    return ax
+
+
+def plot_file_vs_line(
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    intervals: Mapping[str, Mapping[str, Sequence[float] | None]] | None = None,
+    demo: bool = False,
+    ax: Axes | None = None,
+) -> Axes:
+    """File recall@20 against line F1 (legacy 8k chars) per span-capable run, with intervals.
+
+    Runs that are not span-capable are listed in the axes' note, not drawn.
+    """
+    capable = [r for r in rows if r["span_capable"]]
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5.5, 4.0))
+    colors = sns.color_palette("colorblind", max(len(capable), 1))
+    for color, row in zip(colors, capable, strict=False):
+        x, y = row["file_recall@20"], row["line_f1@8k_chars"]
+        got = (intervals or {}).get(row["method"], {})
+        xi, yi = got.get("file_recall@20"), got.get("line_f1@8k_chars")
+        xerr = None if xi is None else [[x - xi[0]], [xi[1] - x]]
+        yerr = None if yi is None else [[y - yi[0]], [yi[1] - y]]
+        ax.errorbar(
+            x, y, xerr=xerr, yerr=yerr, fmt="o", color=color, capsize=3, label=row["method"]
+        )
+    not_capable = [r["method"] for r in rows if not r["span_capable"]]
+    if not_capable:
+        ax.text(
+            0.01,
+            0.01,
+            "not span-capable: " + ", ".join(not_capable),
+            transform=ax.transAxes,
+            fontsize="x-small",
+            va="bottom",
+        )
+    ax.set_xlabel("file recall@20")
+    ax.set_ylabel("line F1 @8k chars")
+    if capable:
+        ax.legend(fontsize="small", frameon=False)
+    _title(ax, "file-level vs line-level", demo)
+    return ax
+
+
+def plot_span_yield(
+    summary: pl.DataFrame,
+    *,
+    metric: str = "line_recall",
+    demo: bool = False,
+    legend: bool = True,
+    ax: Axes | None = None,
+) -> Axes:
+    """Span yield (mean ``metric`` with intervals) against token budget per run: whole files
+    in rank order (solid) vs top chunks (dashed); arbwb-defined."""
+    part = summary.filter(pl.col("packing").is_in(["files", "chunks"])).sort(
+        "run", "packing", "budget"
+    )
+    if part.is_empty():
+        msg = "no token-packing rows: no run could be re-ranked (see arbwb.reranked)"
+        raise ValueError(msg)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5.8, 4.0))
+    runs = part["run"].unique(maintain_order=True).to_list()
+    colors = dict(zip(runs, sns.color_palette("colorblind", len(runs)), strict=True))
+    for (run, packing), line in part.group_by("run", "packing", maintain_order=True):
+        x, y = line["budget"].to_numpy(), line[metric].to_numpy()
+        err = [y - line[f"{metric}_low"].to_numpy(), line[f"{metric}_high"].to_numpy() - y]
+        style = "-" if packing == "files" else "--"
+        ax.errorbar(
+            x,
+            y,
+            yerr=err,
+            color=colors[str(run)],
+            ls=style,
+            marker="o",
+            ms=4,
+            capsize=2,
+            label=f"{run} ({packing})",
+        )
+    budgets = sorted(part["budget"].unique().to_list())
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(budgets, [budget_label(b) for b in budgets])
+    ax.minorticks_off()
+    if metric == "line_recall":
+        ax.set_ylim(0, 1)
+    ax.set_xlabel("context budget B (regex_code_tokenizer_v1 tokens)")
+    ax.set_ylabel({"line_recall": "gold evidence lines packed (share)"}.get(metric, metric))
+    _title(ax, "span yield: whole files vs chunks", demo)
+    if legend:
+        ax.legend(fontsize="x-small", frameon=False, loc="lower right")
+    return ax

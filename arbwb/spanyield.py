@@ -1,0 +1,375 @@
+"""Line overlap of re-ranked runs under legacy char packing and token packing (span yield).
+
+Stored details keep only the top-20 files, so line metrics under another packing need the
+chunk-level ranking (spec §5.8, §11). arbwb re-ranks its own baselines (the method named in
+the run's summary) and reports per sample, for the same ranking:
+
+- ``legacy_chars``: upstream's 8,000-character chunk walk and line overlap (spec §5.8; must
+  equal the stored ``line_metrics``, which is checked and counted);
+- ``files`` (arbwb-defined): canonical §5.7 token packing of the top-20 ranked files;
+- ``chunks`` (arbwb-defined): the same packing rule over the ranked chunks (file and symbol
+  rows, best first), each chunk rendered as ``### path`` plus its text.
+
+Token-packed pieces are credited with the lines of text actually packed (arbwb-defined):
+text line i of a chunk is file line ``start_line + i - 1`` (capped at ``end_line``; a file
+text's leading blank lines, stripped by §3.4, shift this slightly), the truncation marker is
+not a line, and a boundary piece shows the lines whose first token is within the packed
+prefix. This differs from §5.8, where a file chunk counts as the whole file. Span yield is
+the line recall (and yielded gold lines) under ``files`` versus ``chunks`` at each budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from arbwb.budget import DEFAULT_BUDGETS, header_tokens_expr, normalise_budgets
+from arbwb.io import details as det
+from arbwb.io.corpus import Corpus, count_tokens_expr
+from arbwb.io.rankings import RunData
+from arbwb.jsonio import read_json
+from arbwb.pathclass import CandidateFilter
+from arbwb.retrievers.common import ChunkRanking, Method, candidate_chunks
+from arbwb.stats import bootstrap_ci
+from arbwb.tokenize import count_code_tokens
+
+PACKINGS = ("legacy_chars", "files", "chunks")
+FILE_PREFIX = 20  # canonical packing sees the stored top-20 files (spec §5.1, §5.7)
+TRUNCATION_MARK = "\n...[truncated]"  # spec §3.4
+#: Methods whose summary ``method`` arbwb can re-run (dense only with the demo encoder).
+RERUNNABLE = ("lexical", "bm25-arb", "bm25", "grep", "grep-expanded")
+
+PACKING: dict[str, type[pl.DataType]] = {
+    "run": pl.String,
+    "sample_id": pl.String,
+    "task": pl.String,
+    "packing": pl.String,  # legacy_chars | files | chunks
+    "budget": pl.Int64,  # characters for legacy_chars, tokens otherwise
+    "gold_lines": pl.Int64,
+    "predicted_lines": pl.Int64,
+    "overlap_lines": pl.Int64,
+    "line_recall": pl.Float64,
+    "line_precision": pl.Float64,
+    "line_f1": pl.Float64,
+    "used": pl.Int64,  # characters or tokens spent
+}
+MEAN_COLUMNS = ("line_recall", "line_precision", "line_f1", "overlap_lines", "predicted_lines")
+
+
+@dataclass(frozen=True)
+class Rerank:
+    """How to re-rank one run: its method and candidate filter, or why it cannot be."""
+
+    run: str
+    method: Method | None
+    candidate_filter: CandidateFilter
+    status: str  # "reranked" or the reason it is not
+
+
+@dataclass
+class Checks:
+    """Per-run counts of the re-ranking: samples packed, and what did not match or was missing."""
+
+    samples: int = 0
+    missing_snapshot: int = 0
+    empty_corpus: int = 0
+    top_files_mismatch: int = 0
+    stored_line_mismatch: int = 0
+    missing_query: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        """Plain dict for JSON."""
+        return dict(vars(self))
+
+
+def rerank_plan(run: RunData) -> Rerank:
+    """The method that made ``run`` (from ``<stem>_summary.json``), when arbwb can re-run it.
+
+    arbwb's own runs carry ``method`` and ``fingerprint`` in their summary; ``dense`` runs are
+    re-run only with the demo's hashing encoder (model ``dense_hash``), since a real model
+    would have to be loaded. Anything else (upstream runs, fusion) has no chunk ranking here.
+    """
+    summary_file = det.summary_path(Path(run.path))
+    if not summary_file.is_file():
+        return Rerank(run.run, None, "all_files", f"no summary {summary_file.name}")
+    summary = read_json(summary_file)
+    name = summary.get("method") if isinstance(summary, dict) else None
+    candidate = summary.get("candidate_filter") if isinstance(summary, dict) else None
+    cf: CandidateFilter = (
+        candidate if candidate in ("all_files", "code_only", "tests_only") else "all_files"
+    )
+    if not isinstance(summary, dict) or "fingerprint" not in summary or not isinstance(name, str):
+        return Rerank(run.run, None, cf, "not an arbwb baseline run: no chunk-level ranking")
+    if name in RERUNNABLE:
+        from arbwb.retrievers import get_method
+
+        return Rerank(run.run, get_method(name), cf, "reranked")
+    if name == "dense" and summary.get("model") == "dense_hash":
+        from arbwb.demo.build import hash_encoder
+        from arbwb.retrievers import dense
+
+        return Rerank(run.run, dense.method("dense_hash", encoder=hash_encoder), cf, "reranked")
+    return Rerank(run.run, None, cf, f"method {name!r} (model {summary.get('model')!r}) not re-run")
+
+
+@dataclass(frozen=True)
+class Pieces:
+    """One snapshot's candidate chunks with what token packing needs, built once per index."""
+
+    table: det.ChunkTable
+    texts: list[str]
+    tokens: list[int]
+    headers: list[int]
+    file_row: dict[str, int]  # last kind=file row per path (spec §5.7)
+
+    @classmethod
+    def of(cls, chunks: pl.DataFrame) -> Pieces:
+        """Pieces of a CHUNKS frame (token counts with the §5.7 tokenizer, in Polars)."""
+        costs = chunks.select(t=count_tokens_expr("text"), h=header_tokens_expr())
+        kinds, paths = chunks["kind"].to_list(), chunks["path"].to_list()
+        file_row = {p: i for i, (p, k) in enumerate(zip(paths, kinds, strict=True)) if k == "file"}
+        return cls(
+            det.chunk_table(chunks),
+            chunks["text"].to_list(),
+            costs["t"].to_list(),
+            costs["h"].to_list(),
+            file_row,
+        )
+
+
+def visible_lines(text: str, included: int, total: int) -> int:
+    """Lines of ``text`` shown when its first ``included`` of ``total`` tokens are packed."""
+    lines = text.splitlines()
+    if text.endswith(TRUNCATION_MARK):
+        lines = lines[:-1]
+    if included >= total:
+        return len(lines)
+    count, seen = 0, 0
+    for line in lines:
+        if seen >= included:
+            break
+        count += 1
+        seen += count_code_tokens(line)
+    return count
+
+
+def token_pack(
+    rows: Iterable[int | None], pieces: Pieces, budget: int
+) -> tuple[list[det.Block], int]:
+    """Visible line blocks and tokens used when packing ``rows`` (None = missing) into B tokens.
+
+    The §5.7 rule: header ``h``, content ``c``, separator 1 for non-empty text; stop when
+    nothing is left; a piece that does not fit whole is the boundary piece with
+    ``m = min(c, max(0, B - used - h))`` and uses up the budget; missing pieces are free.
+    """
+    used, blocks = 0, []
+    table = pieces.table
+    for row in rows:
+        if row is None:
+            continue
+        if budget - used <= 0:
+            break
+        h, c = pieces.headers[row], pieces.tokens[row]
+        total = h + c + (1 if pieces.texts[row] else 0)
+        if total <= budget - used:
+            used, included = used + total, c
+        else:
+            included, used = min(c, max(0, budget - used - h)), budget
+        shown = visible_lines(pieces.texts[row], included, c)
+        start = table.starts[row]
+        if shown and start >= 1:
+            end = min(table.ends[row], start + shown - 1)
+            blocks.append(det.Block(table.paths[row], start, end))
+        if used >= budget:
+            break
+    return blocks, used
+
+
+def legacy_pack(ranking: ChunkRanking, pieces: Pieces) -> tuple[list[det.Block], int]:
+    """Taken chunks of the 8,000-char walk (spec §5.8, :func:`det.taken_chunks`) as blocks."""
+    table = pieces.table
+    taken = det.taken_chunks(ranking.order.tolist(), table.n_chars)
+    blocks = [det.Block(table.paths[r], table.starts[r], table.ends[r]) for r in taken]
+    return blocks, sum(table.n_chars[r] for r in taken)
+
+
+def _row(
+    run: str,
+    target: det.SampleTarget,
+    packing: str,
+    budget: int,
+    packed: tuple[list[det.Block], int],
+) -> dict[str, Any]:
+    lines = det.line_metrics(packed[0], target.spans)
+    return {
+        "run": run,
+        "sample_id": target.sample_id,
+        "task": target.task,
+        "packing": packing,
+        "budget": budget,
+        "gold_lines": int(lines["line_gold_count"]),
+        "predicted_lines": int(lines["line_predicted_count"]),
+        "overlap_lines": int(lines["line_overlap_count"]),
+        "line_recall": lines["line_recall@8k"],
+        "line_precision": lines["line_precision@8k"],
+        "line_f1": lines["line_f1@8k"],
+        "used": packed[1],
+    }
+
+
+def sample_rows(
+    run: str,
+    target: det.SampleTarget,
+    ranking: ChunkRanking,
+    pieces: Pieces,
+    budgets: Sequence[int],
+) -> list[dict[str, Any]]:
+    """PACKING rows of one ranked sample: legacy chars, then files and chunks per budget."""
+    rows = [_row(run, target, "legacy_chars", det.CHAR_BUDGET, legacy_pack(ranking, pieces))]
+    files = [pieces.file_row.get(p) for p in ranking.files[:FILE_PREFIX]]
+    for budget in budgets:
+        rows.append(_row(run, target, "files", budget, token_pack(files, pieces, budget)))
+        chunks = (int(r) for r in ranking.order)
+        rows.append(_row(run, target, "chunks", budget, token_pack(chunks, pieces, budget)))
+    return rows
+
+
+def _has_valid_span(target: det.SampleTarget) -> bool:
+    return any(b.start_line >= 1 and b.end_line >= b.start_line for b in target.spans)
+
+
+def _stored_lines(run: RunData) -> dict[str, tuple[int, int, int]]:
+    """Stored (gold, predicted, overlap) line counts per sample, for the parity check."""
+    if run.nested is None:
+        return {}
+    wide = run.nested.pivot(on="field", index="sample_id", values="value")
+    keys = [f"line_metrics.line_{k}_count" for k in ("gold", "predicted", "overlap")]
+    if any(k not in wide.columns for k in keys):
+        return {}
+    return {
+        sid: (int(g), int(p), int(o))
+        for sid, g, p, o in wide.select("sample_id", *keys).drop_nulls().iter_rows()
+    }
+
+
+def _stored_top(run: RunData) -> dict[str, list[str]]:
+    top = run.rankings.filter(pl.col("rank") <= FILE_PREFIX).sort("sample_id", "rank")
+    return {
+        str(sid): list(paths)
+        for sid, paths in top.group_by("sample_id").agg(pl.col("path")).iter_rows()
+    }
+
+
+def packing_table(
+    runs: Sequence[tuple[RunData, Rerank]],
+    samples: pl.DataFrame,
+    labels: pl.DataFrame,
+    spans: pl.DataFrame,
+    corpus: Corpus,
+    *,
+    budgets: Sequence[int] = DEFAULT_BUDGETS,
+) -> tuple[pl.DataFrame, dict[str, Checks]]:
+    """PACKING rows of every re-rankable run's samples that have valid gold spans, plus checks.
+
+    Snapshots are visited one at a time (sorted): each chunk file is read once for all runs
+    and dropped before the next, so memory stays flat in the number of snapshots. A sample
+    whose snapshot is missing, whose candidate chunks are empty, or whose query text is
+    unknown is counted in its run's :class:`Checks`, never silently dropped.
+    """
+    budget_list = normalise_budgets(budgets)
+    targets = {t.sample_id: t for t in det.sample_targets(samples, labels, spans)}
+    queries = dict(samples.select("sample_id", "query_text").iter_rows())
+    checks = {run.run: Checks() for run, plan in runs if plan.method is not None}
+    todo: dict[str, list[tuple[RunData, Rerank, det.SampleTarget]]] = {}
+    for run, plan in runs:
+        if plan.method is None or run.details is None:
+            continue
+        for sid in run.details["sample_id"].to_list():
+            target = targets.get(sid)
+            if target is None or not _has_valid_span(target):
+                continue
+            if queries.get(sid) is None:
+                checks[run.run].missing_query += 1
+                continue
+            snapshot = f"{target.repo}@{target.base_commit}"
+            todo.setdefault(snapshot, []).append((run, plan, target))
+    stored_lines = {run.run: _stored_lines(run) for run, plan in runs if plan.method is not None}
+    stored_top = {run.run: _stored_top(run) for run, plan in runs if plan.method is not None}
+    rows: list[dict[str, Any]] = []
+    for snapshot in sorted(todo):
+        members = todo[snapshot]
+        if not corpus.has(snapshot):
+            for run, _, _ in members:
+                checks[run.run].missing_snapshot += 1
+            continue
+        chunks = corpus.chunks(snapshot)
+        by_run: dict[str, list[tuple[RunData, Rerank, det.SampleTarget]]] = {}
+        for member in members:
+            by_run.setdefault(member[0].run, []).append(member)
+        for group in by_run.values():
+            run, plan = group[0][0], group[0][1]
+            assert plan.method is not None
+            mine = [t for _, _, t in group]
+            candidates = candidate_chunks(chunks, plan.candidate_filter)
+            if candidates.height == 0:
+                checks[run.run].empty_corpus += len(mine)
+                continue
+            index = plan.method.build_index(candidates)
+            pieces = Pieces.of(candidates)
+            for target in mine:
+                ranking = plan.method.rank_sample(index, queries[target.sample_id])
+                got = sample_rows(run.run, target, ranking, pieces, budget_list)
+                check = checks[run.run]
+                check.samples += 1
+                legacy = (got[0]["gold_lines"], got[0]["predicted_lines"], got[0]["overlap_lines"])
+                stored = stored_lines[run.run].get(target.sample_id)
+                check.stored_line_mismatch += stored is not None and stored != legacy
+                top = stored_top[run.run].get(target.sample_id, [])
+                check.top_files_mismatch += ranking.files[: len(top)] != top
+                rows += got
+    return pl.DataFrame(rows, schema=PACKING), checks
+
+
+def _mean(values: Sequence[float]) -> float:
+    """Left-to-right Python sum divided by the count (spec §0 means)."""
+    return sum(values) / len(values)
+
+
+def mean_interval(
+    values: Sequence[float], *, n_boot: int = 2000, seed: int = 0, level: float = 0.95
+) -> list[float] | None:
+    """[low, high] percentile-bootstrap interval of a mean (arbwb-defined); None if empty."""
+    if not values:
+        return None
+    array = np.asarray(values, dtype=np.float64)
+    low, high = bootstrap_ci(array, n_boot=n_boot, seed=seed, level=level)
+    return [low, high]
+
+
+def packing_summary(
+    table: pl.DataFrame,
+    *,
+    by: Sequence[str] = ("run", "packing", "budget"),
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> pl.DataFrame:
+    """Mean line recall/precision/F1, yielded and predicted lines per group, each with a
+    percentile-bootstrap interval over samples (arbwb-defined), plus the sample count."""
+    out = []
+    groups = table.partition_by(list(by), as_dict=True, maintain_order=True)
+    for key, group in groups.items():
+        row: dict[str, Any] = dict(zip(by, key, strict=True)) | {"samples": group.height}
+        for column in MEAN_COLUMNS:
+            values = [float(v) for v in group[column].to_list()]
+            interval = mean_interval(values, n_boot=n_boot, seed=seed)
+            low, high = (None, None) if interval is None else interval
+            row |= {column: _mean(values), f"{column}_low": low, f"{column}_high": high}
+        out.append(row)
+    if not out:
+        return pl.DataFrame(schema={c: PACKING[c] for c in by})
+    return pl.DataFrame(out).sort(list(by))
