@@ -15,11 +15,11 @@ from typing import Any
 
 import polars as pl
 
-from arbwb.budget import DEFAULT_BUDGETS
 from arbwb.errors import InputError
 from arbwb.io.corpus import Corpus
-from arbwb.io.details import merge_intervals
 from arbwb.io.rankings import RunData
+from arbwb.metrics.budget import DEFAULT_BUDGETS
+from arbwb.metrics.chunks import merge_intervals
 from arbwb.spanyield import (
     Checks,
     Rerank,

@@ -28,15 +28,16 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from arbwb.budget import DEFAULT_BUDGETS, header_tokens_expr, normalise_budgets
-from arbwb.io import details as det
-from arbwb.io.corpus import Corpus, count_tokens_expr
+from arbwb.io.corpus import Corpus
 from arbwb.io.rankings import RunData
 from arbwb.jsonio import read_json
+from arbwb.metrics import chunks as cm
+from arbwb.metrics.budget import DEFAULT_BUDGETS, header_tokens_expr, normalise_budgets
 from arbwb.pathclass import CandidateFilter
+from arbwb.retrievers import details as det
 from arbwb.retrievers.common import ChunkRanking, Method, candidate_chunks
 from arbwb.stats import bootstrap_ci
-from arbwb.tokenize import count_code_tokens
+from arbwb.tokenize import count_code_tokens, count_tokens_expr
 
 PACKINGS = ("legacy_chars", "files", "chunks")
 FILE_PREFIX = 20  # canonical packing sees the stored top-20 files (spec §5.1, §5.7)
@@ -106,7 +107,7 @@ def rerank_plan(run: RunData) -> Rerank:
     if not isinstance(summary, dict) or "fingerprint" not in summary or not isinstance(name, str):
         return Rerank(run.run, None, cf, "not an arbwb baseline run: no chunk-level ranking")
     if name in RERUNNABLE:
-        from arbwb.retrievers import get_method
+        from arbwb.retrievers.registry import get_method
 
         return Rerank(run.run, get_method(name), cf, "reranked")
     if name == "dense" and summary.get("model") == "dense_hash":
@@ -121,7 +122,7 @@ def rerank_plan(run: RunData) -> Rerank:
 class Pieces:
     """One snapshot's candidate chunks with what token packing needs, built once per index."""
 
-    table: det.ChunkTable
+    table: cm.ChunkTable
     texts: list[str]
     tokens: list[int]
     headers: list[int]
@@ -134,7 +135,7 @@ class Pieces:
         kinds, paths = chunks["kind"].to_list(), chunks["path"].to_list()
         file_row = {p: i for i, (p, k) in enumerate(zip(paths, kinds, strict=True)) if k == "file"}
         return cls(
-            det.chunk_table(chunks),
+            cm.chunk_table(chunks),
             chunks["text"].to_list(),
             costs["t"].to_list(),
             costs["h"].to_list(),
@@ -160,7 +161,7 @@ def visible_lines(text: str, included: int, total: int) -> int:
 
 def token_pack(
     rows: Iterable[int | None], pieces: Pieces, budget: int
-) -> tuple[list[det.Block], int]:
+) -> tuple[list[cm.Block], int]:
     """Visible line blocks and tokens used when packing ``rows`` (None = missing) into B tokens.
 
     The §5.7 rule: header ``h``, content ``c``, separator 1 for non-empty text; stop when
@@ -184,17 +185,17 @@ def token_pack(
         start = table.starts[row]
         if shown and start >= 1:
             end = min(table.ends[row], start + shown - 1)
-            blocks.append(det.Block(table.paths[row], start, end))
+            blocks.append(cm.Block(table.paths[row], start, end))
         if used >= budget:
             break
     return blocks, used
 
 
-def legacy_pack(ranking: ChunkRanking, pieces: Pieces) -> tuple[list[det.Block], int]:
-    """Taken chunks of the 8,000-char walk (spec §5.8, :func:`det.taken_chunks`) as blocks."""
+def legacy_pack(ranking: ChunkRanking, pieces: Pieces) -> tuple[list[cm.Block], int]:
+    """Taken chunks of the 8,000-char walk (spec §5.8, :func:`cm.taken_chunks`) as blocks."""
     table = pieces.table
-    taken = det.taken_chunks(ranking.order.tolist(), table.n_chars)
-    blocks = [det.Block(table.paths[r], table.starts[r], table.ends[r]) for r in taken]
+    taken = cm.taken_chunks(ranking.order.tolist(), table.n_chars)
+    blocks = [cm.Block(table.paths[r], table.starts[r], table.ends[r]) for r in taken]
     return blocks, sum(table.n_chars[r] for r in taken)
 
 
@@ -203,9 +204,9 @@ def _row(
     target: det.SampleTarget,
     packing: str,
     budget: int,
-    packed: tuple[list[det.Block], int],
+    packed: tuple[list[cm.Block], int],
 ) -> dict[str, Any]:
-    lines = det.line_metrics(packed[0], target.spans)
+    lines = cm.line_metrics(packed[0], target.spans)
     return {
         "run": run,
         "sample_id": target.sample_id,
@@ -230,7 +231,7 @@ def sample_rows(
     budgets: Sequence[int],
 ) -> list[dict[str, Any]]:
     """PACKING rows of one ranked sample: legacy chars, then files and chunks per budget."""
-    rows = [_row(run, target, "legacy_chars", det.CHAR_BUDGET, legacy_pack(ranking, pieces))]
+    rows = [_row(run, target, "legacy_chars", cm.CHAR_BUDGET, legacy_pack(ranking, pieces))]
     files = [pieces.file_row.get(p) for p in ranking.files[:FILE_PREFIX]]
     for budget in budgets:
         rows.append(_row(run, target, "files", budget, token_pack(files, pieces, budget)))

@@ -56,11 +56,11 @@ def child(corpus_dir: str, samples_path: str, count: int) -> None:
     import polars as pl
 
     from arbwb import granularity as g
-    from arbwb.io.corpora import open_corpora
+    from arbwb.io.corpus import open_corpus
     from arbwb.io.samples import load_samples
 
     start = time.perf_counter()
-    corpus = open_corpora(corpus_dir)
+    corpus = open_corpus(corpus_dir)
     keep = corpus.snapshot_ids()[:count]
     ss = load_samples(samples_path)
     samples = ss.samples.filter(pl.col("snapshot_id").is_in(keep))

@@ -14,10 +14,11 @@ import pytest
 from arbwb import granularity as g
 from arbwb import spanyield as sy
 from arbwb.cli import main
-from arbwb.io import details as det
-from arbwb.io.corpora import open_corpora
+from arbwb.io.corpus import open_corpus
 from arbwb.io.rankings import load_rankings
 from arbwb.io.samples import load_samples
+from arbwb.metrics import chunks as cm
+from arbwb.retrievers import details as det
 from arbwb.retrievers.common import ChunkRanking
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,7 +112,7 @@ def _ranking(order: list[int], files: list[str]) -> ChunkRanking:
 
 
 def _target(spans: list[tuple[str, int, int]], task: str = "code2test") -> det.SampleTarget:
-    blocks = [det.Block(p, s, e) for p, s, e in spans]
+    blocks = [cm.Block(p, s, e) for p, s, e in spans]
     return det.SampleTarget("s1", task, "o/r", "c", [], [], blocks, [], None, None, False)
 
 
@@ -150,15 +151,15 @@ def test_token_pack_whole_partial_missing_and_visible_lines() -> None:
     pieces = sy.Pieces.of(chunks)
     assert pieces.headers == [6, 6] and pieces.tokens == [4, 1]
     whole, used = sy.token_pack([None, 0], pieces, 11)  # missing piece is free
-    assert (whole, used) == ([det.Block("x.py", 1, 2)], 11)
+    assert (whole, used) == ([cm.Block("x.py", 1, 2)], 11)
     part, used = sy.token_pack([0, 1], pieces, 9)  # m = 3: both lines start inside
-    assert (part, used) == ([det.Block("x.py", 1, 2)], 9)
+    assert (part, used) == ([cm.Block("x.py", 1, 2)], 9)
     part, used = sy.token_pack([0, 1], pieces, 8)  # m = 2: only line 1
-    assert (part, used) == ([det.Block("x.py", 1, 1)], 8)
+    assert (part, used) == ([cm.Block("x.py", 1, 1)], 8)
     none, used = sy.token_pack([0], pieces, 6)  # header only: no content line
     assert (none, used) == ([], 6)
     both, used = sy.token_pack([0, 1], pieces, 100)  # 11 + (6 + 1 + 1)
-    assert both == [det.Block("x.py", 1, 2), det.Block("y.py", 1, 1)] and used == 19
+    assert both == [cm.Block("x.py", 1, 2), cm.Block("y.py", 1, 1)] and used == 19
 
 
 def test_visible_lines_skip_the_truncation_marker_and_cap_at_end_line() -> None:
@@ -166,7 +167,7 @@ def test_visible_lines_skip_the_truncation_marker_and_cap_at_end_line() -> None:
     assert sy.visible_lines(text, 10, 8) == 2
     chunks = _chunks([("z.py", "symbol", 40, 40, "a\nb\nc")])  # more text lines than range
     blocks, _ = sy.token_pack([0], sy.Pieces.of(chunks), 100)
-    assert blocks == [det.Block("z.py", 40, 40)]
+    assert blocks == [cm.Block("z.py", 40, 40)]
 
 
 # --- gold-file sizes from a corpus, with missing snapshots and paths -----------------------
@@ -261,18 +262,18 @@ def tiny(tmp_path: Path) -> Path:
 
 
 def test_open_corpora_merge_rule(tiny: Path) -> None:
-    view = open_corpora(tiny)
+    view = open_corpus(tiny)
     assert view.snapshot_ids() == ["o/r@c1", "o/r@c2"]
     # c1: the first (corpus a) row wins; c2: a's missing row is replaced by b's ok row
     assert "/a/" in view.chunk_path("o/r@c1").as_posix()
     assert "/b/" in view.chunk_path("o/r@c2").as_posix()
-    single = open_corpora(tiny / "corpus" / "a")
+    single = open_corpus(tiny / "corpus" / "a")
     assert single.snapshot_ids() == ["o/r@c1"]
 
 
 def test_gold_file_sizes_resolve_and_report_missing(tiny: Path) -> None:
     ss = load_samples(tiny / "samples.jsonl")
-    sizes = g.gold_file_sizes(ss.samples, ss.labels, open_corpora(tiny))
+    sizes = g.gold_file_sizes(ss.samples, ss.labels, open_corpus(tiny))
     got = sizes.select("sample_id", "path", "file_lines", "reason").rows()
     assert got == [
         ("s1", "big.py", 12, None),
@@ -282,7 +283,7 @@ def test_gold_file_sizes_resolve_and_report_missing(tiny: Path) -> None:
         ("s3", "late.py", 7, None),
         ("s4", "x.rs", None, "missing_manifest"),
     ]
-    only_a = g.gold_file_sizes(ss.samples, ss.labels, open_corpora(tiny / "corpus" / "a"))
+    only_a = g.gold_file_sizes(ss.samples, ss.labels, open_corpus(tiny / "corpus" / "a"))
     assert only_a.filter(pl.col("sample_id") == "s3")["reason"].to_list() == ["missing_manifest"]
     summary = g.file_size_summary(sizes, ss.samples)
     assert list(summary) == ["code2test", "trace2code", "edit2ripple", "overall"]
@@ -299,7 +300,7 @@ def test_gold_file_sizes_resolve_and_report_missing(tiny: Path) -> None:
 
 def test_span_density_known_lengths_and_invalid_spans(tiny: Path) -> None:
     ss = load_samples(tiny / "samples.jsonl")
-    sizes = g.gold_file_sizes(ss.samples, ss.labels, open_corpora(tiny))
+    sizes = g.gold_file_sizes(ss.samples, ss.labels, open_corpus(tiny))
     density = g.span_density(ss.samples, ss.spans, sizes)
     # s1 big.py: (1,3)+(3,4) -> 4 lines of 12; small.py span (0,2) is invalid.
     # s2: (2,1) invalid; other.py has no known length. s3 late.py: 1 of 7.
@@ -318,7 +319,7 @@ def test_span_density_known_lengths_and_invalid_spans(tiny: Path) -> None:
 def test_missing_chunk_file_reads_as_missing_path(tiny: Path) -> None:
     (tiny / "corpus" / "a" / "o__r" / "c1.chunks.jsonl").unlink()
     ss = load_samples(tiny / "samples.jsonl")
-    corpus = open_corpora(tiny / "corpus" / "a")
+    corpus = open_corpus(tiny / "corpus" / "a")
     sizes = g.gold_file_sizes(ss.samples, ss.labels, corpus)
     assert set(sizes.filter(pl.col("snapshot_id") == "o/r@c1")["reason"]) == {"missing_path"}
     assert g.missing_chunk_files(corpus, ["o/r@c1", "o/r@c2"]) == ["o/r@c1"]

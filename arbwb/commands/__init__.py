@@ -17,6 +17,7 @@ COMMANDS: dict[str, str] = {
     "cache": "show or clear the on-disk cache of chunk-file derived data",
     "depth": "first-gold depth per run and task, and cross-run coverage (spec 13.3)",
     "selective": "calibrate abstention thresholds out of fold, grouped by repository (spec 9)",
+    "granularity": "span granularity: gold-file sizes, evidence density, line overlap",
 }
 
 

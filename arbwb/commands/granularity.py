@@ -6,14 +6,13 @@ import argparse
 import json
 from typing import Any
 
+from arbwb.commands import COMMANDS
 from arbwb.errors import InputError
 
 
 def add_parser(subparsers: Any) -> None:
     """Register ``arbwb granularity``."""
-    parser = subparsers.add_parser(
-        "granularity", help="span granularity: gold-file sizes, evidence density, line overlap"
-    )
+    parser = subparsers.add_parser("granularity", help=COMMANDS["granularity"])
     parser.add_argument("--samples", required=True, help="samples file or release folder")
     parser.add_argument(
         "--corpus", required=True, help="corpus folder, or a release root with corpus/*/ folders"
@@ -45,13 +44,13 @@ def _budgets(text: str) -> list[int]:
 def run(args: argparse.Namespace) -> int:
     """Load samples, corpus view and runs; print the report as JSON or Markdown."""
     from arbwb import granularity
-    from arbwb.io.corpora import open_corpora
+    from arbwb.io.corpus import open_corpus
     from arbwb.io.rankings import load_rankings
     from arbwb.io.samples import load_samples
     from arbwb.jsonio import write_text_atomic
 
     samples = load_samples(args.samples)
-    corpus = open_corpora(args.corpus)
+    corpus = open_corpus(args.corpus)
     runs = [load_rankings(path, fmt="details") for path in args.runs]
     analysis = granularity.analyse(
         samples.samples,

@@ -265,7 +265,7 @@ def open_corpus(
 
 def corpus_manifests(root: Path, release: str | None = None) -> list[Path]:
     """The manifests under ``root/corpus/`` in merge order (only ``release``'s when given)."""
-    corpus = root / "corpus"
+    corpus = root / "corpus" if (root / "corpus").is_dir() else root  # a root, or corpus/ itself
     if release is not None:
         found = corpus / release / MANIFEST_NAME
         if not found.is_file():
