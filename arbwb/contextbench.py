@@ -1108,3 +1108,19 @@ def ceilings(gold: Mapping[str, Gold], source: CheckoutSource) -> pl.DataFrame:
             }
         )
     return _frame(rows, CEILINGS)
+
+
+def score_predictions(
+    runs: Sequence[Any],
+    rows: ContextBenchRows,
+    *,
+    source: CheckoutSource | None = None,
+    symbol_finder: SymbolFinder | None = None,
+) -> list[Scored]:
+    """Score loaded :class:`~arbwb.io.contextbench.Predictions` runs against ``rows``."""
+    gold = gold_from_rows(rows)
+    out = []
+    for run in runs:
+        preds = predictions_from_frames(run.records, run.context).get(run.run, {})
+        out.append(score_run(run.run, preds, gold, source=source, symbol_finder=symbol_finder))
+    return out

@@ -208,3 +208,19 @@ def corpus_source(corpus: object) -> CheckoutSource:
         return cache[sid]
 
     return source
+
+
+def first_source(*sources: CheckoutSource | None) -> CheckoutSource | None:
+    """A source asking each given source in turn (e.g. git repositories, then a corpus)."""
+    present = [s for s in sources if s is not None]
+    if not present:
+        return None
+
+    def source(repo: str, commit: str) -> Checkout | None:
+        for candidate in present:
+            checkout = candidate(repo, commit)
+            if checkout is not None:
+                return checkout
+        return None
+
+    return source

@@ -449,8 +449,8 @@ def extract_prometheus(path: Path) -> list[Extracted]:
         union: dict[str, list[tuple[int, int]]] = {}
         for step in steps:
             step_spans: dict[str, list[dict[str, Any]]] = step["spans"]
-            for file, spans in step_spans.items():
-                union.setdefault(file, []).extend((s["start"], s["end"]) for s in spans)
+            for file, items in step_spans.items():
+                union.setdefault(file, []).extend((s["start"], s["end"]) for s in items)
         final = _unified({f: _merge(ivs) for f, ivs in union.items()})
     if not steps and final:
         steps = [{"files": sorted(final), "spans": final}]
