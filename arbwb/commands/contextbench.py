@@ -112,11 +112,11 @@ def run_score(args: argparse.Namespace) -> int:
     """Load rows and runs, score, print the summary; per-instance records on request."""
     from arbwb import contextbench as cb
     from arbwb.io.checkout import corpus_source, first_source, repos_source
-    from arbwb.io.contextbench import load_predictions, load_rows
+    from arbwb.io.contextbench import Predictions, load_predictions, load_rows
     from arbwb.jsonio import sha256_file, write_jsonl, write_text_atomic
 
     rows = load_rows(args.rows)
-    runs = {}
+    runs: dict[str, Predictions] = {}
     for path in args.predictions:
         loaded = load_predictions(path)
         if loaded.run in runs:
