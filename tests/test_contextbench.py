@@ -1012,3 +1012,73 @@ def test_symbol_finder_without_tree_sitter_names_the_install() -> None:
             tree_sitter_finder()
     else:
         pytest.skip("tree-sitter-languages is installed")
+
+
+def test_git_checkout_gives_the_same_numbers(tmp_path: Path) -> None:
+    import subprocess
+
+    from arbwb.io.checkout import repos_source
+
+    work = tmp_path / "repos" / "o__r"
+    for path, data in FILES.items():
+        (work / path).parent.mkdir(parents=True, exist_ok=True)
+        (work / path).write_bytes(data)
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+        "HOME": str(tmp_path),
+        "PATH": os.environ["PATH"],
+    }
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "x"]):
+        subprocess.run(["git", "-C", str(work), *args], check=True, env=env)
+    sha = subprocess.run(
+        ["git", "-C", str(work), "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    (work / "a.py").write_text("changed in the work tree, not at the commit\n")
+    gold = cb.Gold("I", "I", "O/R", sha, (("a.py", 5, 6),))
+    pred = cb.Prediction("I", (), _step(["/testbed/a.py:5-9"]))
+    record = cb.score_run("r", {"I": pred}, {"I": gold}, source=repos_source(tmp_path / "repos"))
+    got = record.records[0]["record"]
+    _check(got, "span", 1, 0.493151, (36, 36, 73))
+    _check(got, "line", 1, 0.4, (2, 2, 5))
+    missing = cb.score_run(
+        "r",
+        {"I": pred},
+        {"I": cb.Gold("I", "I", "x/y", sha, ())},
+        source=repos_source(tmp_path / "repos"),
+    )
+    assert missing.records[0]["record"]["error"] == "checkout_failed"
+
+
+def test_file_list_checkout_matches_bytes_for_ranked_lists() -> None:
+    from arbwb.io.checkout import FileListCheckout
+
+    gold = {"I": _gold(["a.py:5-6", "pkg/c.py:1-2"])}
+    listed = FileListCheckout({p: count_lines(b) for p, b in FILES.items()})
+    ranking = pl.DataFrame(
+        {
+            "run": ["r"] * 4,
+            "sample_id": ["I"] * 4,
+            "rank": [1, 2, 3, 4],
+            "path": ["b.py", "a.py", "pkg/c.py", "README.md"],
+        }
+    )
+    by_list = cb.score_ranked(ranking, gold, [1, 2, 3, 4], source=lambda r, c: listed)
+    by_bytes = cb.score_ranked(ranking, gold, [1, 2, 3, 4], source=lambda r, c: CHECKOUT)
+    cols = ["file_coverage", "file_precision", "line_coverage", "line_precision"]
+    assert by_list.select(cols).rows() == by_bytes.select(cols).rows()
+    assert by_list["line_pred"].to_list() == [20, 33, 39, 44]
+
+
+def test_predictions_keyed_by_original_inst_id(tmp_path: Path) -> None:
+    rows = cio.load_rows(_write(tmp_path, [_row()]))
+    gold = cb.gold_from_rows(rows)
+    assert gold["cli__cli-5973"] is gold["Multi-SWE-Bench__go__maintenance__bugfix__0000abcd"]
+    pred = cb.Prediction("cli__cli-5973", (), _step(["/workspace/x.go:1-3"]))
+    scored = cb.score_run("r", {"cli__cli-5973": pred}, gold)
+    item = scored.records[0]
+    assert item["sample_id"] == "Multi-SWE-Bench__go__maintenance__bugfix__0000abcd"
+    assert scored.resolution == "lexical"
+    _check(item["record"], "line", 1, 1, (3, 3, 3))
