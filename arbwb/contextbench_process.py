@@ -1,0 +1,108 @@
+"""ContextBench process analyses (contextbench-spec §9): evidence drop and rounds per run.
+
+Evidence drop compares the gold lines an agent saw while exploring with the gold lines it kept
+in its final ``<PATCH_CONTEXT>``; the canonical, ``_v2`` and broken v1 (BUG B6) script variants
+and the result-row variant are reproduced so their numbers can be compared.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+Lines = set[tuple[str, int]]
+_PREFIXES = ("/testbed/", "/home/", "/workspace/")
+_PAIR = re.compile(r"File:\s*(\S+)\s*\n\s*Lines:\s*(\d+)\s*-\s*(\d+)")
+
+
+def drop_key(path: str) -> str:
+    """Path key of the drop scripts: a ``/testbed/``, ``/home/`` or ``/workspace/`` prefix cut
+    (so Multi-SWE keys never match, BUG B10).
+    """
+    for prefix in _PREFIXES:
+        if path.startswith(prefix):
+            return path[len(prefix) :]
+    return path
+
+
+def _pairs(text: str) -> Lines:
+    out: Lines = set()
+    for path, a, b in _PAIR.findall(text):
+        out.update((drop_key(path), line) for line in range(int(a), int(b) + 1))
+    return out
+
+
+def _blocks(text: str, tag: str) -> list[str]:
+    return re.findall(rf"<{tag}>([\s\S]*?)</{tag}>", text)
+
+
+def gold_line_set(spans: Sequence[tuple[str, int, int]]) -> Lines:
+    """(key, line) pairs of raw gold spans (keys otherwise raw, as the scripts use them)."""
+    return {(drop_key(p), n) for p, s, e in spans for n in range(s, e + 1)}
+
+
+def evidence_drop(messages: Sequence[Mapping[str, Any]], gold: Lines) -> dict[str, float]:
+    """Canonical drop (``..._laststep_to_final.py``) and the ``_v2`` variant of one trajectory.
+
+    E_t = lines of the ``<EXPLORE_CONTEXT>`` blocks of the t-th assistant message having any;
+    F = lines of all ``<PATCH_CONTEXT>`` blocks (upper-case tags only, BUG B7).
+    keep_X = |F ∩ Gd ∩ seen_X| / |seen_X| (capped at 1; 0 when nothing seen), drop = 1 - keep.
+    """
+    assistant = [str(m.get("content") or "") for m in messages if m.get("role") == "assistant"]
+    explored = [
+        lines
+        for text in assistant
+        if (blocks := _blocks(text, "EXPLORE_CONTEXT"))
+        for lines in [set().union(*(_pairs(b) for b in blocks))]
+    ]
+    final: Lines = set().union(*(_pairs(b) for t in assistant for b in _blocks(t, "PATCH_CONTEXT")))
+    seen_union = set().union(*explored) & gold
+    seen_last = (explored[-1] if explored else set()) & gold
+    kept = final & gold
+
+    def drop(seen: Lines) -> float:
+        return 1.0 - min(1.0, len(kept & seen) / len(seen)) if seen else 1.0
+
+    v2 = 1.0 - len(kept) / len(seen_union) if seen_union else 1.0
+    return {
+        "seen_union": float(len(seen_union)),
+        "seen_last": float(len(seen_last)),
+        "final_gold": float(len(kept)),
+        "kept_union": float(len(kept & seen_union)),
+        "kept_last": float(len(kept & seen_last)),
+        "drop_union": drop(seen_union),
+        "drop_last": drop(seen_last),
+        "drop_v2": v2,
+    }
+
+
+def evidence_drop_v1(trajectory: Any, gold: Lines) -> dict[str, float]:
+    """The broken v1 script (BUG B6): it searches ``json.dumps`` text, where newlines are
+    escaped, so no File/Lines pair is ever found and the drop is 1.0.
+    """
+    text = json.dumps(trajectory)
+    seen = _pairs(text) & gold
+    kept = seen & gold
+    return {
+        "seen": float(len(seen)),
+        "kept": float(len(kept)),
+        "drop": 1.0 - len(kept) / len(seen) if seen else 1.0,
+    }
+
+
+def drop_from_result(
+    gold_size: int, final_intersection: int, last_step_coverage: float, final_coverage: float
+) -> dict[str, float]:
+    """Result-row variant: seen = last-step coverage * gold size, kept = min(final I, seen),
+    drop = 1 - kept/seen (1.0 when seen <= 0), recall_drop = max(0, last - final coverage).
+    """
+    seen = last_step_coverage * gold_size
+    kept = min(final_intersection, seen)
+    return {
+        "seen": seen,
+        "kept": kept,
+        "drop": 1.0 - kept / seen if seen > 0 else 1.0,
+        "recall_drop": max(0.0, last_step_coverage - final_coverage),
+    }

@@ -1,0 +1,683 @@
+"""ContextBench rows and predictions (contextbench-spec §1-§3) as arbwb frames.
+
+Rows (Parquet as published, read with Polars only) become the canonical samples, labels and
+spans frames (task ``contextbench``) plus two ContextBench frames: ``instances`` (language,
+source benchmark, ids, gold patch) and ``gold`` (one row per gold span with the raw path, the
+§2.1 normalised path and the quirk it hit). Predictions in the unified record format (§3.1) and
+agent trajectories (§3.2, :mod:`arbwb.io.contextbench_agents`) become a ``records`` frame and a
+long ``context`` frame (one row per predicted file, line span or symbol name of a step; step 0
+is the declared final context).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import polars as pl
+
+from arbwb import schemas
+from arbwb.errors import InputError
+from arbwb.io.samples import split_of
+from arbwb.jsonio import dumps_upstream, iter_jsonl, read_json
+
+TASK = "contextbench"
+#: §1.1: the 14 string columns of the published Parquet.
+ROW_COLUMNS = (
+    "instance_id",
+    "original_inst_id",
+    "repo",
+    "language",
+    "base_commit",
+    "gold_context",
+    "patch",
+    "test_patch",
+    "problem_statement",
+    "hints_text",
+    "created_at",
+    "f2p",
+    "p2p",
+    "source",
+)
+_REQUIRED = ("instance_id", "original_inst_id", "repo", "language", "base_commit", "gold_context")
+
+INSTANCES: schemas.Schema = {
+    "sample_id": pl.String,  # instance_id
+    "original_inst_id": pl.String,
+    "repo": pl.String,  # owner/name (recovered for bare Multi names, §1.1)
+    "repo_field": pl.String,  # the row's raw `repo` value
+    "language": pl.String,
+    "benchmark": pl.String,  # source benchmark: Multi | Poly | Pro | Verified
+    "category": pl.String,  # e.g. maintenance__bugfix (3rd+4th instance_id fields)
+    "base_commit": pl.String,
+    "patch": pl.String,  # gold patch (EditLoc fallback, §7)
+    "gold_encoding": pl.String,  # json | text (§1.2 variant)
+    "n_spans": pl.Int64,
+    "source": pl.String,
+    "line": pl.Int64,  # 1-based row number in the Parquet file
+}
+
+GOLD: schemas.Schema = {
+    "sample_id": pl.String,
+    "span_index": pl.Int64,  # position in gold_context (0-based)
+    "raw_path": pl.String,
+    "path": pl.String,  # §2.1 normalisation (parity); "" = ignored span
+    "fixed_path": pl.String,  # arbwb-defined §13.1 "fixed" mode; null = dropped (B3)
+    "path_form": pl.String,  # relative | dot_relative | dotfile | testbed | workspace | ...
+    "quirk": pl.String,  # Q1 | B2 | B3 | empty (span ignored); null when none applies
+    "start_line": pl.Int64,
+    "end_line": pl.Int64,
+}
+
+EXCLUDED: schemas.Schema = {
+    "sample_id": pl.String,
+    "line": pl.Int64,
+    "field": pl.String,
+    "reason": pl.String,
+}
+
+RECORDS: schemas.Schema = {
+    "run": pl.String,
+    "instance_id": pl.String,  # as given (instance_id or original_inst_id)
+    "line": pl.Int64,  # line (JSONL) or record index (JSON list), 1-based; 0 for one-file agents
+    "n_steps": pl.Int64,  # len(pred_steps); 0 = the final context is the only step
+    "model_patch": pl.String,  # nullable
+    "commit": pl.String,  # nullable commit override
+    "source": pl.String,  # file the record came from
+}
+
+CONTEXT: schemas.Schema = {
+    "run": pl.String,
+    "instance_id": pl.String,
+    "step": pl.Int64,  # 1..n_steps for pred_steps; 0 = final context (pred_files/spans/symbols)
+    "kind": pl.String,  # file | span | symbol
+    "path": pl.String,  # as predicted (resolved only at scoring time, §2.2)
+    "start_line": pl.Int64,  # span rows only
+    "end_line": pl.Int64,  # span rows only
+    "symbol": pl.String,  # symbol rows only
+}
+
+_SOURCES = {"Multi": "Multi-SWE-Bench", "Poly": "SWE-PolyBench", "Pro": "SWE-Bench-Pro"}
+_SOURCES["Verified"] = "SWE-Bench-Verified"
+_DIGITS_TAIL = re.compile(r"-\d+$")
+_PRO_TAIL = re.compile(r"-[0-9a-f]{40}-v[0-9a-f]+$")
+_TEXT_BLOCK = re.compile(
+    r"context\d+\uff1a\s*\nfile: (?P<file>[^\n]*)\nstart_line: (?P<start>-?\d+)\n"
+    r"end_line: (?P<end>-?\d+)\n?"
+)
+_SPAN_TYPE = pl.List(
+    pl.Struct(
+        {"file": pl.String, "start_line": pl.Int64, "end_line": pl.Int64, "content": pl.String}
+    )
+)
+
+OnError = Literal["raise", "exclude"]
+
+
+# --------------------------------------------------------------------------- paths (§2.1)
+
+
+def normalize_gold_path(raw: str) -> str:
+    """Gold path normalisation of §2.1, literally (QUIRK Q1: every leading '.'/'/' is stripped)."""
+    path = raw.replace("\\", "/")
+    if path.startswith("/testbed/"):
+        return path[len("/testbed/") :]
+    if path.startswith("/workspace/"):
+        rest = path[len("/workspace/") :]
+        return rest.split("/", 1)[1] if "/" in rest else rest
+    if path.startswith("/"):
+        return path.lstrip("/")
+    return path.lstrip("./")
+
+
+def path_form(raw: str) -> str:
+    """Which §2.1 branch a raw gold path takes (for the composition tables)."""
+    path = raw.replace("\\", "/")
+    if path.startswith("/testbed/"):
+        return "testbed"
+    if path.startswith("/workspace/"):
+        rest = path[len("/workspace/") :]
+        return "workspace" if "/" in rest else "workspace_root"
+    if path.startswith("/"):
+        return "absolute"
+    if path.startswith(("./", "../")):
+        return "dot_relative"
+    if path.startswith("."):
+        return "dotfile"
+    return "relative"
+
+
+def gold_path_quirk(raw: str) -> str | None:
+    """The quirk/bug of §10 a raw gold path hits: B2 dot-file, B3 /workspace/<file>, Q1, empty."""
+    if not normalize_gold_path(raw):
+        return "empty"
+    form = path_form(raw)
+    if form == "dotfile":
+        return "B2"
+    if form == "workspace_root":
+        return "B3"
+    if form == "dot_relative" and normalize_gold_path(raw) != _strip_dot_segments(raw):
+        return "Q1"
+    return None
+
+
+def _strip_dot_segments(path: str) -> str:
+    """Drop leading ``./``, ``../`` and ``/`` segments but keep a dot that starts a name."""
+    path = path.replace("\\", "/")
+    while True:
+        for prefix in ("./", "../", "/"):
+            if path.startswith(prefix):
+                path = path[len(prefix) :]
+                break
+        else:
+            return path
+
+
+def fixed_gold_path(raw: str) -> str | None:
+    """arbwb-defined "fixed" mode (§13.1): keep names' leading dots, drop ``/workspace/<file>``."""
+    form = path_form(raw)
+    if form == "workspace_root":
+        return None
+    if form in ("dotfile", "dot_relative", "relative"):
+        return _strip_dot_segments(raw) or None
+    return normalize_gold_path(raw) or None
+
+
+# --------------------------------------------------------------------------- rows (§1)
+
+
+def recover_repo(repo: str, original_inst_id: str) -> str:
+    """``owner/name`` of a row (§1.1): ``repo`` if it has a '/', else from ``original_inst_id``.
+
+    Raises ``ValueError`` when the id does not parse or names another repository than the
+    bare ``repo`` (compared case-insensitively, as GitHub does).
+    """
+    if "/" in repo:
+        owner, _, name = repo.partition("/")
+        if not owner or not name or "/" in name:
+            msg = f"repo must be owner/name or a bare name, got {repo!r}"
+            raise ValueError(msg)
+        return repo
+    ident = original_inst_id.removeprefix("instance_")
+    owner, sep, rest = ident.partition("__")
+    name = _PRO_TAIL.sub("", rest) if _PRO_TAIL.search(rest) else _DIGITS_TAIL.sub("", rest)
+    if not sep or not owner or not name or name == rest:
+        msg = (
+            f"cannot recover owner/name of the bare repository {repo!r}: original_inst_id "
+            f"{original_inst_id!r} is not <owner>__<name>-<number>"
+        )
+        raise ValueError(msg)
+    if name.lower() != repo.lower():
+        msg = (
+            f"unknown repository short name {repo!r}: original_inst_id {original_inst_id!r} "
+            f"names {owner}/{name}"
+        )
+        raise ValueError(msg)
+    return f"{owner}/{name}"
+
+
+def parse_gold_context(text: str) -> tuple[list[dict[str, Any]], str]:
+    """Gold spans of a ``gold_context`` cell and its encoding: JSON list, or the text variant.
+
+    Raises ``ValueError`` when the cell is neither (upstream would silently use an empty gold,
+    QUIRK Q14) or a span lacks ``file``/``start_line``/``end_line`` or has end < start.
+    """
+    try:
+        spans = json.loads(text)
+        encoding = "json"
+    except json.JSONDecodeError:
+        spans = [
+            {"file": m["file"], "start_line": m["start"], "end_line": m["end"]}
+            for m in _TEXT_BLOCK.finditer(text)
+        ]
+        encoding = "text"
+        if not spans:
+            msg = "not a JSON list of spans nor the text encoding ('context<i>\uff1a' blocks)"
+            raise ValueError(msg) from None
+    if not isinstance(spans, list):
+        msg = f"expected a JSON list of span objects, got {type(spans).__name__}"
+        raise ValueError(msg)
+    out = []
+    for index, span in enumerate(spans):
+        out.append(_gold_span(span, index))
+    return out, encoding
+
+
+def _gold_span(span: Any, index: int) -> dict[str, Any]:
+    if not isinstance(span, dict) or not isinstance(span.get("file"), str):
+        msg = f"span {index} is not an object with a string 'file', got {span!r:.80}"
+        raise ValueError(msg)
+    lines = []
+    for key in ("start_line", "end_line"):
+        value = span.get(key)
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            msg = f"span {index} ({span['file']}) has no integer {key}, got {value!r}"
+            raise ValueError(msg)
+        try:
+            lines.append(int(value))
+        except ValueError:
+            msg = f"span {index} ({span['file']}) has no integer {key}, got {value!r}"
+            raise ValueError(msg) from None
+    if lines[1] < lines[0]:
+        msg = f"span {index} ({span['file']}) has end_line {lines[1]} < start_line {lines[0]}"
+        raise ValueError(msg)
+    return {"file": span["file"], "start_line": lines[0], "end_line": lines[1]}
+
+
+@dataclass(frozen=True)
+class ContextBenchRows:
+    """Loaded rows: canonical frames plus the ContextBench-specific ones and exclusions."""
+
+    samples: pl.DataFrame  # schemas.SAMPLES, task "contextbench"
+    labels: pl.DataFrame  # schemas.LABELS, role "gold" (distinct §2.1 paths)
+    spans: pl.DataFrame  # schemas.SPANS, kind "gold_context" (§2.1 paths, empty paths left out)
+    instances: pl.DataFrame  # INSTANCES
+    gold: pl.DataFrame  # GOLD (every span, raw and normalised, quirks flagged)
+    excluded: pl.DataFrame  # EXCLUDED: rows left out with on_error="exclude"
+    path: str
+
+
+def load_rows(path: str | Path, *, on_error: OnError = "raise") -> ContextBenchRows:
+    """Read a ContextBench Parquet into frames (Polars only; every column read as text).
+
+    Bad rows (unparsable ``gold_context``, unknown repository short name, a span with
+    end < start, missing required cells, duplicate ids) raise :class:`InputError` naming
+    file, row and field; with ``on_error="exclude"`` they are left out and listed in
+    ``excluded`` instead, so nothing disappears uncounted.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("file not found", path=path)
+    try:
+        frame = pl.read_parquet(path)
+    except Exception as exc:  # polars raises several error types for bad files
+        raise InputError(f"not a readable Parquet file ({exc})", path=path) from None
+    missing = [c for c in _REQUIRED if c not in frame.columns]
+    if missing:
+        raise InputError(f"missing columns {missing}", path=path, field=missing[0])
+    frame = frame.select(
+        [
+            pl.col(c).cast(pl.String) if c in frame.columns else pl.lit(None, pl.String).alias(c)
+            for c in ROW_COLUMNS
+        ]
+    )
+    return rows_from_frame(frame, source=str(path), on_error=on_error)
+
+
+def rows_from_frame(
+    frame: pl.DataFrame, *, source: str = "<frame>", on_error: OnError = "raise"
+) -> ContextBenchRows:
+    """Frames of :class:`ContextBenchRows` from a frame with the §1.1 columns (all String)."""
+    instances: list[dict[str, Any]] = []
+    gold: list[dict[str, Any]] = []
+    excluded: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for line, row in enumerate(frame.iter_rows(named=True), start=1):
+        try:
+            inst, spans = _parse_row(row, line, source, seen)
+        except InputError as exc:
+            if on_error == "raise":
+                raise
+            excluded.append(
+                {
+                    "sample_id": row.get("instance_id"),
+                    "line": line,
+                    "field": exc.field,
+                    "reason": exc.reason,
+                }
+            )
+            continue
+        seen.add(inst["sample_id"])
+        instances.append(inst)
+        gold.extend(spans)
+    inst_frame = _frame(instances, INSTANCES, "instances")
+    gold_frame = _frame(gold, GOLD, "gold")
+    samples = _samples(frame, inst_frame, source)
+    labels = (
+        gold_frame.filter(pl.col("path") != "")
+        .select("sample_id", "path", role=pl.lit("gold"))
+        .unique(maintain_order=True)
+    )
+    spans_frame = gold_frame.filter(pl.col("path") != "").select(
+        "sample_id",
+        "path",
+        "start_line",
+        "end_line",
+        kind=pl.lit("gold_context"),
+        symbol=pl.lit(None, pl.String),
+    )
+    return ContextBenchRows(
+        samples=schemas.validate(samples, schemas.SAMPLES, name="samples"),
+        labels=schemas.validate(labels, schemas.LABELS, name="labels"),
+        spans=schemas.validate(spans_frame, schemas.SPANS, name="spans"),
+        instances=inst_frame,
+        gold=gold_frame,
+        excluded=_frame(excluded, EXCLUDED, "excluded"),
+        path=source,
+    )
+
+
+def _parse_row(
+    row: Mapping[str, Any], line: int, source: str, seen: set[str]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    for field in _REQUIRED:
+        if not row.get(field):
+            raise InputError("required cell is empty", path=source, line=line, field=field)
+    sample_id = str(row["instance_id"])
+    if sample_id in seen:
+        raise InputError("duplicate instance_id", path=source, line=line, field="instance_id")
+    try:
+        repo = recover_repo(str(row["repo"]), str(row["original_inst_id"]))
+    except ValueError as exc:
+        raise InputError(str(exc), path=source, line=line, field="repo") from None
+    try:
+        spans, encoding = parse_gold_context(str(row["gold_context"]))
+    except ValueError as exc:
+        raise InputError(str(exc), path=source, line=line, field="gold_context") from None
+    parts = sample_id.split("__")
+    benchmark = row.get("source") or _benchmark_of(parts[0])
+    inst = {
+        "sample_id": sample_id,
+        "original_inst_id": row["original_inst_id"],
+        "repo": repo,
+        "repo_field": row["repo"],
+        "language": row["language"],
+        "benchmark": benchmark,
+        "category": "__".join(parts[2:4]) if len(parts) >= 5 else None,
+        "base_commit": row["base_commit"],
+        "patch": row.get("patch"),
+        "gold_encoding": encoding,
+        "n_spans": len(spans),
+        "source": source,
+        "line": line,
+    }
+    rows = [
+        {
+            "sample_id": sample_id,
+            "span_index": index,
+            "raw_path": span["file"],
+            "path": normalize_gold_path(span["file"]),
+            "fixed_path": fixed_gold_path(span["file"]),
+            "path_form": path_form(span["file"]),
+            "quirk": gold_path_quirk(span["file"]),
+            "start_line": span["start_line"],
+            "end_line": span["end_line"],
+        }
+        for index, span in enumerate(spans)
+    ]
+    return inst, rows
+
+
+def _benchmark_of(prefix: str) -> str | None:
+    return next((short for short, long in _SOURCES.items() if long == prefix), None)
+
+
+def _samples(frame: pl.DataFrame, instances: pl.DataFrame, source: str) -> pl.DataFrame:
+    """SAMPLES rows: query_text = problem statement; language etc. in ``metadata`` JSON."""
+    raw = {r["instance_id"]: r for r in frame.iter_rows(named=True)}
+    rows = []
+    for inst in instances.iter_rows(named=True):
+        row = raw[inst["sample_id"]]
+        metadata = {
+            "language": inst["language"],
+            "benchmark": inst["benchmark"],
+            "category": inst["category"],
+            "original_inst_id": inst["original_inst_id"],
+            "repo_field": inst["repo_field"],
+            "created_at": row.get("created_at"),
+        }
+        rows.append(
+            {
+                "sample_id": inst["sample_id"],
+                "task": TASK,
+                "repo": inst["repo"],
+                "base_commit": inst["base_commit"],
+                "snapshot_id": f"{inst['repo']}@{inst['base_commit']}",
+                "stratum": "positive",
+                "split": split_of(inst["sample_id"]),
+                "query_text": row.get("problem_statement") or "",
+                "query": dumps_upstream(
+                    {
+                        "problem_statement": row.get("problem_statement"),
+                        "hints_text": row.get("hints_text"),
+                    }
+                ),
+                "query_provenance": None,
+                "no_gold_reason": None,
+                "fix_commit": None,
+                "gold": row["gold_context"]
+                if inst["gold_encoding"] == "json"
+                else dumps_upstream(parse_gold_context(row["gold_context"])[0]),
+                "metadata": dumps_upstream(metadata),
+                "source": source,
+                "line": inst["line"],
+            }
+        )
+    return _frame(rows, schemas.SAMPLES, "samples")
+
+
+def _frame(rows: Sequence[Mapping[str, Any]], schema: schemas.Schema, name: str) -> pl.DataFrame:
+    frame = pl.DataFrame(list(rows), schema=dict(schema), orient="row") if rows else None
+    if frame is None:
+        frame = schemas.empty(schema)
+    return schemas.validate(frame, schema, name=name)
+
+
+def decode_gold_json(frame: pl.DataFrame) -> pl.DataFrame:
+    """§1.2 Polars decoding of JSON ``gold_context`` cells: one row per span (with content)."""
+    return (
+        frame.select("instance_id", pl.col("gold_context").str.json_decode(_SPAN_TYPE))
+        .explode("gold_context")
+        .unnest("gold_context")
+    )
+
+
+# --------------------------------------------------------------------------- predictions (§3)
+
+
+@dataclass(frozen=True)
+class Predictions:
+    """One run's predictions: per-instance records and the long context frame."""
+
+    run: str
+    path: str
+    records: pl.DataFrame  # RECORDS
+    context: pl.DataFrame  # CONTEXT
+
+
+def traj_rows(run: str, instance_id: str, traj: Mapping[str, Any], where: str) -> Iterator[dict]:  # type: ignore[type-arg]
+    """CONTEXT rows of one ``traj_data`` object (steps 1..T, then the final context as step 0)."""
+    steps = traj.get("pred_steps") or []
+    if not isinstance(steps, list):
+        raise InputError("expected a list", path=where, field="traj_data.pred_steps")
+    for number, step in enumerate(steps, start=1):
+        if not isinstance(step, dict):
+            raise InputError("expected an object", path=where, field=f"pred_steps[{number - 1}]")
+        field = f"traj_data.pred_steps[{number - 1}]"
+        yield from _context_rows(
+            run,
+            instance_id,
+            number,
+            step.get("files"),
+            step.get("spans"),
+            step.get("symbols"),
+            where,
+            field,
+        )
+    yield from _context_rows(
+        run,
+        instance_id,
+        0,
+        traj.get("pred_files"),
+        traj.get("pred_spans"),
+        traj.get("pred_symbols"),
+        where,
+        "traj_data",
+    )
+
+
+def _context_rows(
+    run: str,
+    instance_id: str,
+    step: int,
+    files: Any,
+    spans: Any,
+    symbols: Any,
+    where: str,
+    field: str,
+) -> Iterator[dict[str, Any]]:
+    base = {"run": run, "instance_id": instance_id, "step": step}
+    empty = {"start_line": None, "end_line": None, "symbol": None}
+    files_key = "files" if step else "pred_files"
+    spans_key = "spans" if step else "pred_spans"
+    symbols_key = "symbols" if step else "pred_symbols"
+    if files is not None and not isinstance(files, list):
+        raise InputError("expected a list of paths", path=where, field=f"{field}.{files_key}")
+    for path in files or []:
+        if not isinstance(path, str):
+            msg = f"expected a path string, got {path!r}"
+            raise InputError(msg, path=where, field=f"{field}.{files_key}")
+        yield {**base, "kind": "file", "path": path, **empty}
+    for key, items in _mapping(spans, where, f"{field}.{spans_key}").items():
+        for index, span in enumerate(items):
+            where_field = f"{field}.{spans_key}[{key!r}][{index}]"
+            start, end = _span_bounds(span, where, where_field)
+            yield {
+                **base,
+                "kind": "span",
+                "path": key,
+                "start_line": start,
+                "end_line": end,
+                "symbol": None,
+            }
+    for key, names in _mapping(symbols, where, f"{field}.{symbols_key}").items():
+        for name in names:
+            if not isinstance(name, str):
+                msg = f"expected a symbol name, got {name!r}"
+                raise InputError(msg, path=where, field=f"{field}.{symbols_key}[{key!r}]")
+            yield {
+                **base,
+                "kind": "symbol",
+                "path": key,
+                "start_line": None,
+                "end_line": None,
+                "symbol": name,
+            }
+
+
+def _mapping(value: Any, where: str, field: str) -> dict[str, list[Any]]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(isinstance(v, list) for v in value.values()):
+        raise InputError("expected an object of path -> list", path=where, field=field)
+    return value
+
+
+def _span_bounds(span: Any, where: str, field: str) -> tuple[int, int]:
+    """``start``/``end`` of a predicted span object (kept as given: reversed spans are Q5)."""
+    if not isinstance(span, dict) or "start" not in span or "end" not in span:
+        raise InputError(f"span needs 'start' and 'end', got {span!r:.80}", path=where, field=field)
+    out = []
+    for key in ("start", "end"):
+        value = span[key]
+        if isinstance(value, bool) or not isinstance(value, int):
+            try:
+                value = int(value)
+            except (TypeError, ValueError):
+                msg = f"{key} must be an integer, got {span[key]!r}"
+                raise InputError(msg, path=where, field=field) from None
+        out.append(value)
+    return out[0], out[1]
+
+
+def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Unified records of a ``.jsonl`` (line numbers) or ``.json`` (object or list, 1-based)."""
+    if path.suffix == ".jsonl":
+        yield from iter_jsonl(path)
+        return
+    data = read_json(path)
+    items = data if isinstance(data, list) else [data]
+    for index, item in enumerate(items, start=1):
+        if not isinstance(item, dict):
+            msg = f"expected a JSON object, got {type(item).__name__}"
+            raise InputError(msg, path=path, line=index)
+        yield index, item
+
+
+def unified_predictions(path: str | Path, *, run: str | None = None) -> Predictions:
+    """Read unified records (§3.1) from ``.json``/``.jsonl``; duplicate instances are errors."""
+    path = Path(path)
+    name = run or default_run_name(path)
+    records: list[dict[str, Any]] = []
+    context: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    for line, record in _records(path):
+        where = f"{path}:{line}"
+        instance = record.get("instance_id") or record.get("original_inst_id")
+        if not isinstance(instance, str) or not instance:
+            raise InputError("record has no instance_id", path=path, line=line, field="instance_id")
+        if instance in seen:
+            msg = f"instance {instance!r} already predicted on line {seen[instance]}"
+            raise InputError(msg, path=path, line=line, field="instance_id")
+        seen[instance] = line
+        traj = record.get("traj_data") or {}
+        if not isinstance(traj, dict):
+            raise InputError("expected an object", path=path, line=line, field="traj_data")
+        context.extend(traj_rows(name, instance, traj, where))
+        records.append(record_row(name, instance, line, traj, record, str(path)))
+    return Predictions(
+        name, str(path), _frame(records, RECORDS, "records"), _frame(context, CONTEXT, "context")
+    )
+
+
+def record_row(
+    run: str,
+    instance: str,
+    line: int,
+    traj: Mapping[str, Any],
+    record: Mapping[str, Any],
+    source: str,
+) -> dict[str, Any]:
+    """One RECORDS row (the patch and commit override of a unified record)."""
+    patch = record.get("model_patch")
+    commit = record.get("commit")
+    return {
+        "run": run,
+        "instance_id": instance,
+        "line": line,
+        "n_steps": len(traj.get("pred_steps") or []),
+        "model_patch": patch if isinstance(patch, str) and patch else None,
+        "commit": commit if isinstance(commit, str) and commit else None,
+        "source": source,
+    }
+
+
+def default_run_name(path: Path) -> str:
+    """Run name of a predictions file or folder: its name without the usual suffixes."""
+    name = path.name
+    for suffix in (".jsonl", ".json", ".preds", "_predictions", ".predictions"):
+        name = name.removesuffix(suffix)
+    return name or path.name
+
+
+def load_predictions(path: str | Path, *, run: str | None = None) -> Predictions:
+    """One run: a unified-records file, one agent trajectory, or a folder of trajectories."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError("file not found", path=path)
+    from arbwb.io import contextbench_agents as agents
+
+    if path.is_dir() or agents.agent_of(path) is not None:
+        return agents.load_trajectories(path, run=run)
+    return unified_predictions(path, run=run)
+
+
+def concat_predictions(runs: Sequence[Predictions]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """RECORDS and CONTEXT frames of several runs stacked."""
+    records = [r.records for r in runs] or [schemas.empty(RECORDS)]
+    context = [r.context for r in runs] or [schemas.empty(CONTEXT)]
+    return pl.concat(records), pl.concat(context)

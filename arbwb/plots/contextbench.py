@@ -1,0 +1,188 @@
+"""ContextBench figures: dataset composition, R/P/F1 per granularity, the recall-precision
+trade-off and coverage by trajectory step (contextbench-spec §5, §6, §13).
+
+Inputs are arbwb frames: ``instances`` of :func:`arbwb.io.contextbench.load_rows`, the long
+leaderboard of :func:`arbwb.leaderboard.scores` over ContextBench metrics (``<level>.coverage``
+etc.), the §13 ranked-list frame, and :func:`arbwb.contextbench.step_coverage_frame`.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import polars as pl
+import seaborn as sns
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+LEVEL_ORDER = ("file", "symbol", "span", "line")
+STATS = ("coverage", "precision", "f1")
+
+
+def _title(text: str, demo: bool) -> str:
+    return f"{text} — demo data" if demo else text
+
+
+def composition(
+    instances: pl.DataFrame,
+    *,
+    by: str = "language",
+    hue: str = "benchmark",
+    demo: bool = False,
+    ax: Axes | None = None,
+) -> Axes:
+    """Stacked counts of instances per ``by`` value, split by ``hue`` (e.g. source benchmark)."""
+    counts = instances.group_by(by, hue).len().sort(by, hue)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5.5, 3.2))
+    keys = counts.group_by(by).agg(pl.col("len").sum()).sort("len", descending=True)[by].to_list()
+    hues = sorted(counts[hue].unique().to_list())
+    colors = dict(zip(hues, sns.color_palette("colorblind", len(hues)), strict=True))
+    bottom = np.zeros(len(keys))
+    for value in hues:
+        part = dict(counts.filter(pl.col(hue) == value).select(by, "len").iter_rows())
+        heights = np.array([part.get(k, 0) for k in keys], dtype=float)
+        ax.bar(keys, heights, bottom=bottom, color=colors[value], label=str(value))
+        bottom += heights
+    ax.set_ylabel("instances")
+    ax.set_xlabel(by)
+    ax.tick_params(axis="x", rotation=30)
+    ax.legend(title=hue, fontsize="small", frameon=False)
+    ax.set_title(_title(f"ContextBench instances by {by} (n={instances.height})", demo))
+    return ax
+
+
+def granularity_bars(board: pl.DataFrame, *, demo: bool = False) -> Figure:
+    """Coverage, precision and per-instance F1 (one panel each) per level and run, with the
+    board's intervals; rows of scope overall / aggregation weighted (a plain mean here).
+    """
+    part = board.filter(pl.col("scope") == "overall", pl.col("aggregation") == "weighted")
+    part = part.with_columns(
+        level=pl.col("metric").str.split(".").list.first(),
+        stat=pl.col("metric").str.split(".").list.last(),
+    ).filter(pl.col("stat").is_in(list(STATS)), pl.col("level").is_in(list(LEVEL_ORDER)))
+    levels = [lv for lv in LEVEL_ORDER if lv in part["level"].to_list()]
+    runs = part["run"].unique(maintain_order=True).to_list()
+    colors = dict(zip(runs, sns.color_palette("colorblind", len(runs)), strict=True))
+    fig, axes = plt.subplots(1, len(STATS), figsize=(4.0 * len(STATS), 3.4), sharey=True)
+    width = 0.8 / max(1, len(runs))
+    for ax, stat in zip(axes, STATS, strict=True):
+        for j, run in enumerate(runs):
+            rows = {
+                r["level"]: r
+                for r in part.filter(pl.col("run") == run, pl.col("stat") == stat).iter_rows(
+                    named=True
+                )
+            }
+            x = np.arange(len(levels)) + (j - (len(runs) - 1) / 2) * width
+            y = np.array([rows[lv]["value"] if lv in rows else np.nan for lv in levels])
+            low = np.array([rows[lv]["ci_low"] if lv in rows else np.nan for lv in levels])
+            high = np.array([rows[lv]["ci_high"] if lv in rows else np.nan for lv in levels])
+            ax.bar(x, y, width, color=colors[run], label=run)
+            ax.errorbar(
+                x, y, yerr=[y - low, high - y], fmt="none", ecolor="black", capsize=2, lw=0.8
+            )
+        ax.set_xticks(np.arange(len(levels)), levels)
+        ax.set_title("F1 (mean per instance)" if stat == "f1" else stat)
+        ax.set_ylim(0, 1.05)
+    axes[0].set_ylabel("macro mean, 95% bootstrap CI")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize="small", frameon=False, loc="lower center", ncol=len(runs))
+    fig.suptitle(_title("ContextBench final context per granularity", demo))
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    return fig
+
+
+def recall_precision(
+    points: pl.DataFrame,
+    *,
+    level: str = "line",
+    ranked: pl.DataFrame | None = None,
+    demo: bool = False,
+    ax: Axes | None = None,
+) -> Axes:
+    """Macro coverage (recall) against precision per run at ``level`` with iso-F1 curves.
+
+    ``points``: run, level, coverage, precision (e.g. :func:`arbwb.contextbench.aggregate`
+    rows of one aggregation). ``ranked``: optional run, k, coverage, precision of a ranked
+    file list (§13), drawn as a line through k (its line precision is a lower bound).
+    """
+    part = points.filter(pl.col("level") == level)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.8, 4.2))
+    grid = np.linspace(0.01, 1, 200)
+    for value in (0.2, 0.4, 0.6, 0.8):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            prec = value * grid / (2 * grid - value)
+        keep = (prec > 0) & (prec <= 1)
+        ax.plot(grid[keep], prec[keep], color="0.85", lw=0.8, zorder=1)
+        ax.annotate(f"F1={value}", (1.0, value / (2 - value)), fontsize=7, color="0.6")
+    runs = part["run"].unique(maintain_order=True).to_list()
+    names = runs + ([] if ranked is None else ranked["run"].unique(maintain_order=True).to_list())
+    colors = dict(zip(names, sns.color_palette("colorblind", len(names)), strict=True))
+    for row in part.iter_rows(named=True):
+        ax.scatter(
+            row["coverage"],
+            row["precision"],
+            s=50,
+            color=colors[row["run"]],
+            label=row["run"],
+            zorder=3,
+        )
+    if ranked is not None:
+        for run in ranked["run"].unique(maintain_order=True).to_list():
+            line = ranked.filter(pl.col("run") == run).sort("k")
+            ax.plot(
+                line["coverage"],
+                line["precision"],
+                "o--",
+                ms=4,
+                color=colors[run],
+                label=f"{run} (whole files, P lower bound)",
+                zorder=2,
+            )
+            for k, x, y in line.select("k", "coverage", "precision").iter_rows():
+                ax.annotate(f"k={k}", (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
+    ax.set_xlim(0, 1.02)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel(f"{level} coverage (recall)")
+    ax.set_ylabel(f"{level} precision")
+    ax.legend(fontsize="x-small", frameon=False, loc="lower left")
+    ax.set_title(_title(f"Recall-precision trade-off, {level} level", demo))
+    return ax
+
+
+def coverage_by_step(
+    steps: pl.DataFrame, *, level: str = "line", demo: bool = False, ax: Axes | None = None
+) -> Axes:
+    """Mean cumulative coverage at step t per run (§6); an instance with fewer steps keeps its
+    last value (arbwb-defined carry-forward so every step averages all instances).
+    """
+    part = steps.filter(pl.col("level") == level)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5.0, 3.4))
+    runs = part["run"].unique(maintain_order=True).to_list()
+    colors = dict(zip(runs, sns.color_palette("colorblind", len(runs)), strict=True))
+    for run in runs:
+        mine = part.filter(pl.col("run") == run)
+        horizon = int(mine.select(pl.col("step").max()).item() or 0)
+        grid = (
+            mine.select("sample_id")
+            .unique()
+            .join(pl.DataFrame({"step": range(1, horizon + 1)}), how="cross")
+        )
+        filled = (
+            grid.join(
+                mine.select("sample_id", "step", "coverage"), on=["sample_id", "step"], how="left"
+            )
+            .sort("sample_id", "step")
+            .with_columns(pl.col("coverage").forward_fill().over("sample_id"))
+        )
+        curve = filled.group_by("step").agg(pl.col("coverage").mean()).sort("step")
+        ax.plot(curve["step"], curve["coverage"], "o-", ms=3, color=colors[run], label=run)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("step t")
+    ax.set_ylabel(f"cumulative {level} coverage (mean)")
+    ax.legend(fontsize="small", frameon=False, loc="lower right")
+    ax.set_title(_title(f"Coverage by trajectory step, {level} level", demo))
+    return ax
