@@ -30,15 +30,81 @@ ERROR_SUFFIX_RE = re.compile(r"(?:Error|Exception|Failure|Warning|Panic|Timeout|
 
 #: The 73 stop terms (compared lower-cased, as whole terms).
 STOP_TERMS = frozenset(
-    """
-    a an and are arg args base body bug call case change changed changed_file
-    class code comment config context could data default does error expected
-    fail failed failure failure_excerpt file files fix from function given_file
-    gold has have issue kind line log message method must name not path pr
-    pr_body pr_title query raw_signal review review_comment run should signal
-    source stack test tests text that the this title trace type update value
-    when with
-    """.split()
+    (
+        "a",
+        "an",
+        "and",
+        "are",
+        "arg",
+        "args",
+        "base",
+        "body",
+        "bug",
+        "call",
+        "case",
+        "change",
+        "changed",
+        "changed_file",
+        "class",
+        "code",
+        "comment",
+        "config",
+        "context",
+        "could",
+        "data",
+        "default",
+        "does",
+        "error",
+        "expected",
+        "fail",
+        "failed",
+        "failure",
+        "failure_excerpt",
+        "file",
+        "files",
+        "fix",
+        "from",
+        "function",
+        "given_file",
+        "gold",
+        "has",
+        "have",
+        "issue",
+        "kind",
+        "line",
+        "log",
+        "message",
+        "method",
+        "must",
+        "name",
+        "not",
+        "path",
+        "pr",
+        "pr_body",
+        "pr_title",
+        "query",
+        "raw_signal",
+        "review",
+        "review_comment",
+        "run",
+        "should",
+        "signal",
+        "source",
+        "stack",
+        "test",
+        "tests",
+        "text",
+        "that",
+        "the",
+        "this",
+        "title",
+        "trace",
+        "type",
+        "update",
+        "value",
+        "when",
+        "with",
+    )
 )
 #: Characters removed from both ends of a term after whitespace (§4.2).
 TRIM = "'\"\u201c\u201d\u2018\u2019.,;:()[]{}"
