@@ -345,6 +345,25 @@ GV16_TOP20 = [
     "tests/derive_ui/default_value_t_invalid.rs",
     "tests/derive_ui/default_value_t_invalid.stderr",
 ]
+GV16_STRICT_METRICS = dict.fromkeys(
+    [
+        f"{m}@{k}"
+        for m in ("F0.5", "Precision", "Recall", "hard_negative_hits")
+        for k in (5, 10, 20)
+    ],
+    0.0,
+) | {
+    "MRR": 0.011627906976744186,
+    "context_efficiency@8k": 0.0,
+    "context_pollution_tokens@8k": 1086.0,
+    "coverage_auc@20": 0.0,
+    "gold_coverage@8k": 0.0,
+    "gold_token_ratio@8k": 0.0,
+    "irrelevant_files@5": 5.0,
+    "irrelevant_files@10": 10.0,
+    "irrelevant_files@20": 20.0,
+    "redundancy@8k": 0.0,
+}
 GV16_ROWS = {
     "strict": [
         [1, "clap_builder/src/util/mod.rs", 92.07465307216702, 2, 91.8, 2],
@@ -405,6 +424,17 @@ def test_gv16_real_sample_ranking(shared_dir: Path, mode: str) -> None:
     assert len(result.file_rows) == {"strict": 269, "expanded": 592}[mode]
     if mode == "strict":
         assert result.ranking.files[:20] == GV16_TOP20
+        chunks = corpus.chunks(snapshot)
+        row = det.details_row(
+            target(GV16_ID, ["tests/builder/help.rs"], []),
+            result.ranking,
+            det.chunk_table(chunks),
+            candidate_filter="all_files",
+            ranker="grep",
+            selective=False,
+        )
+        assert row["gold_ranks"] == {"tests/builder/help.rs": 86}
+        assert row["metrics"] == GV16_STRICT_METRICS
 
 
 def test_registered_methods() -> None:
