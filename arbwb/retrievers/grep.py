@@ -78,6 +78,16 @@ class GrepIndex:
     memo: dict[tuple[str, str], npt.NDArray[np.bool_]] = field(default_factory=dict)
 
 
+def python_lower(values: pl.Series) -> pl.Series:
+    """Python ``str.lower`` of every value: Polars lower-cases ASCII values (identical there),
+    Python the others (Unicode versions and special casings may differ between the two)."""
+    lowered = values.str.to_lowercase()
+    rows = np.flatnonzero((values.str.len_bytes() != values.str.len_chars()).to_numpy())
+    if rows.size:
+        lowered = lowered.scatter(rows, [v.lower() for v in values.gather(rows).to_list()])
+    return lowered
+
+
 def build_index(chunks: pl.DataFrame, mode: PatternMode = "strict") -> GrepIndex:
     """Lower-case path, basename, symbol and text of a snapshot's (filtered) rows, in order."""
     chunks = check_chunks(chunks)
@@ -96,51 +106,64 @@ def build_index(chunks: pl.DataFrame, mode: PatternMode = "strict") -> GrepIndex
         path_lower=pl.Series([p.lower() for p in names], dtype=pl.String),
         base_lower=pl.Series([PurePosixPath(p).name.lower() for p in names], dtype=pl.String),
         path_rank=ranks,
-        symbol_lower=pl.Series([s.lower() for s in chunks["symbol"].to_list()], dtype=pl.String),
-        text_lower=pl.Series([t.lower() for t in chunks["text"].to_list()], dtype=pl.String),
+        symbol_lower=python_lower(chunks["symbol"]),
+        text_lower=python_lower(chunks["text"]),
         has_path=(chunks["path"] != "").to_numpy(),
         n_chars=n_chars.to_list(),
     )
 
 
-def _contains(values: pl.Series, needle: str, *, token: bool) -> npt.NDArray[np.bool_]:
-    """Substring test per value; ``token``: an occurrence with no ASCII word character beside it.
+def _contains(needle: str, *, token: bool) -> pl.Expr:
+    """Substring test of column ``v``; ``token``: an occurrence with no ASCII word character beside.
 
     TOKEN_TEXT_RE's lookarounds are emulated by consuming the neighbour or a text end, which
     decides existence identically; tokens are ``[a-z0-9]+`` so need no escaping.
     """
     if token:
-        pattern = f"(?:^|[^{_WORD}]){needle}(?:[^{_WORD}]|$)"
-        return values.str.contains(pattern).to_numpy()
-    return values.str.contains(needle, literal=True).to_numpy()
+        return pl.col("v").str.contains(f"(?:^|[^{_WORD}]){needle}(?:[^{_WORD}]|$)")
+    return pl.col("v").str.contains(needle, literal=True)
 
 
-def _hits(index: GrepIndex, place: str, needle: str) -> npt.NDArray[np.bool_]:
-    """Per-row hit vector of one lower-cased term in one place, computed once per snapshot."""
-    key = (place, needle)
-    found = index.memo.get(key)
-    if found is None:
-        if place == "path":
-            found = _contains(index.path_lower, needle, token=False)[index.paths.codes]
-        elif place == "base":
-            found = _contains(index.base_lower, needle, token=False)[index.paths.codes]
-        elif place == "symbol":
-            found = _contains(index.symbol_lower, needle, token=False)
-        else:
-            found = _contains(index.text_lower, needle, token=place == "token_text")
-        index.memo[key] = found
-    return found
+def _places(pattern: Pattern) -> tuple[str, ...]:
+    """Where a pattern is looked for; token text hits need the word boundary (§5)."""
+    return ("path", "base", "symbol", "token_text" if pattern.kind == "token" else "text")
+
+
+def _fill(index: GrepIndex, patterns: Sequence[Pattern]) -> None:
+    """Compute the hit vectors of the patterns' terms not yet in the snapshot's memo.
+
+    One Polars ``select`` per place evaluates all new terms together (in parallel).
+    """
+    places = {
+        "path": index.path_lower,
+        "base": index.base_lower,
+        "symbol": index.symbol_lower,
+        "text": index.text_lower,
+        "token_text": index.text_lower,
+    }
+    for place, values in places.items():
+        wanted = {p.term.lower() for p in patterns if place in _places(p)}
+        missing = sorted(q for q in wanted if (place, q) not in index.memo)
+        if not missing:
+            continue
+        token = place == "token_text"
+        exprs = [_contains(q, token=token).alias(str(i)) for i, q in enumerate(missing)]
+        found = values.to_frame("v").select(exprs)
+        for i, q in enumerate(missing):
+            hits = found[str(i)].to_numpy()
+            index.memo[(place, q)] = hits[index.paths.codes] if place in ("path", "base") else hits
 
 
 def pattern_scores(index: GrepIndex, pattern: Pattern) -> npt.NDArray[np.float64]:
     """Per-row score of one pattern: path, basename, symbol, text products added in order (§5)."""
+    _fill(index, [pattern])
     q, w = pattern.term.lower(), pattern.weight
     path_mult = PATH_MULT_FILE if pattern.kind == "file_path" else PATH_MULT
-    text_place = "token_text" if pattern.kind == "token" else "text"
-    score = np.where(_hits(index, "path", q), w * path_mult, 0.0)
-    score = score + np.where(_hits(index, "base", q), w * BASENAME_MULT, 0.0)
-    score = score + np.where(_hits(index, "symbol", q), w * SYMBOL_MULT, 0.0)
-    return score + np.where(_hits(index, text_place, q), w, 0.0)
+    text_place = _places(pattern)[3]
+    score = np.where(index.memo[("path", q)], w * path_mult, 0.0)
+    score = score + np.where(index.memo[("base", q)], w * BASENAME_MULT, 0.0)
+    score = score + np.where(index.memo[("symbol", q)], w * SYMBOL_MULT, 0.0)
+    return score + np.where(index.memo[(text_place, q)], w, 0.0)
 
 
 @dataclass(frozen=True)
@@ -190,6 +213,7 @@ def search(index: GrepIndex, query_text: str) -> GrepResult:
     empty = np.zeros(0, dtype=np.int64)
     if not patterns:  # §6.6: no row is examined
         return _result(index, patterns, empty, [])
+    _fill(index, patterns)
     per_pattern = [pattern_scores(index, p) for p in patterns]
     chunk = left_to_right(per_pattern, len(index.has_path))  # §5: match list in pattern order
     rows = np.flatnonzero((chunk > 0) & index.has_path)
