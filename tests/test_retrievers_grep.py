@@ -442,3 +442,9 @@ def test_registered_methods() -> None:
         method = get_method(name)
         assert (method.name, method.ranker, method.model) == (name, "grep", f"grep-{mode}")
         assert method.stats() == {"pattern_mode": mode} and method.gold_only
+
+
+def test_lower_casing_is_python_str_lower() -> None:
+    """§1: ``lower`` is Python's (special casings, final sigma), not Polars' Unicode tables."""
+    values = ["ABC", "ÀÉ x", "İstanbul", "ΣΑΣ word", "", "K\u212a", "ǅ"]
+    assert grep.python_lower(pl.Series(values)).to_list() == [v.lower() for v in values]
