@@ -8,7 +8,7 @@ full chunk order (legacy char packing, line metrics, selective scores) and the f
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,7 +37,9 @@ class ChunkRanking:
 
     ``files`` are distinct paths in order of first appearance in ``order`` (full depth);
     ``file_scores`` their best chunk score (or the method's own file score, e.g. grep);
-    ``details`` extra details-row fields of the method (grep: patterns, ``top_file_scores``).
+    ``details`` extra details-row fields of the method (grep: patterns, ``top_file_scores``);
+    ``n_chars`` per-chunk character counts replacing the chunk table's in the 8k packing, when
+    the method counts differently (grep: an empty text counts as its path, arb-grep §6.5).
     """
 
     order: npt.NDArray[np.int64]
@@ -45,6 +47,7 @@ class ChunkRanking:
     files: list[str]
     file_scores: list[float]
     details: Mapping[str, Any] = field(default_factory=dict)
+    n_chars: Sequence[int] | None = None
 
 
 @dataclass(frozen=True)
@@ -274,6 +277,8 @@ class Method:
     """A chunk retriever: ``build_index(chunks)`` once per snapshot, ``rank_sample`` per query.
 
     ``ranker`` is the label written to details rows (``ranker`` field / summary ``mode``).
+    ``gold_only``: scored against gold files only, no hard negatives, spans or blocks (grep,
+    arb-grep §7); ``row_stats(rows)``: summary extras computed from the details rows.
     """
 
     name: str
@@ -282,6 +287,8 @@ class Method:
     rank_sample: Callable[[Any, str], ChunkRanking]
     model: str | None = None
     stats: Callable[[], dict[str, Any]] = dict
+    gold_only: bool = False
+    row_stats: Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]] | None = None
 
 
 def candidate_chunks(chunks: pl.DataFrame, candidate_filter: CandidateFilter) -> pl.DataFrame:

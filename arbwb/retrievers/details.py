@@ -7,7 +7,7 @@ spec §5.1); the legacy char-packing, line and block metrics walk the chunk-leve
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +134,8 @@ def details_row(
     row["gold_ranks"] = rank_of(files, target.gold)
     row["hard_negative_ranks"] = rank_of(files, target.hard_negatives)
     table = table if ranking is not None and table is not None else EMPTY_TABLE
+    if ranking is not None and ranking.n_chars is not None:
+        table = replace(table, n_chars=list(ranking.n_chars))
     taken = [] if ranking is None else taken_chunks(ranking.order.tolist(), table.n_chars)
     metrics = row_metrics(files, target.gold, target.hard_negatives)
     row["metrics"] = metrics | packing_metrics(taken, table, target.gold)

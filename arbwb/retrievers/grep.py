@@ -1,322 +1,295 @@
-"""Grep baseline (spec §7.6): weighted literal patterns from the query, matched files only.
+"""Grep baseline (``grep`` = strict, ``grep-expanded``), exactly as upstream's ``eval-grep``.
 
-The spec gives the weights and the scoring shape; the precise extraction rules below go beyond
-its text and are **arbwb-defined** (tested in tests/test_retrievers_grep.py):
-
-- the query text (§2.9) has its ``\\n`` escapes turned into newlines (like §2.10) first;
-- patterns, in this order: backtick spans (weight 12; kind ``file_path`` when the span is a
-  path with a known extension, ``flag`` when it starts with ``-``, ``error`` when it ends in an
-  error word, else ``code``), paths with a known extension (18, ``file_path``), ``--flags``
-  (10, ``flag``), high-signal identifiers (7, ``identifier``; ``error`` for error words);
-  ``expanded`` adds identifier-splitter tokens of length ≥ 4 (1, ``token``);
-- a term is stripped of surrounding quotes/punctuation, needs ≥ 2 characters and an
-  alphanumeric, must not be a stop term (JSON keys of ARB queries, literals, URL schemes),
-  and is kept once per lower-cased form at its first (highest-priority) pattern;
-- a chunk's score for a pattern is ``weight x Σ multipliers of the places hit``: path 2.0
-  (``file_path``) or 1.35, basename 1.1, symbol 1.2, text 1.0 — case-insensitive substring
-  tests, except that ``token`` patterns need a whole-word (``\\b``) text match;
-- a file's score is ``Σ_{patterns hit in the file} max chunk score + min(2, 0.25·ln(1 + hit
-  chunks))``; files sort by (score desc, matched patterns desc, best chunk score desc, path);
-  the file's representative chunk (for §5.8) is its best chunk (total over patterns; ties by
-  chunk order). Files with no hit are not ranked.
+The contract is ``arb-grep.md`` (it supersedes arb-spec §7.6): patterns from the query
+(:mod:`arbwb.retrievers.grep_patterns`), per-row matching (§5), per-file aggregation, the glibc
+``log1p`` hit bonus and the four-key sort (§6). Speed without changing a bit: the snapshot's
+lower-cased fields are built once per index, each distinct pattern is matched once per snapshot
+with a Polars literal/regex ``contains`` over all rows (cached for the snapshot's later
+samples), and the aggregation is vectorised with numpy segment reductions; every sum the
+contract fixes is an explicit left-to-right loop (adding 0.0 for a non-hit is exact).
 """
 
 from __future__ import annotations
 
+import decimal
+import functools
 import math
-import re
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from arbwb.retrievers.common import ChunkRanking, Method, check_chunks
-from arbwb.tokenize import split_identifiers
+from arbwb.retrievers.common import ChunkPaths, ChunkRanking, Method, check_chunks, chunk_paths
+from arbwb.retrievers.grep_patterns import Pattern, PatternMode, extract_patterns
 
-PatternMode = Literal["strict", "expanded"]
-WEIGHTS = {"backtick": 12.0, "file_path": 18.0, "flag": 10.0, "identifier": 7.0, "token": 1.0}
-PATH_MULT_FILE = 2.0
-PATH_MULT = 1.35
-BASENAME_MULT = 1.1
-SYMBOL_MULT = 1.2
-TEXT_MULT = 1.0
-KNOWN_EXTENSIONS = [
-    "bash",
-    "c",
-    "cc",
-    "cfg",
-    "cpp",
-    "cs",
-    "css",
-    "cxx",
-    "fish",
-    "go",
-    "gradle",
-    "h",
-    "hpp",
-    "html",
-    "ini",
-    "java",
-    "js",
-    "json",
-    "jsx",
-    "kt",
-    "kts",
-    "lock",
-    "m",
-    "md",
-    "mm",
-    "php",
-    "proto",
-    "py",
-    "pyi",
-    "rb",
-    "rs",
-    "rst",
-    "scala",
-    "sh",
-    "sql",
-    "swift",
-    "toml",
-    "ts",
-    "tsx",
-    "txt",
-    "xml",
-    "yaml",
-    "yml",
-    "zsh",
-]
-ERROR_WORDS = ("Error", "Exception", "Failure", "Warning", "Panic", "Timeout", "Traceback")
-STOP_TERMS = frozenset(
-    [
-        "pr_title",
-        "pr_body",
-        "implementation_files",
-        "implementation_file_count",
-        "changed_file_summary",
-        "changed_file",
-        "review_comment",
-        "given_file",
-        "diff_hunk_context",
-        "failure_excerpt",
-        "command",
-        "run_strategy",
-        "source_type",
-        "raw_signal",
-        "check_name",
-        "check_url",
-        "test_names",
-        "trace_paths",
-        "anchor_file",
-        "anchor_diff",
-        "intent",
-        "text",
-        "source",
-        "path",
-        "line",
-        "true",
-        "false",
-        "null",
-        "none",
-        "http",
-        "https",
-        "www",
-        "github.com",
-        "e.g",
-        "i.e",
-    ]
-)
-_STRIP = "\"'`.,;:()[]{}<>!?*"
-_EXT = "|".join(sorted(KNOWN_EXTENSIONS, key=len, reverse=True))
-_PATH_RE = re.compile(rf"(?<![\w./-])((?:[\w.-]+/)*[\w-][\w.-]*\.(?:{_EXT}))(?![\w-])")
-_FULL_PATH_RE = re.compile(rf"(?:[\w.-]+/)*[\w-][\w.-]*\.(?:{_EXT})")
-_BACKTICK_RE = re.compile(r"`([^`\n]+)`")
-_FLAG_RE = re.compile(r"(?<![\w-])--[A-Za-z0-9][A-Za-z0-9-]*")
-_IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:::|[./])[A-Za-z0-9_]+)*")
-_ALLCAPS_RE = re.compile(r"[A-Z]{3,}")
-_CAMEL_RE = re.compile(r"[a-z][A-Z]")
+PATH_MULT_FILE, PATH_MULT, BASENAME_MULT, SYMBOL_MULT = 2.0, 1.35, 1.1, 1.2
+BONUS_CAP = 2.0
+#: Smallest hit count whose bonus is the cap: log1p(2980)/4 > 2 > log1p(2979)/4 (§6.2).
+BONUS_CAP_FROM = 2980
+#: glibc ``log1p(n)`` is one ulp off the correctly rounded ln(1+n) for these n (§6.3 table).
+GLIBC_LOG1P_ULP: Mapping[int, int] = {
+    **dict.fromkeys([13, 184, 195, 307, 342, 656, 660, 819, 858, 893, 935, 1101, 1189], 1),
+    **dict.fromkeys([1376, 1458, 1511, 1811, 2268, 2501, 2614, 2661, 2739, 2765, 2864], 1),
+    **dict.fromkeys([2, 47, 73, 219, 298, 333, 345, 361, 758, 849, 1079, 1260, 1410], -1),
+    **dict.fromkeys([1523, 1580, 1595, 1707, 1735, 1798, 2008, 2221, 2303, 2444, 2518], -1),
+    **dict.fromkeys([2527, 2640, 2657, 2727, 2777, 2792, 2798, 2826, 2842, 2870, 2954], -1),
+}
+TOP_K = 20
+_WORD = "A-Za-z0-9_"
 
 
-@dataclass(frozen=True)
-class Pattern:
-    """One grep term with its kind and weight (details ``patterns`` rows)."""
+@functools.lru_cache(maxsize=4096)
+def glibc_log1p(n: int) -> float:
+    """glibc's ``log1p(n)`` for an integer 0 ≤ n < 2980, independent of the platform libm.
 
-    term: str
-    kind: str
-    weight: float
-
-
-def _clean(term: str) -> str:
-    return term.strip().strip(_STRIP)
-
-
-def _is_high_signal(term: str) -> bool:
-    """Has ``/ . :: _`` or a digit, ends in an error word, is ≥3-letter all caps or camelCase."""
-    return (
-        any(mark in term for mark in ("/", ".", "::", "_"))
-        or any(ch.isdigit() for ch in term)
-        or term.endswith(ERROR_WORDS)
-        or bool(_ALLCAPS_RE.fullmatch(term))
-        or bool(_CAMEL_RE.search(term))
-    )
+    The correctly rounded ln(1+n) (40-digit decimal, then one correct rounding to binary64)
+    with the §6.3 one-ulp corrections applied.
+    """
+    exact = float(decimal.Context(prec=40).ln(decimal.Decimal(n + 1)))
+    step = GLIBC_LOG1P_ULP.get(n, 0)
+    return exact if step == 0 else math.nextafter(exact, math.inf * step)
 
 
-def _backtick_kind(term: str) -> str:
-    if _FULL_PATH_RE.fullmatch(term):
-        return "file_path"
-    if term.startswith("-"):
-        return "flag"
-    if term.endswith(ERROR_WORDS):
-        return "error"
-    return "code"
-
-
-def extract_patterns(query_text: str, mode: PatternMode = "strict") -> list[Pattern]:
-    """Grep patterns of a query (arbwb-defined rules in the module docstring)."""
-    if mode not in ("strict", "expanded"):
-        msg = f"grep pattern mode must be 'strict' or 'expanded', got {mode!r}"
-        raise ValueError(msg)
-    text = query_text.replace("\\n", "\n")
-    found: list[tuple[str, str, float]] = []
-    found += [
-        (m, _backtick_kind(_clean(m)), WEIGHTS["backtick"]) for m in _BACKTICK_RE.findall(text)
-    ]
-    found += [(m, "file_path", WEIGHTS["file_path"]) for m in _PATH_RE.findall(text)]
-    found += [(m, "flag", WEIGHTS["flag"]) for m in _FLAG_RE.findall(text)]
-    found += [
-        (m, "error" if m.endswith(ERROR_WORDS) else "identifier", WEIGHTS["identifier"])
-        for m in _IDENT_RE.findall(text)
-        if _is_high_signal(m)
-    ]
-    if mode == "expanded":
-        found += [(t, "token", WEIGHTS["token"]) for t in split_identifiers(text) if len(t) >= 4]
-    patterns: dict[str, Pattern] = {}
-    for raw, kind, weight in found:
-        term = raw.strip() if kind == "flag" else _clean(raw)
-        key = term.lower()
-        if len(term) < 2 or not any(ch.isalnum() for ch in term) or key in STOP_TERMS:
-            continue
-        patterns.setdefault(key, Pattern(term, kind, weight))
-    return list(patterns.values())
+def bonus(n: int) -> float:
+    """Hit bonus ``min(2.0, log1p(n) x 0.25)`` with glibc's ``log1p`` (§6.2-6.3)."""
+    return BONUS_CAP if n >= BONUS_CAP_FROM else min(BONUS_CAP, glibc_log1p(n) * 0.25)
 
 
 @dataclass(frozen=True)
 class GrepIndex:
-    """Lower-cased chunk fields of one snapshot (substring tests are case-insensitive)."""
+    """One snapshot's candidate rows, lower-cased once (Python ``str.lower``, §5).
 
-    chunks: pl.DataFrame
-    paths: list[str]
+    ``memo`` caches each (field, term) hit vector for the snapshot's later samples.
+    """
+
     mode: PatternMode
+    paths: ChunkPaths
+    path_lower: pl.Series  # per distinct path (``paths.names`` order)
+    base_lower: pl.Series  # per distinct path: ``PurePosixPath(path).name`` lower-cased
+    path_rank: npt.NDArray[np.int64]  # per distinct path: position in code-point order
+    symbol_lower: pl.Series  # per row
+    text_lower: pl.Series  # per row
+    has_path: npt.NDArray[np.bool_]  # per row: rows with an empty path are never hits (§6.1)
+    n_chars: list[int]  # per row: representative text length; empty text counts its path (§6.5)
+    memo: dict[tuple[str, str], npt.NDArray[np.bool_]] = field(default_factory=dict)
+
+
+def python_lower(values: pl.Series) -> pl.Series:
+    """Python ``str.lower`` of every value: Polars lower-cases ASCII values (identical there),
+    Python the others (Unicode versions and special casings may differ between the two)."""
+    lowered = values.str.to_lowercase()
+    rows = np.flatnonzero((values.str.len_bytes() != values.str.len_chars()).to_numpy())
+    if rows.size:
+        lowered = lowered.scatter(rows, [v.lower() for v in values.gather(rows).to_list()])
+    return lowered
 
 
 def build_index(chunks: pl.DataFrame, mode: PatternMode = "strict") -> GrepIndex:
-    """Lower-case path, basename, symbol and text once per snapshot."""
+    """Lower-case path, basename, symbol and text of a snapshot's (filtered) rows, in order."""
     chunks = check_chunks(chunks)
-    lowered = chunks.select(
-        pl.col("path").str.to_lowercase().alias("path"),
-        pl.col("path").str.split("/").list.last().str.to_lowercase().alias("base"),
-        pl.col("symbol").str.to_lowercase().alias("symbol"),
-        pl.col("text").str.to_lowercase().alias("text"),
-    )
-    return GrepIndex(lowered, chunks["path"].to_list(), mode)
-
-
-def _pattern_scores(index: GrepIndex, pattern: Pattern) -> npt.NDArray[np.float64]:
-    """``weight x Σ multipliers of the hit places`` for every chunk."""
-    needle = pattern.term.lower()
-    if pattern.kind == "token":
-        text_hit = pl.col("text").str.contains(rf"\b{re.escape(needle)}\b")
-    else:
-        text_hit = pl.col("text").str.contains(needle, literal=True)
-    path_mult = PATH_MULT_FILE if pattern.kind == "file_path" else PATH_MULT
-    mult = index.chunks.select(
-        pl.col("path").str.contains(needle, literal=True).cast(pl.Float64) * path_mult
-        + pl.col("base").str.contains(needle, literal=True).cast(pl.Float64) * BASENAME_MULT
-        + (pl.col("symbol") != "")
-        .and_(pl.col("symbol").str.contains(needle, literal=True))
-        .cast(pl.Float64)
-        * SYMBOL_MULT
-        + text_hit.cast(pl.Float64) * TEXT_MULT
+    paths = chunk_paths(chunks)
+    names = paths.names
+    ranks = np.empty(len(names), dtype=np.int64)
+    ranks[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names))
+    n_chars = chunks.select(
+        pl.when(pl.col("text") == "")
+        .then(pl.col("path").str.len_chars())
+        .otherwise(pl.col("text").str.len_chars())
     ).to_series()
-    return mult.to_numpy().astype(np.float64) * pattern.weight
+    return GrepIndex(
+        mode=mode,
+        paths=paths,
+        path_lower=pl.Series([p.lower() for p in names], dtype=pl.String),
+        base_lower=pl.Series([PurePosixPath(p).name.lower() for p in names], dtype=pl.String),
+        path_rank=ranks,
+        symbol_lower=python_lower(chunks["symbol"]),
+        text_lower=python_lower(chunks["text"]),
+        has_path=(chunks["path"] != "").to_numpy(),
+        n_chars=n_chars.to_list(),
+    )
+
+
+def _contains(needle: str, *, token: bool) -> pl.Expr:
+    """Substring test of column ``v``; ``token``: an occurrence with no ASCII word character beside.
+
+    TOKEN_TEXT_RE's lookarounds are emulated by consuming the neighbour or a text end, which
+    decides existence identically; tokens are ``[a-z0-9]+`` so need no escaping.
+    """
+    if token:
+        return pl.col("v").str.contains(f"(?:^|[^{_WORD}]){needle}(?:[^{_WORD}]|$)")
+    return pl.col("v").str.contains(needle, literal=True)
+
+
+def _places(pattern: Pattern) -> tuple[str, ...]:
+    """Where a pattern is looked for; token text hits need the word boundary (§5)."""
+    return ("path", "base", "symbol", "token_text" if pattern.kind == "token" else "text")
+
+
+def _fill(index: GrepIndex, patterns: Sequence[Pattern]) -> None:
+    """Compute the hit vectors of the patterns' terms not yet in the snapshot's memo.
+
+    One Polars ``select`` per place evaluates all new terms together (in parallel).
+    """
+    places = {
+        "path": index.path_lower,
+        "base": index.base_lower,
+        "symbol": index.symbol_lower,
+        "text": index.text_lower,
+        "token_text": index.text_lower,
+    }
+    for place, values in places.items():
+        wanted = {p.term.lower() for p in patterns if place in _places(p)}
+        missing = sorted(q for q in wanted if (place, q) not in index.memo)
+        if not missing:
+            continue
+        token = place == "token_text"
+        exprs = [_contains(q, token=token).alias(str(i)) for i, q in enumerate(missing)]
+        found = values.to_frame("v").select(exprs)
+        for i, q in enumerate(missing):
+            hits = found[str(i)].to_numpy()
+            index.memo[(place, q)] = hits[index.paths.codes] if place in ("path", "base") else hits
+
+
+def pattern_scores(index: GrepIndex, pattern: Pattern) -> npt.NDArray[np.float64]:
+    """Per-row score of one pattern: path, basename, symbol, text products added in order (§5)."""
+    _fill(index, [pattern])
+    q, w = pattern.term.lower(), pattern.weight
+    path_mult = PATH_MULT_FILE if pattern.kind == "file_path" else PATH_MULT
+    text_place = _places(pattern)[3]
+    score = np.where(index.memo[("path", q)], w * path_mult, 0.0)
+    score = score + np.where(index.memo[("base", q)], w * BASENAME_MULT, 0.0)
+    score = score + np.where(index.memo[("symbol", q)], w * SYMBOL_MULT, 0.0)
+    return score + np.where(index.memo[(text_place, q)], w, 0.0)
 
 
 @dataclass(frozen=True)
 class GrepResult:
-    """The chunk ranking plus upstream's ``top_file_scores`` rows and the patterns used."""
+    """The ranking (representative chunk per file) plus the pattern list and file records."""
 
     ranking: ChunkRanking
     patterns: list[Pattern]
     file_rows: list[dict[str, Any]]
 
 
-def search(index: GrepIndex, query_text: str) -> GrepResult:
-    """Score every file that matches at least one pattern (spec §7.6 and the rules above)."""
-    patterns = extract_patterns(query_text, index.mode)
-    n = len(index.paths)
-    per_pattern = [_pattern_scores(index, p) for p in patterns]
-    totals = np.sum(per_pattern, axis=0) if per_pattern else np.zeros(n)
-    files: dict[str, dict[str, Any]] = {}
-    for row in np.flatnonzero(totals > 0).tolist():
-        path = index.paths[row]
-        entry = files.setdefault(path, {"rows": [], "best": row})
-        entry["rows"].append(row)
-        if totals[row] > totals[entry["best"]]:
-            entry["best"] = row
-    scored: list[dict[str, Any]] = []
-    for path, entry in files.items():
-        rows = np.asarray(entry["rows"], dtype=np.int64)
-        best = [float(s[rows].max()) for s in per_pattern]
-        matched = [p.term for p, b in zip(patterns, best, strict=True) if b > 0]
-        score = sum(b for b in best if b > 0) + min(2.0, 0.25 * math.log(1 + len(rows)))
-        scored.append(
-            {
-                "path": path,
-                "score": score,
-                "matched_patterns": matched,
-                "best_chunk_score": float(totals[entry["best"]]),
-                "hit_chunks": len(rows),
-                "_best": entry["best"],
-            }
-        )
-    scored.sort(
-        key=lambda f: (-f["score"], -len(f["matched_patterns"]), -f["best_chunk_score"], f["path"])
-    )
-    order = np.array([f.pop("_best") for f in scored], dtype=np.int64)
+def _result(
+    index: GrepIndex,
+    patterns: list[Pattern],
+    order: npt.NDArray[np.int64],
+    file_rows: list[dict[str, Any]],
+) -> GrepResult:
+    """Wrap the ranked files as a ChunkRanking whose details carry the §8.1 grep fields."""
+    scores = [r["score"] for r in file_rows]
+    details = {
+        "pattern_mode": index.mode,
+        "patterns": [{"kind": p.kind, "term": p.term, "weight": p.weight} for p in patterns],
+        "top_file_scores": file_rows[:TOP_K],
+    }
     ranking = ChunkRanking(
         order=order,
-        scores=np.array([f["score"] for f in scored], dtype=np.float64),
-        files=[f["path"] for f in scored],
-        file_scores=[f["score"] for f in scored],
-        details={
-            "pattern_mode": index.mode,
-            "patterns": [{"term": p.term, "kind": p.kind, "weight": p.weight} for p in patterns],
-            "top_file_scores": scored[:20],
-        },
+        scores=np.asarray(scores, dtype=np.float64),
+        files=[r["path"] for r in file_rows],
+        file_scores=scores,
+        details=details,
+        n_chars=index.n_chars,
     )
-    return GrepResult(ranking, patterns, scored)
+    return GrepResult(ranking, patterns, file_rows)
+
+
+def left_to_right(columns: Sequence[npt.NDArray[np.float64]], size: int) -> npt.NDArray[np.float64]:
+    """Elementwise ``((0.0 + c0) + c1) + ...``: the plain left-to-right sum the contract fixes."""
+    total = np.zeros(size, dtype=np.float64)
+    for column in columns:
+        total = total + column
+    return total
+
+
+def search(index: GrepIndex, query_text: str) -> GrepResult:
+    """Rank the files of ``index`` for evaluation text T (§4-§6); empty when nothing matches."""
+    patterns = extract_patterns(query_text, index.mode)
+    empty = np.zeros(0, dtype=np.int64)
+    if not patterns:  # §6.6: no row is examined
+        return _result(index, patterns, empty, [])
+    _fill(index, patterns)
+    per_pattern = [pattern_scores(index, p) for p in patterns]
+    chunk = left_to_right(per_pattern, len(index.has_path))  # §5: match list in pattern order
+    rows = np.flatnonzero((chunk > 0) & index.has_path)
+    if rows.size == 0:
+        return _result(index, patterns, empty, [])
+    codes = index.paths.codes[rows]
+    by_file = np.argsort(codes, kind="stable")  # rows of a file stay in corpus order
+    rows, codes = rows[by_file], codes[by_file]
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+    hits = np.diff(np.r_[starts, rows.size])
+    segment = np.repeat(np.arange(starts.size), hits)
+    chunk_rows = chunk[rows]
+    best = np.maximum.reduceat(chunk_rows, starts)
+    at_best = np.where(chunk_rows == best[segment], np.arange(rows.size), rows.size)
+    best_rows = rows[np.minimum.reduceat(at_best, starts)]  # first row reaching the maximum
+    n_patterns = len(patterns)
+    maxima = np.empty((starts.size, n_patterns), dtype=np.float64)
+    first_seen = np.empty((starts.size, n_patterns), dtype=np.int64)
+    sentinel = len(index.has_path)
+    for j, scores in enumerate(per_pattern):
+        values = scores[rows]
+        maxima[:, j] = np.maximum.reduceat(values, starts)
+        first_seen[:, j] = np.minimum.reduceat(np.where(values > 0, rows, sentinel), starts)
+    matched = (maxima > 0).sum(axis=1)
+    # §6.2: per-pattern maxima summed in first-appearance order (first hit row, then pattern
+    # order); unmatched patterns sort last and add 0.0
+    appearance = np.argsort(first_seen * n_patterns + np.arange(n_patterns), axis=1)
+    ordered = np.take_along_axis(maxima, appearance, axis=1)
+    sums = left_to_right([ordered[:, j] for j in range(n_patterns)], starts.size)
+    score = sums + np.array([bonus(n) for n in hits.tolist()], dtype=np.float64)
+    file_codes = codes[starts]
+    ranked = np.lexsort((index.path_rank[file_codes], -best, -matched, -score))
+    names = index.paths.names
+    file_rows = [
+        {
+            "best_chunk_score": float(best[f]),
+            "hit_chunks": int(hits[f]),
+            "matched_patterns": int(matched[f]),
+            "path": names[file_codes[f]],
+            "score": float(score[f]),
+        }
+        for f in ranked.tolist()
+    ]
+    return _result(index, patterns, best_rows[ranked].astype(np.int64), file_rows)
 
 
 def rank_sample(index: GrepIndex, query_text: str) -> ChunkRanking:
-    """Matched files by grep score; ``order`` holds each file's representative (best) chunk."""
+    """Matched files by grep score; ``order`` holds each file's representative (best) row."""
     return search(index, query_text).ranking
 
 
-METHOD = Method(
-    name="grep",
-    ranker="grep",
-    build_index=build_index,
-    rank_sample=rank_sample,
-    model="grep-strict",
-    stats=lambda: {"pattern_mode": "strict"},
-)
-METHOD_EXPANDED = Method(
-    name="grep-expanded",
-    ranker="grep",
-    build_index=lambda chunks: build_index(chunks, "expanded"),
-    rank_sample=rank_sample,
-    model="grep-expanded",
-    stats=lambda: {"pattern_mode": "expanded"},
-)
+def row_stats(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """arbwb-defined summary counts: evaluated rows with no pattern, and with patterns but no hit.
+
+    Both are evaluated with an empty ranking and all-zero metrics (§6.6), never skipped.
+    """
+    ranked = [r for r in rows if "patterns" in r]
+    return {
+        "no_pattern_samples": sum(1 for r in ranked if not r["patterns"]),
+        "no_hit_samples": sum(1 for r in ranked if r["patterns"] and not r["top_files"]),
+    }
+
+
+def method(mode: PatternMode = "strict") -> Method:
+    """The grep retriever of one pattern mode (details/summary as arb-grep §8)."""
+    return Method(
+        name="grep" if mode == "strict" else "grep-expanded",
+        ranker="grep",
+        build_index=functools.partial(build_index, mode=mode),
+        rank_sample=rank_sample,
+        model=f"grep-{mode}",
+        stats=lambda: {"pattern_mode": mode},
+        gold_only=True,
+        row_stats=row_stats,
+    )
+
+
+METHOD = method("strict")
+METHOD_EXPANDED = method("expanded")

@@ -11,6 +11,7 @@ the checkpoint removed, so a resumed run's details are byte-identical to an unin
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -53,6 +54,11 @@ class Outcome:
     row: dict[str, Any] | None
     skip: str | None
     seconds: float
+
+
+def gold_only(target: det.SampleTarget) -> det.SampleTarget:
+    """The target without hard negatives, spans or blocks (methods scored on gold files only)."""
+    return dataclasses.replace(target, hard_negatives=[], spans=[], blocks=[])
 
 
 def checkpoint_path(out: Path) -> Path:
@@ -183,7 +189,7 @@ def run_method(
             index_seconds += time.perf_counter() - start
             for i in members:
                 start = time.perf_counter()
-                target = targets[i]
+                target = gold_only(targets[i]) if method.gold_only else targets[i]
                 skip = _pre_skip(target, frame_rows[i], selective)
                 row = None
                 if skip is None and not present:
@@ -231,7 +237,9 @@ def run_method(
         candidate_filter=candidate_filter,
         skipped=skipped,
         runtime=runtime,
-        extras={"method": method.name, "fingerprint": expected} | method.stats(),
+        extras={"method": method.name, "fingerprint": expected}
+        | method.stats()
+        | (method.row_stats(rows) if method.row_stats is not None else {}),
     )
     write_jsonl(out, rows)
     write_json(det.summary_path(out), summary)
