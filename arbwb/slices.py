@@ -136,8 +136,13 @@ def slice_table(
     joined = _joined(metrics, annotations, run_group, tasks, complete_only).filter(
         pl.col("view") == "primary"
     )
-    names = joined["metric"].unique(maintain_order=True).to_list()
+    names = metrics["metric"].unique(maintain_order=True).to_list()
     keys = ["group", "run", "slice", "task"]
+    if joined.is_empty():
+        schema = (
+            {k: pl.String for k in keys} | {"samples": pl.Int64} | dict.fromkeys(names, pl.Float64)
+        )
+        return pl.DataFrame(schema=schema).rename({"slice": "relevance_type"})
     parts = [joined, joined.with_columns(pl.lit(ALL).alias("task"))]
     long = pl.concat(parts).group_by([*keys, "metric"]).agg(pl.col("value").mean())
     counts = (
@@ -145,8 +150,6 @@ def slice_table(
         .group_by(keys)
         .agg(pl.col("sample_id").n_unique().cast(pl.Int64).alias("samples"))
     )
-    if not names:
-        return counts.rename({"slice": "relevance_type"}).head(0)
     wide = long.pivot(on="metric", index=keys, values="value")
     table = counts.join(wide, on=keys).select(*keys, "samples", *names)
     order = pl.col("task").replace_strict({ALL: 0}, default=1, return_dtype=pl.Int64)
@@ -186,6 +189,25 @@ def label_leaderboard(table: pl.DataFrame, *, label: str, top: int = 8) -> pl.Da
         columns.append(pl.col(BCY_METRIC).alias("BCY@8k"))
     out = rows.head(top).select(columns)
     return out.with_row_index("Rank", offset=1).with_columns(pl.col("Rank").cast(pl.Int64))
+
+
+def best_by_mode(table: pl.DataFrame) -> pl.DataFrame:
+    """Paper's best-by-mode table (spec 13.4): ``Mode | n | Best MRR | Best R@20`` per group.
+
+    Per primary label (whole slice): the largest sample count and the best run means.
+    """
+    rows = table.filter(pl.col("task") == ALL)
+    out = rows.group_by("group", "relevance_type").agg(
+        pl.col("samples").max().alias("n"),
+        pl.col("mrr").max().alias("Best MRR"),
+        pl.col("recall@20").max().alias("Best R@20"),
+    )
+    return (
+        out.with_columns(_label_order("relevance_type"))
+        .sort("group", "_relevance_type")
+        .drop("_relevance_type")
+        .rename({"relevance_type": "Mode"})
+    )
 
 
 _SCORES_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {

@@ -182,3 +182,17 @@ def test_rrf_of_stored_runs_matches_the_stored_fusion(demo: Release) -> None:
         ("a", "b", "c"),
     ]
     assert sl.rrf_combinations(["a", "b", "c"], limit=2) == [("a", "b"), ("a", "c")]
+
+
+def test_best_by_mode_and_empty_inputs() -> None:
+    annotations, metrics = _toy()
+    table = sl.slice_table(metrics, annotations)
+    modes = sl.best_by_mode(table)
+    assert modes.columns == ["group", "Mode", "n", "Best MRR", "Best R@20"]
+    assert modes.row(0) == ("all", "workflow_conventional", 3, pytest.approx(0.2), 1.0)
+    assert modes.row(1) == ("all", "causal_indirect", 3, pytest.approx(2.0 / 3.0), 1.0)
+    none = sl.slice_table(metrics.with_columns(sample_id=pl.lit("zz")), annotations)
+    assert none.is_empty() and {"mrr", "recall@20"} <= set(none.columns)
+    assert sl.label_leaderboard(none, label="causal_indirect").is_empty()
+    assert sl.best_per_slice(metrics.head(0), annotations).is_empty()
+    assert sl.slice_scores(metrics.head(0), annotations).is_empty()
