@@ -303,7 +303,9 @@ def _annotation_gold(rec: _Record) -> list[str]:
     gold = rec.obj("gold")
     if gold.get("no_gold") is True:
         return []
-    paths += [p for p in rec.strings(gold.get("files")) if p]
+    paths += [str(p) for p in rec.items(gold.get("files")) if p]  # falsy skipped before str()
+    if any(not isinstance(p, str) for p in rec.items(gold.get("files"))):
+        rec.flag("non_string_gold_path")
     keys = {
         "code2test": ("related_tests",),
         "trace2code": ("root_cause_files",),

@@ -745,3 +745,15 @@ def test_real_samples_match_literal_spec(shared_dir: Path, relative: str, count:
         assert_matches_spec(row, record)
     from_loader = tx.annotate_samples(load_samples(path).samples)
     assert from_loader.drop("source").equals(frame.drop("source"))
+
+
+def test_gold_files_members_follow_the_literal_rule() -> None:
+    record = {
+        "id": "f",
+        "task_type": "code2test",
+        "query": {},
+        "gold": {"files": [None, "", "a/x.py"], "related_tests": ["t/y.py", None]},
+    }
+    row = annotate(record)
+    assert row["gold_files"] == ["a/x.py", "t/y.py", "None"]  # files skip falsy; lists str() all
+    assert "non_string_gold_path" in row["flags"]
