@@ -1,0 +1,141 @@
+"""Relevance-taxonomy figures: labels by task, run metric per slice with intervals, confidence mix.
+
+Inputs are the annotation frame of :mod:`arbwb.taxonomy` and the ``slice_scores`` frame of
+:mod:`arbwb.slices`.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import polars as pl
+import seaborn as sns
+from matplotlib.axes import Axes
+
+from arbwb.leaderboard import metric_label
+from arbwb.taxonomy import CONFIDENCES, LABELS
+
+
+def _axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
+    if ax is not None:
+        return ax
+    _, new = plt.subplots(figsize=size)
+    return new
+
+
+def _title(ax: Axes, text: str, *, demo: bool) -> None:
+    ax.set_title(f"{text} (demo data)" if demo else text)
+
+
+def _stacked(
+    ax: Axes, counts: pl.DataFrame, rows: list[str], column: str, stacks: list[str]
+) -> None:
+    """Horizontal stacked bars: one bar per ``rows`` value, segments per ``stacks`` value."""
+    palette = sns.color_palette("colorblind", len(stacks))
+    left = np.zeros(len(rows))
+    for i, stack in enumerate(stacks):
+        got = dict(counts.filter(pl.col(column) == stack).select("row", "n").iter_rows())
+        widths = np.array([float(got.get(r, 0)) for r in rows])
+        ax.barh(rows, widths, left=left, color=palette[i], label=stack)
+        for y, (x0, w) in enumerate(zip(left, widths, strict=True)):
+            if w > 0:
+                ax.text(x0 + w / 2, y, f"{int(w)}", ha="center", va="center", fontsize="small")
+        left += widths
+    ax.invert_yaxis()
+    ax.set_xlabel("samples")
+    ax.set_xlim(0, max(1.0, float(left.max())) * 1.02)
+    ax.legend(fontsize="small", frameon=False, bbox_to_anchor=(1.01, 1), loc="upper left")
+
+
+def label_distribution(
+    annotations: pl.DataFrame, *, demo: bool = False, ax: Axes | None = None
+) -> Axes:
+    """Primary labels per task as stacked bars (spec 13.4's by-task table as a figure)."""
+    if annotations.is_empty():
+        raise ValueError("no annotations to plot; annotate samples first")
+    counts = annotations.group_by(pl.col("task_type").alias("row"), "primary_relevance_type").agg(
+        pl.len().alias("n")
+    )
+    tasks = sorted(annotations["task_type"].unique().to_list())
+    ax = _axes(ax, (7.5, 1.2 + 0.5 * len(tasks)))
+    _stacked(ax, counts, tasks, "primary_relevance_type", list(LABELS))
+    _title(ax, "Primary relevance type by task", demo=demo)
+    return ax
+
+
+def confidence_mix(
+    annotations: pl.DataFrame, *, demo: bool = False, ax: Axes | None = None
+) -> Axes:
+    """Confidence (high / medium / low) per primary label as stacked bars."""
+    if annotations.is_empty():
+        raise ValueError("no annotations to plot; annotate samples first")
+    counts = annotations.group_by(pl.col("primary_relevance_type").alias("row"), "confidence").agg(
+        pl.len().alias("n")
+    )
+    present = set(annotations["primary_relevance_type"].to_list())
+    labels = [label for label in LABELS if label in present]
+    ax = _axes(ax, (7.5, 1.2 + 0.5 * len(labels)))
+    _stacked(ax, counts, labels, "confidence", list(CONFIDENCES))
+    _title(ax, "Annotation confidence per primary label", demo=demo)
+    return ax
+
+
+def slice_intervals(
+    scores: pl.DataFrame,
+    *,
+    group: str,
+    metric: str = "mrr",
+    view: str = "primary",
+    demo: bool = False,
+    ax: Axes | None = None,
+) -> Axes:
+    """Each run's ``metric`` per slice (whole slice) with its 95% bootstrap interval.
+
+    Rows are slices (label order); runs are dodged markers, best overall run first.
+    """
+    part = scores.filter(
+        pl.col("group") == group,
+        pl.col("metric") == metric,
+        pl.col("view") == view,
+        pl.col("task") == "all",
+    )
+    if part.is_empty():
+        msg = f"no {view} slice scores of {metric!r} for group {group!r}; check names"
+        raise ValueError(msg)
+    present = set(part["slice"].to_list())
+    slices = [label for label in LABELS if label in present]
+    runs = (
+        part.group_by("run")
+        .agg(pl.col("value").mean())
+        .sort(["value", "run"], descending=[True, False])["run"]
+        .to_list()
+    )
+    ax = _axes(ax, (8.0, 1.2 + 0.35 * len(slices) * max(len(runs), 2)))
+    palette = sns.color_palette("colorblind", len(runs))
+    step = 0.8 / max(len(runs), 1)
+    for i, run in enumerate(runs):
+        rows = {r["slice"]: r for r in part.filter(pl.col("run") == run).iter_rows(named=True)}
+        ys = np.arange(len(slices)) + (i - (len(runs) - 1) / 2) * step
+        values = np.array([rows[s]["value"] if s in rows else np.nan for s in slices])
+        low = np.array([rows[s]["ci_low"] if s in rows else np.nan for s in slices])
+        high = np.array([rows[s]["ci_high"] if s in rows else np.nan for s in slices])
+        ax.errorbar(
+            values,
+            ys,
+            xerr=[values - low, high - values],
+            fmt="o",
+            color=palette[i],
+            ecolor=palette[i],
+            elinewidth=1.0,
+            capsize=2,
+            markersize=4,
+            label=run,
+        )
+    counts = dict(part.group_by("slice").agg(pl.col("n").max()).iter_rows())
+    ax.set_yticks(np.arange(len(slices)), [f"{s}\n(n={counts[s]})" for s in slices])
+    ax.invert_yaxis()
+    ax.set_xlabel(f"{metric_label(metric)} (95% bootstrap CI, arbwb-defined)")
+    ax.set_xlim(0, 1.02)
+    ax.legend(fontsize="small", frameon=False, bbox_to_anchor=(1.02, 1), loc="upper left")
+    _title(ax, f"{metric_label(metric)} per {view} slice — {group}", demo=demo)
+    return ax

@@ -1,0 +1,498 @@
+"""Slice leaderboard (spec §10.7, §13.4): run metrics per agentic-relevance slice.
+
+The point table of :func:`slice_table` is upstream's: per run and primary label (and per task
+within it) the sample count and the means of R@20, MRR and BCY@8000 over samples whose
+evaluation gold is non-empty. Everything else is arbwb-defined: bootstrap intervals, the
+multi-label view (a sample counts in every slice it belongs to), the best run per slice with
+a paired test against the runner-up (Holm-corrected across slices), RRF combinations of stored
+runs, and the default restriction to the taxonomy core tasks with complete annotations.
+
+Inputs are the METRICS frame (``run, sample_id, metric, value``, e.g. from
+:func:`arbwb.leaderboard.release_metrics`) and the annotation frame of
+:mod:`arbwb.taxonomy`. Runs are compared within their group (``eval/<release>`` folder).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+import polars as pl
+
+from arbwb import schemas
+from arbwb.inputs import Release
+from arbwb.metrics import evaluate
+from arbwb.retrievers.fusion import RRF_K, rrf, top_lists
+from arbwb.stats import bootstrap_means, holm, percentile_interval, sign_flip_pvalues
+from arbwb.taxonomy import CORE_TASKS, LABELS
+
+SLICE_METRICS: tuple[str, ...] = ("recall@20", "mrr")
+BCY_METRIC = "bcy@8000"
+VIEWS: tuple[str, ...] = ("primary", "multi")
+ALL = "all"  # the ``task`` value of a whole slice
+
+
+def slice_metric_names(release: Release) -> tuple[str, ...]:
+    """R@20 and MRR, plus BCY@8000 only when the release has a corpus (spec 10.7)."""
+    return (*SLICE_METRICS, BCY_METRIC) if release.corpus is not None else SLICE_METRICS
+
+
+def membership(
+    annotations: pl.DataFrame,
+    *,
+    tasks: Sequence[str] | None = CORE_TASKS,
+    complete_only: bool = True,
+) -> pl.DataFrame:
+    """``sample_id, task, view, slice``: one ``primary`` row per sample, one ``multi`` per label.
+
+    ``tasks`` (default: the taxonomy core, upstream's scope) and ``complete_only`` (query and
+    gold present) choose the samples; :func:`exclusions` counts the rest (arbwb-defined).
+    """
+    kept = annotations.filter(_kept(tasks, complete_only))
+    primary = kept.select(
+        "sample_id",
+        pl.col("task_type").alias("task"),
+        pl.lit("primary").alias("view"),
+        pl.col("primary_relevance_type").alias("slice"),
+    )
+    multi = (
+        kept.select("sample_id", pl.col("task_type").alias("task"), "relevance_types")
+        .explode("relevance_types")
+        .select("sample_id", "task", pl.lit("multi").alias("view"), pl.col("relevance_types"))
+        .rename({"relevance_types": "slice"})
+    )
+    return pl.concat([primary, multi])
+
+
+def _kept(tasks: Sequence[str] | None, complete_only: bool) -> pl.Expr:
+    keep = pl.lit(True)
+    if tasks is not None:
+        keep = keep & pl.col("task_type").is_in(list(tasks))
+    if complete_only:
+        keep = keep & pl.col("complete")
+    return keep
+
+
+def exclusions(
+    annotations: pl.DataFrame,
+    *,
+    tasks: Sequence[str] | None = CORE_TASKS,
+    complete_only: bool = True,
+) -> pl.DataFrame:
+    """``task, why, samples``: annotated samples left out of the slices, counted by reason."""
+    outside = pl.col("task_type").is_in(list(tasks)).not_() if tasks is not None else pl.lit(False)
+    incomplete = pl.col("complete").not_() if complete_only else pl.lit(False)
+    why = (
+        pl.when(outside)
+        .then(pl.lit("task outside the sliced tasks"))
+        .when(incomplete)
+        .then(pl.lit("no query or gold object: labels would come from empty inputs"))
+    )
+    return (
+        annotations.select(pl.col("task_type").alias("task"), why.alias("why"))
+        .drop_nulls("why")
+        .group_by("task", "why")
+        .agg(pl.len().cast(pl.Int64).alias("samples"))
+        .sort("task", "why")
+    )
+
+
+def _joined(
+    metrics: pl.DataFrame,
+    annotations: pl.DataFrame,
+    run_group: Mapping[str, str] | None,
+    tasks: Sequence[str] | None,
+    complete_only: bool,
+) -> pl.DataFrame:
+    """METRICS rows with group, task, view and slice attached (inner join on sample_id)."""
+    groups = pl.DataFrame(
+        {
+            "run": metrics["run"].unique(maintain_order=True),
+        }
+    ).with_columns(
+        pl.col("run")
+        .replace_strict(dict(run_group or {}), default="all", return_dtype=pl.String)
+        .alias("group")
+    )
+    member = membership(annotations, tasks=tasks, complete_only=complete_only)
+    return metrics.join(groups, on="run").join(member, on="sample_id", how="inner")
+
+
+def slice_table(
+    metrics: pl.DataFrame,
+    annotations: pl.DataFrame,
+    *,
+    run_group: Mapping[str, str] | None = None,
+    tasks: Sequence[str] | None = CORE_TASKS,
+    complete_only: bool = True,
+) -> pl.DataFrame:
+    """Spec 10.7 point table: ``group, run, relevance_type, task, samples`` + one column per metric.
+
+    ``task`` is ``all`` for the whole primary slice, else the task within it; means ignore
+    nulls (null when all are null).
+    """
+    joined = _joined(metrics, annotations, run_group, tasks, complete_only).filter(
+        pl.col("view") == "primary"
+    )
+    names = metrics["metric"].unique(maintain_order=True).to_list()
+    keys = ["group", "run", "slice", "task"]
+    if joined.is_empty():
+        schema = (
+            {k: pl.String for k in keys} | {"samples": pl.Int64} | dict.fromkeys(names, pl.Float64)
+        )
+        return pl.DataFrame(schema=schema).rename({"slice": "relevance_type"})
+    parts = [joined, joined.with_columns(pl.lit(ALL).alias("task"))]
+    long = pl.concat(parts).group_by([*keys, "metric"]).agg(pl.col("value").mean())
+    counts = (
+        pl.concat(parts)
+        .group_by(keys)
+        .agg(pl.col("sample_id").n_unique().cast(pl.Int64).alias("samples"))
+    )
+    wide = long.pivot(on="metric", index=keys, values="value")
+    table = counts.join(wide, on=keys).select(*keys, "samples", *names)
+    order = pl.col("task").replace_strict({ALL: 0}, default=1, return_dtype=pl.Int64)
+    return (
+        table.with_columns(_label_order("slice"), order.alias("_t"))
+        .sort("group", "_slice", "run", "_t", "task")
+        .drop("_slice", "_t")
+        .rename({"slice": "relevance_type"})
+    )
+
+
+def _label_order(column: str) -> pl.Expr:
+    ranks = {label: i for i, label in enumerate(LABELS)}
+    return (
+        pl.col(column)
+        .replace_strict(ranks, default=len(LABELS), return_dtype=pl.Int64)
+        .alias(f"_{column}")
+    )
+
+
+def label_leaderboard(table: pl.DataFrame, *, label: str, top: int = 8) -> pl.DataFrame:
+    """Spec 13.4 per-label table ``Rank | Method | Family | n | R@20 | MRR | BCY@8k``.
+
+    Top ``top`` runs by MRR desc, R@20 desc, method. Family is the run's group (eval folder;
+    arbwb-defined: upstream's family names are not in the data). BCY only when present.
+    """
+    rows = table.filter(pl.col("relevance_type") == label, pl.col("task") == ALL)
+    rows = rows.sort(["mrr", "recall@20", "run"], descending=[True, True, False], nulls_last=True)
+    columns = [
+        pl.col("run").alias("Method"),
+        pl.col("group").alias("Family"),
+        pl.col("samples").alias("n"),
+        pl.col("recall@20").alias("R@20"),
+        pl.col("mrr").alias("MRR"),
+    ]
+    if BCY_METRIC in rows.columns:
+        columns.append(pl.col(BCY_METRIC).alias("BCY@8k"))
+    out = rows.head(top).select(columns)
+    return out.with_row_index("Rank", offset=1).with_columns(pl.col("Rank").cast(pl.Int64))
+
+
+def best_by_mode(table: pl.DataFrame) -> pl.DataFrame:
+    """Paper's best-by-mode table (spec 13.4): ``Mode | n | Best MRR | Best R@20`` per group.
+
+    Per primary label (whole slice): the largest sample count and the best run means.
+    """
+    rows = table.filter(pl.col("task") == ALL)
+    out = rows.group_by("group", "relevance_type").agg(
+        pl.col("samples").max().alias("n"),
+        pl.col("mrr").max().alias("Best MRR"),
+        pl.col("recall@20").max().alias("Best R@20"),
+    )
+    return (
+        out.with_columns(_label_order("relevance_type"))
+        .sort("group", "_relevance_type")
+        .drop("_relevance_type")
+        .rename({"relevance_type": "Mode"})
+    )
+
+
+_SCORES_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
+    "group": pl.String,
+    "view": pl.String,
+    "slice": pl.String,
+    "task": pl.String,
+    "run": pl.String,
+    "metric": pl.String,
+    "n": pl.Int64,
+    "value": pl.Float64,
+    "ci_low": pl.Float64,
+    "ci_high": pl.Float64,
+}
+
+
+@dataclass(frozen=True)
+class _Cell:
+    """One (group, view, slice, task, metric) cell: runs and their paired samples x runs values."""
+
+    key: tuple[str, str, str, str, str]
+    runs: list[str]
+    values: np.ndarray
+
+
+def _cells(joined: pl.DataFrame) -> list[_Cell]:
+    """Paired cells: samples on which every run of the group has a value (like the leaderboard)."""
+    both = pl.concat([joined, joined.with_columns(pl.lit(ALL).alias("task"))])
+    cells = []
+    keys = ["group", "view", "slice", "task", "metric"]
+    for key, part in both.group_by(keys, maintain_order=True):
+        wide = part.pivot(on="run", index="sample_id", values="value").drop_nulls()
+        runs = [c for c in wide.columns if c != "sample_id"]
+        if wide.height == 0 or not runs:
+            continue
+        values = wide.select(runs).to_numpy().astype(np.float64).reshape(wide.height, len(runs))
+        k = tuple(str(v) for v in key)
+        cells.append(_Cell((k[0], k[1], k[2], k[3], k[4]), runs, values))
+    return cells
+
+
+def slice_scores(
+    metrics: pl.DataFrame,
+    annotations: pl.DataFrame,
+    *,
+    run_group: Mapping[str, str] | None = None,
+    tasks: Sequence[str] | None = CORE_TASKS,
+    complete_only: bool = True,
+    n_boot: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> pl.DataFrame:
+    """Per (group, view, slice, task, run, metric): n, mean and a percentile bootstrap interval.
+
+    arbwb-defined: resamples are over the cell's samples, shared by the runs of the cell.
+    """
+    rows: list[dict[str, object]] = []
+    for cell in _cells(_joined(metrics, annotations, run_group, tasks, complete_only)):
+        reps = bootstrap_means(cell.values, n_boot=n_boot, seed=seed)
+        means = cell.values.mean(axis=0)
+        for j, run in enumerate(cell.runs):
+            low, high = percentile_interval(reps[:, j], level=level)
+            group, view, name, task, metric = cell.key
+            rows.append(
+                {
+                    "group": group,
+                    "view": view,
+                    "slice": name,
+                    "task": task,
+                    "run": run,
+                    "metric": metric,
+                    "n": cell.values.shape[0],
+                    "value": float(means[j]),
+                    "ci_low": low,
+                    "ci_high": high,
+                }
+            )
+    frame = pl.DataFrame(rows, schema=_SCORES_SCHEMA, orient="row")
+    return (
+        frame.with_columns(_label_order("slice"))
+        .sort("group", "view", "_slice", "task", "metric", "run")
+        .drop("_slice")
+    )
+
+
+_BEST_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
+    "group": pl.String,
+    "view": pl.String,
+    "slice": pl.String,
+    "metric": pl.String,
+    "n": pl.Int64,
+    "runs": pl.Int64,
+    "best": pl.String,
+    "best_value": pl.Float64,
+    "runner_up": pl.String,
+    "runner_up_value": pl.Float64,
+    "diff": pl.Float64,
+    "p_value": pl.Float64,
+    "p_holm": pl.Float64,
+    "significant": pl.Boolean,
+}
+
+
+def best_per_slice(
+    metrics: pl.DataFrame,
+    annotations: pl.DataFrame,
+    *,
+    metric: str = "mrr",
+    run_group: Mapping[str, str] | None = None,
+    tasks: Sequence[str] | None = CORE_TASKS,
+    complete_only: bool = True,
+    n_perm: int = 10000,
+    seed: int = 0,
+    alpha: float = 0.05,
+) -> pl.DataFrame:
+    """Best run per (group, view, slice) by ``metric``, tested against the runner-up.
+
+    Order: ``metric`` desc, then MRR desc, R@20 desc, run name (spec 13.4's order). The
+    paired sign-flip test (arbwb.stats) is Holm-corrected across the slices of one
+    (group, view); a slice with a single run has no test (arbwb-defined).
+    """
+    joined = _joined(metrics, annotations, run_group, tasks, complete_only).filter(
+        pl.col("metric").is_in([metric, "mrr", "recall@20"])
+    )
+    cells = {c.key: c for c in _cells(joined)}
+    rows: list[dict[str, object]] = []
+    for key, cell in cells.items():
+        group, view, name, task, got = key
+        if task != ALL or got != metric:
+            continue
+        tiebreak = [
+            cells.get((group, view, name, ALL, m)) for m in ("mrr", "recall@20") if m != metric
+        ]
+        order = _order(cell, [t for t in tiebreak if t is not None])
+        best = order[0]
+        means = cell.values.mean(axis=0)
+        row: dict[str, object] = {
+            "group": group,
+            "view": view,
+            "slice": name,
+            "metric": metric,
+            "n": cell.values.shape[0],
+            "runs": len(cell.runs),
+            "best": cell.runs[best],
+            "best_value": float(means[best]),
+            "runner_up": None,
+            "runner_up_value": None,
+            "diff": None,
+            "p_value": None,
+        }
+        if len(order) > 1:
+            second = order[1]
+            diffs = cell.values[:, best] - cell.values[:, second]
+            row["runner_up"] = cell.runs[second]
+            row["runner_up_value"] = float(means[second])
+            row["diff"] = float(means[best] - means[second])
+            row["p_value"] = float(sign_flip_pvalues(diffs, n_perm=n_perm, seed=seed)[0])
+        rows.append(row)
+    frame = pl.DataFrame(
+        rows, schema={k: v for k, v in _BEST_SCHEMA.items() if k not in ("p_holm", "significant")}
+    )
+    return _with_holm(frame, alpha)
+
+
+def _order(cell: _Cell, tiebreak: Sequence[_Cell]) -> list[int]:
+    """Run indices of ``cell`` best first: its mean desc, tiebreak means desc, then name."""
+    means = cell.values.mean(axis=0)
+    extra = []
+    for other in tiebreak:
+        by_run = dict(zip(other.runs, other.values.mean(axis=0), strict=True))
+        extra.append([float(by_run.get(run, float("-inf"))) for run in cell.runs])
+
+    def sort_key(j: int) -> tuple[object, ...]:
+        return (-float(means[j]), *(-values[j] for values in extra), cell.runs[j])
+
+    return sorted(range(len(cell.runs)), key=sort_key)
+
+
+def _with_holm(frame: pl.DataFrame, alpha: float) -> pl.DataFrame:
+    """Holm-adjusted p over the tested slices of each (group, view, metric)."""
+    parts = []
+    for _, part in frame.group_by("group", "view", "metric", maintain_order=True):
+        tested = part["p_value"].is_not_null().to_numpy()
+        adjusted = np.full(part.height, np.nan)
+        if tested.any():
+            adjusted[tested] = holm(part["p_value"].to_numpy()[tested])
+        parts.append(part.with_columns(pl.Series("p_holm", adjusted).fill_nan(None)))
+    if not parts:
+        return pl.DataFrame(schema=_BEST_SCHEMA)
+    out = pl.concat(parts).with_columns(
+        pl.when(pl.col("p_holm").is_null())
+        .then(None)
+        .otherwise(pl.col("p_holm") < alpha)
+        .alias("significant")
+    )
+    return (
+        out.with_columns(_label_order("slice"))
+        .sort("group", "view", "metric", "_slice")
+        .drop("_slice")
+        .select(list(_BEST_SCHEMA))
+    )
+
+
+def rrf_combinations(
+    runs: Sequence[str], *, sizes: Sequence[int] = (2, 3), limit: int | None = None
+) -> list[tuple[str, ...]]:
+    """Every combination of ``runs`` of the given sizes, in order; at most ``limit``."""
+    out = [combo for size in sizes for combo in combinations(runs, size)]
+    return out if limit is None else out[:limit]
+
+
+@dataclass(frozen=True)
+class Fused:
+    """RRF runs: their METRICS rows, their groups, and samples left out per fused run."""
+
+    metrics: pl.DataFrame
+    run_group: dict[str, str]
+    not_in_every_run: dict[str, int]
+
+
+def fused_name(combo: Sequence[str]) -> str:
+    """``rrf(a+b+c)``: the run name of a fusion of stored runs (arbwb-defined)."""
+    return "rrf(" + "+".join(combo) + ")"
+
+
+def rrf_metrics(
+    release: Release,
+    combos: Sequence[Sequence[str]],
+    *,
+    metrics: Sequence[str] | None = None,
+    k: int = RRF_K,
+) -> Fused:
+    """Fuse stored runs of one group with RRF (spec §8, top 20 of each) and score the fusions.
+
+    Samples: the group's gold samples answered by every component (spec §8's intersection);
+    the others are counted in ``not_in_every_run``. Metrics use the fused top 20 (precision
+    denominator k); BCY needs the release's corpus.
+    """
+    names = tuple(metrics) if metrics is not None else slice_metric_names(release)
+    frames: list[pl.DataFrame] = []
+    groups: dict[str, str] = {}
+    skipped: dict[str, int] = {}
+    for combo in combos:
+        unknown = [r for r in combo if r not in release.runs]
+        if unknown:
+            msg = f"RRF component runs not in the release: {unknown}; known: {sorted(release.runs)}"
+            raise ValueError(msg)
+        group_names = {release.run_group[r] for r in combo}
+        if len(group_names) != 1:
+            msg = f"RRF components must share one eval group, got {sorted(group_names)}"
+            raise ValueError(msg)
+        group = group_names.pop()
+        gold = release.gold[group]
+        lists = [top_lists(release.runs[r].rankings) for r in combo]
+        with_gold = set(gold["sample_id"].to_list())
+        common = sorted(with_gold.intersection(*(_answered(release, r) for r in combo)))
+        name = fused_name(combo)
+        groups[name] = group
+        skipped[name] = len(with_gold) - len(common)
+        rows = []
+        for sample_id in common:
+            fused = rrf([top.get(sample_id, []) for top in lists], k=k)
+            rows += [
+                {"run": name, "sample_id": sample_id, "rank": i, "path": p, "score": s}
+                for i, (p, s) in enumerate(fused, start=1)
+            ]
+        rankings = pl.DataFrame(rows, schema=dict(schemas.RANKINGS))
+        labels = gold.filter(pl.col("sample_id").is_in(common))
+        if labels.height == 0:
+            continue
+        frames.append(
+            evaluate(
+                rankings,
+                labels,
+                metrics=names,
+                samples=release.samples,
+                corpus=release.corpus,
+                fusion=True,
+                runs=[name],
+            )
+        )
+    frame = pl.concat(frames) if frames else schemas.empty(schemas.METRICS)
+    return Fused(frame, groups, skipped)
+
+
+def _answered(release: Release, run: str) -> set[str]:
+    data = release.runs[run]
+    return set(data.submitted["sample_id"].to_list()) | set(data.rankings["sample_id"].to_list())
