@@ -20,10 +20,12 @@ import polars as pl
 import pytest
 
 from arbwb.cli import main
-from arbwb.io import details as det
 from arbwb.io.samples import load_samples, query_has_leakage, query_text
-from arbwb.retrievers import get_method, grep
+from arbwb.metrics import chunks as cm
+from arbwb.retrievers import details as det
+from arbwb.retrievers import grep
 from arbwb.retrievers.grep_patterns import STOP_TERMS, extract_patterns
+from arbwb.retrievers.registry import get_method
 from arbwb.retrievers.runner import gold_only
 
 VECTORS: dict[str, Any] = json.loads(
@@ -92,7 +94,7 @@ def test_vector_gold_ranks_and_metrics(name: str, mode: str) -> None:
     row = det.details_row(
         gold_only(full),
         ranking,
-        det.chunk_table(chunks),
+        cm.chunk_table(chunks),
         candidate_filter="all_files",
         ranker="grep",
         selective=False,
@@ -167,7 +169,7 @@ def test_no_usable_pattern_gives_an_empty_ranking_not_a_crash(mode: str) -> None
         row = det.details_row(
             target("s", ["x.py"], []),
             result.ranking,
-            det.chunk_table(chunks),
+            cm.chunk_table(chunks),
             candidate_filter="all_files",
             ranker="grep",
             selective=False,
@@ -195,7 +197,7 @@ def test_empty_representative_text_packs_as_its_path() -> None:
     row = det.details_row(
         target("s", ["src/b.py"], []),
         ranking,
-        det.chunk_table(chunks),
+        cm.chunk_table(chunks),
         candidate_filter="all_files",
         ranker="grep",
         selective=False,
@@ -428,7 +430,7 @@ def test_gv16_real_sample_ranking(shared_dir: Path, mode: str) -> None:
         row = det.details_row(
             target(GV16_ID, ["tests/builder/help.rs"], []),
             result.ranking,
-            det.chunk_table(chunks),
+            cm.chunk_table(chunks),
             candidate_filter="all_files",
             ranker="grep",
             selective=False,

@@ -18,6 +18,8 @@ COMMANDS: dict[str, str] = {
     "depth": "first-gold depth per run and task, and cross-run coverage (spec 13.3)",
     "selective": "calibrate abstention thresholds out of fold, grouped by repository (spec 9)",
     "granularity": "span granularity: gold-file sizes, evidence density, line overlap",
+    "taxonomy": "label samples with ARB's agentic-relevance types (spec 10) and print the records",
+    "contextbench": "score ContextBench contexts",
 }
 
 

@@ -8,12 +8,13 @@ import sys
 from collections import Counter
 from typing import Any
 
+from arbwb.commands import COMMANDS
 from arbwb.errors import InputError
 
 
 def add_parser(subparsers: Any) -> None:
     """Register ``contextbench score``."""
-    parser = subparsers.add_parser("contextbench", help="score ContextBench contexts")
+    parser = subparsers.add_parser("contextbench", help=COMMANDS["contextbench"])
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     score = actions.add_parser(
         "score", help="per-run coverage/precision/F1 at file, line (span, symbol) level"

@@ -7,15 +7,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from arbwb.commands import COMMANDS
+
 FORMATS = ("jsonl", "csv", "markdown")
 
 
 def add_parser(subparsers: Any) -> None:
     """Register ``taxonomy``."""
-    parser = subparsers.add_parser(
-        "taxonomy",
-        help="label samples with ARB's agentic-relevance types (spec 10) and print the records",
-    )
+    parser = subparsers.add_parser("taxonomy", help=COMMANDS["taxonomy"])
     parser.add_argument(
         "--samples",
         type=Path,
@@ -73,7 +72,7 @@ def _markdown(frame: Any) -> str:
     import polars as pl
 
     from arbwb import taxonomy
-    from arbwb.record import markdown_table
+    from arbwb.tables import to_markdown as markdown_table
 
     parts = [
         "# Agentic-relevance taxonomy (spec 10, 13.4)\n",

@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from arbwb.demo.contextbench import write_contextbench_demo
 from arbwb.demo.repos import DEMO_REPOS, DemoRepo
 from arbwb.demo.samples import DEMO_SAMPLES, SampleSpec, SpanSpec
 from arbwb.errors import InputError
@@ -61,8 +62,11 @@ Layout:
 - `eval/demo/`: `<run>_details.jsonl` + `<run>_summary.json` for the positive runs
   (`lexical`, `bm25-arb` = upstream BM25, `bm25` = rank-bm25's formula, `dense_hash` = a
   hashing bag-of-identifiers encoder standing in for a dense model, so files are identical
-  on every machine, and `rrf_lexical_dense_hash`, their reciprocal-rank fusion)
+  on every machine, `grep` and `grep-expanded` (spec arb-grep.md), and
+  `rrf_lexical_dense_hash`, their reciprocal-rank fusion)
 - `eval/demo_selective/`: selective details (positives and no-gold) of `lexical` and `bm25-arb`
+- `contextbench/`: a few ContextBench-style rows about the demo repositories (Parquet),
+  predictions and a mini-SWE-agent trajectory of our own, for notebook 07
 - `repo_manifest.jsonl`: language and license per demo repository
 
 Rebuild byte for byte with `arbwb demo build` (default output `data/demo`). Summaries carry
@@ -282,6 +286,8 @@ DEMO_METHODS: dict[str, Callable[[], Method]] = {
     "bm25-arb": lambda: get_method("bm25-arb"),
     "bm25": lambda: get_method("bm25"),
     "dense_hash": lambda: dense.method("dense_hash", encoder=hash_encoder),
+    "grep": lambda: get_method("grep"),
+    "grep-expanded": lambda: get_method("grep-expanded"),
 }
 SELECTIVE_RUNS = ("lexical", "bm25-arb")
 FUSION_RUN = ("rrf_lexical_dense_hash", ("lexical", "dense_hash"))
@@ -383,6 +389,7 @@ def build_into(out: Path, scratch: Path) -> BuildResult:
     write_json(bench / "manifest.json", benchmark_manifest(records))
     write_jsonl(out / "repo_manifest.jsonl", repo_manifest_rows(commits))
     runs = write_runs(out, load_samples(bench), corpus)
+    write_contextbench_demo(out / "contextbench", commits)
     write_text_atomic(out / "README.md", README)
     return BuildResult(out, commits, len(records), runs)
 

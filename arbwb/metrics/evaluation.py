@@ -31,7 +31,7 @@ def _bcy(
     samples: pl.DataFrame | None,
     corpus: Corpus | None,
 ) -> pl.DataFrame:
-    """BCY rows from :mod:`arbwb.budget`, with snapshots taken from the samples frame."""
+    """BCY rows from :mod:`arbwb.metrics.budget`, with snapshots taken from the samples frame."""
     if corpus is None:
         raise InputError("BCY metrics need a corpus (--corpus DIR)")
     if samples is None:

@@ -1,6 +1,6 @@
 """Budget curves: BCY against the context budget, one line per run, for one task (spec §13.2).
 
-Input is the frame of :func:`arbwb.budget.bcy_curves`. Points whose value is mostly a lower
+Input is the frame of :func:`arbwb.metrics.budget.bcy_curves`. Points whose value is mostly a lower
 bound (the stored top-20 files did not fill the budget) are drawn hollow.
 """
 
