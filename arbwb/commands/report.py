@@ -27,7 +27,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from arbwb.report import ReportConfig, ReportError, run_report  # nbformat: ~2 s to import
+    from arbwb.report import ReportConfig, run_report  # papermill, nbconvert: slow to import
 
     config = ReportConfig(
         data_dir=args.data,
@@ -37,10 +37,17 @@ def _run(args: argparse.Namespace) -> int:
         seed=args.seed,
         progress=not args.no_progress,
     )
-    try:
-        out = run_report(config)
-    except ReportError as exc:
-        print(f"arbwb report: {exc}", file=sys.stderr)
+    result = run_report(config)
+    index = result.out_dir / "index.html"
+    for section in result.failed:
+        print(f"arbwb report: {section.describe()}", file=sys.stderr)
+    if result.failed:
+        names = ", ".join(s.notebook for s in result.failed)
+        print(
+            f"arbwb report: {len(result.failed)} of {len(result.sections)} notebooks failed "
+            f"({names}); the report with the other sections is at {index}",
+            file=sys.stderr,
+        )
         return 1
-    print(f"report written to {out / 'index.html'}")
+    print(f"report written to {index}")
     return 0
