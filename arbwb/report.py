@@ -134,10 +134,10 @@ def _execute(
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
-    given = {k: v for k, v in parameters.items() if k in declared_parameters(notebook)}
     target = work / "notebooks" / notebook.name
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
+        given = {k: v for k, v in parameters.items() if k in declared_parameters(notebook)}
         papermill.execute_notebook(
             str(notebook),
             str(target),
@@ -150,13 +150,16 @@ def _execute(
     except PapermillExecutionError as exc:
         error = f"{exc.ename}: {exc.evalue}"
         return Section(notebook.name, "failed", error, exc.exec_count, exc.source)
-    except Exception as exc:  # a dead kernel or timeout costs this section only
+    except Exception as exc:  # an unreadable notebook, dead kernel or timeout costs this section
         return Section(notebook.name, "failed", f"{type(exc).__name__}: {exc}")
     return Section(notebook.name, "ok")
 
 
 def declared_parameters(notebook: Path) -> set[str]:
-    """Names in the notebook's cell tagged ``parameters`` (only those are passed)."""
+    """Names in the notebook's cell tagged ``parameters`` (only those are passed).
+
+    papermill reads the cell with the translator of the notebook's kernelspec.
+    """
     import papermill
 
     return set(papermill.inspect_notebook(str(notebook)))
