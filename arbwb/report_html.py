@@ -153,35 +153,35 @@ def _collapse(inner: str, count: int, noun: str) -> str:
     return f"<details><summary>{count} {noun}</summary>{inner}</details>"
 
 
-def value_html(value: Any) -> str:
+def _value_cell(value: Any) -> str:
     """A recorded value as a table cell: dicts as key/value tables, lists of dicts as tables."""
     if _is_scalar(value):
         return _scalar_html(value)
     if isinstance(value, Mapping):
-        return f"<td>{_collapse(mapping_table(value), len(value), 'entries')}</td>"
+        return f"<td>{_collapse(_mapping_table(value), len(value), 'entries')}</td>"
     items = list(value)
     if items and all(isinstance(i, Mapping) for i in items):
         columns = list(dict.fromkeys(k for item in items for k in item))
         head = "".join(f"<th>{_esc(c)}</th>" for c in columns)
         rows = "".join(
-            "<tr>" + "".join(value_html(item.get(c)) for c in columns) + "</tr>" for item in items
+            "<tr>" + "".join(_value_cell(item.get(c)) for c in columns) + "</tr>" for item in items
         )
         table = f"<table><tr>{head}</tr>{rows}</table>"
         return f"<td>{_collapse(table, len(items), 'rows')}</td>"
     if all(_is_scalar(i) for i in items):
         text = ", ".join("n/a" if i is None else str(i) for i in items) or "(none)"
         return f"<td>{_collapse(_esc(text), len(items), 'items')}</td>"
-    rows = "".join(f"<tr>{value_html(i)}</tr>" for i in items)
+    rows = "".join(f"<tr>{_value_cell(i)}</tr>" for i in items)
     return f"<td>{_collapse(f'<table>{rows}</table>', len(items), 'items')}</td>"
 
 
-def mapping_table(record: Mapping[str, Any]) -> str:
+def _mapping_table(record: Mapping[str, Any]) -> str:
     """A key/value HTML table; nested values become nested tables."""
-    rows = "".join(f"<tr><th>{_esc(k)}</th>{value_html(v)}</tr>" for k, v in record.items())
+    rows = "".join(f"<tr><th>{_esc(k)}</th>{_value_cell(v)}</tr>" for k, v in record.items())
     return f"<table>{rows}</table>"
 
 
-def csv_html(path: Path, *, max_rows: int = _INLINE_ROWS) -> str:
+def _csv_table(path: Path, *, max_rows: int = _INLINE_ROWS) -> str:
     """The first ``max_rows`` rows of a CSV table as HTML, saying how many were left out."""
     rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
     if not rows:
@@ -256,10 +256,10 @@ def _section_html(report: Path, notebook: Path, section: Section, title: str, qu
             if f.is_file()
         ]
         name = table.stem.removeprefix(f"{stem}__")
-        parts.append(f"<h4>{_esc(name)} ({' · '.join(files)})</h4>{csv_html(table)}")
+        parts.append(f"<h4>{_esc(name)} ({' · '.join(files)})</h4>{_csv_table(table)}")
     numbers = {k: v for k, v in record.items() if k not in ("skipped", "notes")}
     if numbers:
-        parts.append("<h3>Recorded numbers</h3>" + mapping_table(numbers))
+        parts.append("<h3>Recorded numbers</h3>" + _mapping_table(numbers))
     parts.append("</section>")
     return "\n".join(parts)
 

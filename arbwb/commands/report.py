@@ -1,4 +1,7 @@
-"""``arbwb report --data DIR [--runs GLOB] --out DIR``: every notebook, one static report."""
+"""``arbwb report --data DIR [--runs GLOB] --out DIR``: every notebook, one static report.
+
+Exits 1 naming each failed notebook (its section in the report shows the cell and error).
+"""
 
 from __future__ import annotations
 
@@ -13,7 +16,10 @@ from arbwb.paths import NOTEBOOKS_DIR
 def add_parser(subparsers: Any) -> None:
     """Register the ``report`` subcommand."""
     parser = subparsers.add_parser(
-        "report", help="run every notebook with papermill and write figures, tables and index.html"
+        "report",
+        help="run every notebook with papermill; write figures, tables, notebook HTML, index.html",
+        description="A failing notebook costs only its own section: the report is still written, "
+        "its index shows the failing cell and error, and the exit code is 1.",
     )
     parser.add_argument("--data", required=True, type=Path, help="ARB release root")
     parser.add_argument(
