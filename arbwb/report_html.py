@@ -209,10 +209,16 @@ def _section_html(report: Path, notebook: Path, section: Section, title: str, qu
     if question:
         parts.append(f"<p class='question'>{_esc(question)}</p>")
     if section.status == "failed":
+        page = report / "notebooks" / f"{stem}.html"
+        traceback = (  # papermill marks the failing cell with this anchor
+            f" {_link(f'notebooks/{page.name}#papermill-error-cell', 'Traceback in the notebook.')}"
+            if page.is_file()
+            else ""
+        )
         parts.append(
             f"<div class='failure'><p class='failed'><b>Failed.</b> {_esc(section.describe())}</p>"
             + (f"<pre>{_esc(section.excerpt())}</pre>" if section.source else "")
-            + "<p>The sections below hold what it wrote before the error.</p></div>"
+            + f"<p>Outputs below were written before the error.{traceback}</p></div>"
         )
     links = [
         _link(f"notebooks/{name}", label)

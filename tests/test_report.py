@@ -200,6 +200,7 @@ def test_failing_notebook_costs_only_its_section(
     assert "1 of 2 notebooks failed" in index
     assert failure in index
     assert INJECTED.replace('"', "&quot;") in index  # the cell's source excerpt
+    assert "href='notebooks/00-overview.html#papermill-error-cell'" in index  # checked below
     assert (out / "records" / "06-sample-explorer.json").is_file()
     assert (out / "tables" / "00-overview__repositories.csv").is_file()  # written before the error
     assert "href='tables/00-overview__repositories.tex'" in index
@@ -285,7 +286,7 @@ def test_index_shows_contents_failure_records_figures_and_tables(tmp_path: Path)
     (report / "figures" / "01-tiny__curve.svg").write_text("<svg/>")
     (report / "tables" / "01-tiny__board.csv").write_text("run,mrr,n\nA,0.123456,7\n")
     (report / "tables" / "01-tiny__board.md").write_text("| run | mrr |\n")
-    (report / "notebooks" / "01-tiny.html").write_text("<html></html>")
+    (report / "notebooks" / "01-tiny.html").write_text('<p id="papermill-error-cell"></p>')
     failed = Section("01-tiny.ipynb", "failed", "ValueError: bad <x>", 4, "y = 1\nraise X")
     page = render_index(report, [notebooks / "01-tiny.ipynb"], [failed])
     assert "<a href='#01-tiny'>01 · Tiny</a> <span class='failed'>(failed)</span>" in page
@@ -317,8 +318,9 @@ def test_index_shows_contents_failure_records_figures_and_tables(tmp_path: Path)
         "figures/01-tiny__curve.svg",
         "manifest.json",
         "notebooks/01-tiny.html",
+        "notebooks/01-tiny.html#papermill-error-cell",
         "records/01-tiny.json",
         "tables/01-tiny__board.csv",
         "tables/01-tiny__board.md",
     ]
-    assert _check_links(report) == 10
+    assert _check_links(report) == 11
