@@ -12,6 +12,10 @@ from typing import Any
 import polars as pl
 
 FILTER_COLUMNS = ("task", "repo", "stratum", "split")
+QUERY_UNAVAILABLE = (
+    "query: unavailable (no benchmark/<release>/ sample files under this data root; "
+    "stored runs do not carry queries)"
+)
 
 
 def pick_sample(samples: pl.DataFrame, sample_id: str = "", **filters: str) -> str:
@@ -38,7 +42,10 @@ def pick_sample(samples: pl.DataFrame, sample_id: str = "", **filters: str) -> s
 
 
 def sample_card(samples: pl.DataFrame, labels: pl.DataFrame, sample_id: str) -> dict[str, Any]:
-    """Task, repo, snapshot, stratum, parsed query, gold and given paths of one sample."""
+    """Task, repo, snapshot, stratum, parsed query, gold and given paths of one sample.
+
+    ``query`` is ``None`` when the samples came from details rows only (no ``benchmark/``).
+    """
     rows = samples.filter(pl.col("sample_id") == sample_id)
     if rows.is_empty():
         msg = f"sample id {sample_id!r} is not in the samples frame"
@@ -52,7 +59,7 @@ def sample_card(samples: pl.DataFrame, labels: pl.DataFrame, sample_id: str) -> 
         "snapshot_id": row["snapshot_id"],
         "stratum": row["stratum"],
         "no_gold_reason": row["no_gold_reason"],
-        "query": json.loads(row["query"]),
+        "query": None if row["query"] is None else json.loads(row["query"]),
         "gold": mine.filter(pl.col("role") == "gold")["path"].to_list(),
         "given": mine.filter(pl.col("role") == "given")["path"].to_list(),
     }
@@ -118,8 +125,13 @@ def mark(rows: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def query_lines(query: Mapping[str, Any], *, width: int = 400) -> list[str]:
-    """``key: value`` lines of a raw query (values shortened to ``width`` characters)."""
+def query_lines(query: Mapping[str, Any] | None, *, width: int = 400) -> list[str]:
+    """``key: value`` lines of a raw query (values shortened to ``width`` characters).
+
+    A missing query (``None``) gives one line saying plainly that queries are unavailable.
+    """
+    if query is None:
+        return [QUERY_UNAVAILABLE]
     lines = []
     for key, value in query.items():
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)

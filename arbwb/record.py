@@ -8,6 +8,7 @@ after a papermill run.
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,11 @@ class Recorder:
         return self.out_dir / "records" / f"{self.stem}.json"
 
     def figure(self, fig: Figure, name: str) -> list[Path]:
-        """Save ``fig`` as PNG and SVG named ``<stem>__<name>``; returns the paths."""
+        """Save ``fig`` as PNG and SVG named ``<stem>__<name>``; returns the paths.
+
+        Inside a Jupyter kernel (JupyterLab, papermill) the figure is also shown inline and then
+        closed, so it appears once in the notebook and in its HTML rendering.
+        """
         paths = []
         for ext in ("png", "svg"):
             path = self.out_dir / "figures" / f"{self.stem}__{name}.{ext}"
@@ -47,12 +52,17 @@ class Recorder:
                     handle, format=ext, dpi=150, bbox_inches="tight", metadata=_fig_meta(ext)
                 )
             paths.append(path)
+        if _in_kernel():
+            _show_and_close(fig)
         return paths
 
     def table(
-        self, frame: pl.DataFrame, name: str, *, decimals: int = 4, latex: bool = False
+        self, frame: pl.DataFrame, name: str, *, decimals: int = 4, latex: bool = True
     ) -> list[Path]:
-        """Save ``frame`` as CSV (full precision) and Markdown (``decimals`` places), maybe TeX."""
+        """Save ``frame`` as CSV (full precision), Markdown and LaTeX (``decimals`` places).
+
+        The report links every table in all three formats; ``latex=False`` leaves out the TeX.
+        """
         base = self.out_dir / "tables" / f"{self.stem}__{name}"
         csv_path = base.with_suffix(".csv")
         write_text_atomic(csv_path, frame.write_csv())
@@ -72,6 +82,24 @@ class Recorder:
             data = json.loads(self.record_path.read_text(encoding="utf-8"))
         data[key] = value
         write_json(self.record_path, data)
+
+
+def _in_kernel() -> bool:
+    """True inside a Jupyter kernel; a terminal IPython or plain Python shows nothing."""
+    if "IPython" not in sys.modules:  # never import IPython just to find out
+        return False
+    from IPython import get_ipython
+
+    return hasattr(get_ipython(), "kernel")
+
+
+def _show_and_close(fig: Figure) -> None:
+    """Display ``fig`` as a cell output, then close it so the inline backend does not repeat it."""
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    display(fig)  # type: ignore[no-untyped-call]
+    plt.close(fig)
 
 
 def _fig_meta(ext: str) -> dict[str, Any]:

@@ -80,6 +80,15 @@ def test_card_lists_and_first_gold() -> None:
     assert ex.query_lines({"a": "x" * 7, "b": [1, 2]}, width=6) == ["a: xxxxxx ...", "b: [1, 2]"]
 
 
+def test_card_without_query_says_so() -> None:
+    samples, labels, _ = _frames()
+    no_query = samples.with_columns(pl.lit(None, dtype=pl.String).alias("query"))
+    card = ex.sample_card(no_query, labels, "b")
+    assert card["query"] is None and card["gold"] == ["g1.py", "g2.py"]
+    assert ex.query_lines(card["query"]) == [ex.QUERY_UNAVAILABLE]
+    assert "unavailable" in ex.QUERY_UNAVAILABLE and "benchmark/" in ex.QUERY_UNAVAILABLE
+
+
 def test_demo_given_file_trap_sample() -> None:
     release = load_release(DEMO_DIR)
     rankings = pl.concat([r.rankings for r in release.runs.values()])

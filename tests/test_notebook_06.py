@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,7 @@ def test_filtered_sample_matches_details(tmp_path: Path) -> None:
         ranks = [v for v in row["gold_ranks"].values() if v is not None]
         assert record["first_gold_rank"][run] == (min(ranks) if ranks else None)
         assert record["top1"][run] == row["top_files"][0]
+    assert record["query_available"] is True
 
 
 def test_sample_by_id_with_given_file(tmp_path: Path) -> None:
@@ -81,3 +83,21 @@ def test_skips_with_reason_without_samples(tmp_path: Path) -> None:
     (empty / "benchmark").mkdir(parents=True)
     record = _run(tmp_path, data_dir=str(empty))
     assert "no samples" in record["skipped"]
+
+
+def test_without_benchmark_says_queries_are_unavailable(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(DEMO_DIR, data, ignore=shutil.ignore_patterns("benchmark"))
+    record = _run(tmp_path, data_dir=str(data), task="trace2code")
+    rows = [
+        json.loads(line)
+        for line in (DEMO_DIR / "eval/demo/lexical_details.jsonl").open(encoding="utf-8")
+    ]
+    expected = next(r for r in rows if r["task_type"] == "trace2code")
+    assert (record["sample_id"], record["query_available"]) == (expected["sample_id"], False)
+    assert sorted(record["gold"]) == sorted(expected["gold_files"])
+    executed = nbformat.read(tmp_path / "out.ipynb", as_version=4)
+    printed = "".join(
+        o.get("text", "") for c in executed.cells if c.cell_type == "code" for o in c.outputs
+    )
+    assert "query: unavailable (no benchmark/<release>/ sample files" in printed

@@ -1,24 +1,31 @@
-"""`arbwb report`: end to end on a release laid out from ../shared, failure atomicity, index."""
+"""`arbwb report`: shared layout, a failing notebook, a root without benchmark/, offline links."""
 
 from __future__ import annotations
 
 import json
+import shutil
+from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import nbformat
 import pytest
 from test_leaderboard import V1_1, shared_layout
 
 from arbwb.cli import main
+from arbwb.explorer import QUERY_UNAVAILABLE
 from arbwb.jsonio import sha256_file
-from arbwb.report import render_index
+from arbwb.paths import DEMO_DIR, NOTEBOOKS_DIR
+from arbwb.report import declared_parameters
+from arbwb.report_html import Section, render_index
 
-ROOT = Path(__file__).resolve().parents[1]
+INJECTED = 'raise RuntimeError("injected failure for the report test")'
 
 
 def _notebooks(folder: Path, *cells: str) -> Path:
     folder.mkdir()
     nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "language": "python", "display_name": "py"}
     nb.cells = [
         nbformat.v4.new_markdown_cell("# 01 · Tiny\n\nDoes the report runner work?"),
         nbformat.v4.new_code_cell(
@@ -31,6 +38,178 @@ def _notebooks(folder: Path, *cells: str) -> Path:
     return folder
 
 
+def _report(data: Path, out: Path, notebooks: Path) -> int:
+    argv = ["report", "--data", str(data), "--out", str(out), "--notebooks", str(notebooks)]
+    return main([*argv, "--no-progress"])
+
+
+class _Links(HTMLParser):
+    """Every href/src and every id of one HTML page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if name in ("href", "src") and value is not None:
+                self.urls.append(value)
+            if name == "id" and value is not None:
+                self.ids.add(value)
+
+
+def _parse(page: Path) -> _Links:
+    parser = _Links()
+    parser.feed(page.read_text(encoding="utf-8"))
+    return parser
+
+
+def _check_links(report: Path) -> int:
+    """Follow every href/src of index.html and each notebook HTML; return how many were followed."""
+    pages = [report / "index.html", *sorted((report / "notebooks").glob("*.html"))]
+    followed = 0
+    for page in pages:
+        links = _parse(page)
+        for url in links.urls:
+            if url.startswith("data:"):
+                assert url.startswith("data:image/"), (page, url[:40])
+                continue
+            parts = urlsplit(url)
+            assert not parts.scheme and not parts.netloc, f"absolute link {url} in {page}"
+            assert not parts.path.startswith("/"), f"absolute path {url} in {page}"
+            if parts.path:
+                target = page.parent / unquote(parts.path)
+                assert target.is_file(), f"{page.name} links {url}, which is missing"
+                target_ids = _parse(target).ids if target.suffix == ".html" else set()
+            else:
+                target_ids = links.ids
+            if parts.fragment:  # browsers try the fragment as written, then percent-decoded
+                found = {parts.fragment, unquote(parts.fragment)} & target_ids
+                assert found, f"{page.name}: no anchor for {url}"
+            followed += 1
+    return followed
+
+
+@pytest.fixture(scope="module")
+def no_benchmark_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
+    """Every notebook on a copy of data/demo without benchmark/ (stored runs, queries unknown)."""
+    root = tmp_path_factory.mktemp("nobench")
+    shutil.copytree(DEMO_DIR, root / "data", ignore=shutil.ignore_patterns("benchmark"))
+    code = _report(root / "data", root / "report", NOTEBOOKS_DIR)
+    return root / "report", code
+
+
+@pytest.mark.slow
+def test_every_notebook_runs_without_benchmark(no_benchmark_report: tuple[Path, int]) -> None:
+    report, code = no_benchmark_report
+    assert code == 0
+    manifest = json.loads((report / "manifest.json").read_text())
+    names = sorted(p.name for p in NOTEBOOKS_DIR.glob("[0-9][0-9]-*.ipynb"))
+    assert manifest["notebooks"] == [{"notebook": n, "status": "ok"} for n in names]
+    assert not any("/benchmark/" in entry["path"] for entry in manifest["inputs"])
+    explorer = json.loads((report / "records" / "06-sample-explorer.json").read_text())
+    details = [
+        json.loads(line) for line in (DEMO_DIR / "eval/demo/lexical_details.jsonl").open()
+    ]  # without sample files the first sample is the first details row
+    assert explorer["sample_id"] == details[0]["sample_id"]
+    assert explorer["query_available"] is False
+    page = (report / "notebooks" / "06-sample-explorer.html").read_text()
+    assert QUERY_UNAVAILABLE.replace("<", "&lt;").replace(">", "&gt;") in page
+    index = (report / "index.html").read_text()
+    assert f"All {len(names)} notebooks ran." in index and "{&quot;" not in index
+
+
+@pytest.mark.slow
+def test_links_are_relative_and_survive_a_move(
+    no_benchmark_report: tuple[Path, int], tmp_path: Path
+) -> None:
+    report, _ = no_benchmark_report
+    index = _parse(report / "index.html").urls
+    for stem in (p.stem for p in NOTEBOOKS_DIR.glob("[0-9][0-9]-*.ipynb")):
+        assert f"notebooks/{stem}.html" in index and f"notebooks/{stem}.ipynb" in index
+    for table in (report / "tables").glob("*.csv"):
+        for ext in (".csv", ".md", ".tex"):
+            assert f"tables/{table.stem}{ext}" in index
+    for png in (report / "figures").glob("*.png"):
+        assert f"figures/{png.name}" in index and f"figures/{png.stem}.svg" in index
+    followed = _check_links(report)
+    moved = tmp_path / "elsewhere" / "appendix"
+    shutil.copytree(report, moved)
+    assert _check_links(moved) == followed > 50
+
+
+@pytest.mark.slow
+def test_figures_show_inline_once_in_executed_notebooks(
+    no_benchmark_report: tuple[Path, int],
+) -> None:
+    report, _ = no_benchmark_report
+    for executed in sorted((report / "notebooks").glob("*.ipynb")):
+        nb = nbformat.read(executed, as_version=4)
+        shown = [
+            o
+            for c in nb.cells
+            if c.cell_type == "code"
+            for o in c.outputs
+            if "image/png" in o.get("data", {})
+        ]
+        saved = list((report / "figures").glob(f"{executed.stem}__*.png"))
+        assert len(shown) == len(saved), executed.name
+        page = _parse(report / "notebooks" / f"{executed.stem}.html")
+        assert sum(u.startswith("data:image/png;base64,") for u in page.urls) == len(saved)
+
+
+@pytest.mark.slow
+def test_failing_notebook_costs_only_its_section(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(DEMO_DIR, data)
+    notebooks = tmp_path / "nbs"
+    notebooks.mkdir()
+    for name in ("00-overview.ipynb", "06-sample-explorer.ipynb"):
+        shutil.copy(NOTEBOOKS_DIR / name, notebooks / name)
+    broken = nbformat.read(notebooks / "00-overview.ipynb", as_version=4)
+    at = next(i for i, c in enumerate(broken.cells) if "rec.table(with_total" in c.source) + 1
+    broken.cells.insert(at, nbformat.v4.new_code_cell(INJECTED))
+    nbformat.write(broken, notebooks / "00-overview.ipynb")
+    # papermill numbers the injected parameters cell too, right after the parameters cell
+    cell = sum(c.cell_type == "code" for c in broken.cells[: at + 1]) + 1
+    out = tmp_path / "report"
+
+    code = _report(data, out, notebooks)
+
+    err = capsys.readouterr().err
+    assert code == 1
+    failure = f"notebook 00-overview.ipynb failed in cell In [{cell}]: RuntimeError: injected"
+    assert failure in err and "1 of 2 notebooks failed (00-overview.ipynb)" in err
+    assert "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "nbs", "report"]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["notebooks"] == [
+        {
+            "notebook": "00-overview.ipynb",
+            "status": "failed",
+            "cell": cell,
+            "source": INJECTED,
+            "error": "RuntimeError: injected failure for the report test",
+        },
+        {"notebook": "06-sample-explorer.ipynb", "status": "ok"},
+    ]
+    index = (out / "index.html").read_text()
+    assert "1 of 2 notebooks failed" in index
+    assert failure in index
+    assert INJECTED.replace('"', "&quot;") in index  # the cell's source excerpt
+    assert "href='notebooks/00-overview.html#papermill-error-cell'" in index  # checked below
+    assert (out / "records" / "06-sample-explorer.json").is_file()
+    assert (out / "tables" / "00-overview__repositories.csv").is_file()  # written before the error
+    assert "href='tables/00-overview__repositories.tex'" in index
+    page = (out / "notebooks" / "00-overview.html").read_text()
+    assert "injected failure for the report test" in page
+    _check_links(out)
+
+
+@pytest.mark.shared
 @pytest.mark.slow
 def test_report_on_shared_layout_without_corpus(
     tmp_path: Path, shared_dir: Path, capsys: pytest.CaptureFixture[str]
@@ -39,11 +218,8 @@ def test_report_on_shared_layout_without_corpus(
     out = tmp_path / "report"
     notebooks = tmp_path / "nbs"
     notebooks.mkdir()
-    (notebooks / "01-leaderboard.ipynb").symlink_to(ROOT / "notebooks" / "01-leaderboard.ipynb")
-    code = main(
-        ["report", "--data", str(data), "--out", str(out), "--notebooks", str(notebooks),
-         "--no-progress"]
-    )  # fmt: skip
+    (notebooks / "01-leaderboard.ipynb").symlink_to(NOTEBOOKS_DIR / "01-leaderboard.ipynb")
+    code = _report(data, out, notebooks)
     assert code == 0, capsys.readouterr().err
     record = json.loads((out / "records" / "01-leaderboard.json").read_text())
     assert record["bcy"] is False
@@ -67,26 +243,9 @@ def test_report_on_shared_layout_without_corpus(
     assert {"path": str(details), "sha256": sha256_file(details)} in manifest["inputs"]
     assert manifest["parameters"]["seed"] == 0 and manifest["packages"]["polars"]
     assert (out / "notebooks" / "01-leaderboard.ipynb").is_file()
+    assert (out / "notebooks" / "01-leaderboard.html").is_file()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["nbs", "release", "report"]
-
-
-@pytest.mark.slow
-def test_failed_notebook_leaves_no_report(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    notebooks = _notebooks(tmp_path / "nbs", "x = 1", 'raise ValueError("boom in cell")')
-    data = tmp_path / "data"
-    data.mkdir()
-    out = tmp_path / "report"
-    code = main(
-        ["report", "--data", str(data), "--out", str(out), "--notebooks", str(notebooks),
-         "--no-progress"]
-    )  # fmt: skip
-    err = capsys.readouterr().err
-    assert code == 1
-    assert "01-tiny.ipynb failed in cell" in err and "ValueError: boom in cell" in err
-    assert "Traceback" not in err
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "nbs"]
+    _check_links(out)
 
 
 def test_refuses_to_replace_a_folder_that_is_not_a_report(
@@ -101,24 +260,67 @@ def test_refuses_to_replace_a_folder_that_is_not_a_report(
     assert (out / "thesis.tex").read_text() == "keep me"
 
 
-def test_index_shows_question_skips_records_figures_and_tables(tmp_path: Path) -> None:
+def test_declared_parameters_come_from_the_tagged_cell(tmp_path: Path) -> None:
+    notebooks = _notebooks(tmp_path / "nbs", "seed = 3")
+    assert declared_parameters(notebooks / "01-tiny.ipynb") == {"data_dir", "out_dir"}
+    assert {"data_dir", "runs_glob", "out_dir", "seed", "demo"} <= declared_parameters(
+        NOTEBOOKS_DIR / "01-leaderboard.ipynb"
+    )
+
+
+def test_index_shows_contents_failure_records_figures_and_tables(tmp_path: Path) -> None:
     notebooks = _notebooks(tmp_path / "nbs", "x = 1")
     report = tmp_path / "report"
-    (report / "records").mkdir(parents=True)
-    (report / "figures").mkdir()
-    (report / "tables").mkdir()
-    (report / "records" / "01-tiny.json").write_text(
-        json.dumps({"skipped": "no corpus <here>", "mrr": 0.25})
-    )
+    for sub in ("records", "figures", "tables", "notebooks"):
+        (report / sub).mkdir(parents=True)
+    record = {
+        "skipped": "no corpus <here>",
+        "mrr": 0.25,
+        "by_stratum": {"unknown": 214},
+        "rows": [{"run": "A", "n": 3}, {"run": "B", "n": None}],
+        "runs": ["A", "B"],
+        "p": 0.00001234,
+    }
+    (report / "records" / "01-tiny.json").write_text(json.dumps(record))
     (report / "figures" / "01-tiny__curve.png").write_bytes(b"png")
     (report / "figures" / "01-tiny__curve.svg").write_text("<svg/>")
-    (report / "tables" / "01-tiny__board.csv").write_text("run,mrr\nA,0.25\n")
+    (report / "tables" / "01-tiny__board.csv").write_text("run,mrr,n\nA,0.123456,7\n")
     (report / "tables" / "01-tiny__board.md").write_text("| run | mrr |\n")
-    page = render_index(report, [notebooks / "01-tiny.ipynb"])
+    (report / "notebooks" / "01-tiny.html").write_text('<p id="papermill-error-cell"></p>')
+    failed = Section("01-tiny.ipynb", "failed", "ValueError: bad <x>", 4, "y = 1\nraise X")
+    page = render_index(report, [notebooks / "01-tiny.ipynb"], [failed])
+    assert "<a href='#01-tiny'>01 · Tiny</a> <span class='failed'>(failed)</span>" in page
+    assert "<section id='01-tiny'><h2>01 · Tiny</h2>" in page
     assert "Does the report runner work?" in page
+    assert "notebook 01-tiny.ipynb failed in cell In [4]: ValueError: bad &lt;x&gt;" in page
+    assert "<pre>y = 1\nraise X</pre>" in page
     assert "Skipped: no corpus &lt;here&gt;" in page
-    assert "<th>mrr</th><td><code>0.25</code></td>" in page
-    assert "<a href='figures/01-tiny__curve.svg'><img src='figures/01-tiny__curve.png'" in page
-    assert "<td>A</td><td>0.25</td>" in page
-    assert "href='tables/01-tiny__board.md'" in page
-    assert "href='notebooks/01-tiny.ipynb'" in page
+    assert "<th>mrr</th><td class='num' title='0.25'>0.2500</td>" in page
+    assert "<th>by_stratum</th><td><table><tr><th>unknown</th><td class='num'>214</td>" in page
+    assert "<tr><th>run</th><th>n</th></tr><tr><td>A</td><td class='num'>3</td></tr>" in page
+    assert "<tr><td>B</td><td>n/a</td></tr>" in page
+    assert "<th>runs</th><td>A, B</td>" in page and ">1.23e-05</td>" in page
+    assert "&quot;" not in page
+    assert "<img src='figures/01-tiny__curve.png' alt='curve'>" in page
+    assert "<td>A</td><td class='num' title='0.123456'>0.1235</td><td class='num'>7</td>" in page
+    assert "<a href='tables/01-tiny__board.csv'>CSV</a>" in page
+    assert "<a href='tables/01-tiny__board.md'>Markdown</a>" in page
+    assert "tables/01-tiny__board.tex" not in page  # only files that exist are linked
+    assert "<a href='notebooks/01-tiny.html'>notebook (HTML)</a>" in page
+    assert "notebooks/01-tiny.ipynb" not in page
+    (report / "manifest.json").write_text("{}")
+    (report / "index.html").write_text(page)
+    assert sorted(_parse(report / "index.html").urls) == [
+        "#01-tiny",
+        "#01-tiny",
+        "figures/01-tiny__curve.png",
+        "figures/01-tiny__curve.png",
+        "figures/01-tiny__curve.svg",
+        "manifest.json",
+        "notebooks/01-tiny.html",
+        "notebooks/01-tiny.html#papermill-error-cell",
+        "records/01-tiny.json",
+        "tables/01-tiny__board.csv",
+        "tables/01-tiny__board.md",
+    ]
+    assert _check_links(report) == 11

@@ -7,7 +7,7 @@ them without importing any. A command module defines ``add_parser(subparsers)`` 
 
 COMMANDS: dict[str, str] = {
     "score": "score ranking files (ARB details, predictions, TREC, Parquet/CSV)",
-    "report": "run every notebook with papermill and write figures, tables and index.html",
+    "report": "run every notebook with papermill; write figures, tables, notebook HTML, index.html",
     "rank": "rank an ARB release with a baseline and write ARB details + summary",
     "snapshot": "build corpus snapshots from git",
     "validate": "validate samples: schema, leakage, duplicates, corpus membership, counts",

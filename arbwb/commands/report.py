@@ -1,4 +1,7 @@
-"""``arbwb report --data DIR [--runs GLOB] --out DIR``: every notebook, one static report."""
+"""``arbwb report --data DIR [--runs GLOB] --out DIR``: every notebook, one static report.
+
+Exits 1 naming each failed notebook (its section in the report shows the cell and error).
+"""
 
 from __future__ import annotations
 
@@ -13,7 +16,12 @@ from arbwb.paths import NOTEBOOKS_DIR
 
 def add_parser(subparsers: Any) -> None:
     """Register the ``report`` subcommand."""
-    parser = subparsers.add_parser("report", help=COMMANDS["report"])
+    parser = subparsers.add_parser(
+        "report",
+        help=COMMANDS["report"],
+        description="A failing notebook costs only its own section: the report is still written, "
+        "its index shows the failing cell and error, and the exit code is 1.",
+    )
     parser.add_argument("--data", required=True, type=Path, help="ARB release root")
     parser.add_argument(
         "--runs", default=None, help="run files glob, relative to --data (eval/*/*_details.jsonl)"
@@ -26,7 +34,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from arbwb.report import ReportConfig, ReportError, run_report  # nbformat: ~2 s to import
+    from arbwb.report import ReportConfig, run_report  # papermill, nbconvert: slow to import
 
     config = ReportConfig(
         data_dir=args.data,
@@ -36,10 +44,17 @@ def _run(args: argparse.Namespace) -> int:
         seed=args.seed,
         progress=not args.no_progress,
     )
-    try:
-        out = run_report(config)
-    except ReportError as exc:
-        print(f"arbwb report: {exc}", file=sys.stderr)
+    result = run_report(config)
+    index = result.out_dir / "index.html"
+    for section in result.failed:
+        print(f"arbwb report: {section.describe()}", file=sys.stderr)
+    if result.failed:
+        names = ", ".join(s.notebook for s in result.failed)
+        print(
+            f"arbwb report: {len(result.failed)} of {len(result.sections)} notebooks failed "
+            f"({names}); the report with the other sections is at {index}",
+            file=sys.stderr,
+        )
         return 1
-    print(f"report written to {out / 'index.html'}")
+    print(f"report written to {index}")
     return 0
