@@ -54,6 +54,9 @@ bench: $(VENV)/.dev-installed
 	$(BIN)/python benchmarks/bench_builder.py
 	$(BIN)/python benchmarks/bench_retrievers.py
 	$(BIN)/python benchmarks/bench_report.py
+	$(BIN)/python benchmarks/bench_startup.py
+	$(BIN)/python benchmarks/bench_grep.py
+	$(BIN)/python benchmarks/bench_granularity.py
 
 clean-venv:
 	rm -rf $(VENV)

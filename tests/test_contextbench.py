@@ -24,7 +24,7 @@ from arbwb.contextbench_symbols import table_finder
 from arbwb.errors import InputError
 from arbwb.io import contextbench as cio
 from arbwb.io.checkout import MappingCheckout, count_lines
-from arbwb.io.contextbench_agents import load_trajectories
+from arbwb.io.contextbench_agents import load_predictions, load_trajectories
 
 # ../shared beside the checkout; ARBWB_SHARED points elsewhere (e.g. from a git worktree)
 SHARED = Path(
@@ -820,7 +820,7 @@ def test_unknown_instances_are_counted_missing_gold(tmp_path: Path) -> None:
         {"instance_id": "nope", "traj_data": {"pred_files": ["a.py"]}},
     ]
     preds.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
-    run = cio.load_predictions(preds)
+    run = load_predictions(preds)
     parsed = cb.predictions_from_frames(run.records, run.context)[run.run]
     scored = cb.score_run(run.run, parsed, gold, source=lambda r, c: CHECKOUT)
     results = cb.results_frame([scored])
@@ -839,11 +839,11 @@ def test_bad_prediction_records(tmp_path: Path) -> None:
         json.dumps([{"instance_id": "I", "traj_data": {"pred_spans": {"a.py": [{"start": 1}]}}}])
     )
     with pytest.raises(InputError, match="needs 'start' and 'end'") as info:
-        cio.load_predictions(preds)
+        load_predictions(preds)
     assert info.value.path is not None and "p.json:1" in info.value.path
     preds.write_text(json.dumps([{"instance_id": "I"}, {"instance_id": "I"}]))
     with pytest.raises(InputError, match="already predicted on line 1"):
-        cio.load_predictions(preds)
+        load_predictions(preds)
 
 
 # --------------------------------------------------------------------------- extractors

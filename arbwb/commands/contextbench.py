@@ -113,7 +113,8 @@ def run_score(args: argparse.Namespace) -> int:
     """Load rows and runs, score, print the summary; per-instance records on request."""
     from arbwb import contextbench as cb
     from arbwb.io.checkout import corpus_source, first_source, repos_source
-    from arbwb.io.contextbench import Predictions, load_predictions, load_rows
+    from arbwb.io.contextbench import Predictions, load_rows
+    from arbwb.io.contextbench_agents import load_predictions
     from arbwb.jsonio import sha256_file, write_jsonl, write_text_atomic
 
     rows = load_rows(args.rows)

@@ -25,6 +25,9 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--out", required=True, help="details JSONL; summary goes beside it")
     parser.add_argument("--resume", action="store_true", help="continue an interrupted run")
+    parser.add_argument(
+        "--no-cache", action="store_true", help="do not read or write the on-disk cache"
+    )
     parser.add_argument("--model", default=None, help="dense: SentenceTransformers path or name")
     parser.add_argument("--cache-dir", default=None, help="dense: embedding cache folder")
     parser.add_argument("--runs", nargs="+", default=None, help="rrf: stored runs to fuse")
@@ -73,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         cache_dir = args.cache_dir or out.parent / ".cache" / "embeddings"
         method = get_method(args.method, MethodOptions(model=args.model, cache_dir=cache_dir))
         sample_set = select_tasks(release_samples(data, args.release), args.task)
-        corpus = open_corpus(data, args.release)
+        corpus = open_corpus(data, args.release, use_cache=not args.no_cache)
         summary = run_method(
             method,
             sample_set,

@@ -664,18 +664,6 @@ def default_run_name(path: Path) -> str:
     return name or path.name
 
 
-def load_predictions(path: str | Path, *, run: str | None = None) -> Predictions:
-    """One run: a unified-records file, one agent trajectory, or a folder of trajectories."""
-    path = Path(path)
-    if not path.exists():
-        raise InputError("file not found", path=path)
-    from arbwb.io import contextbench_agents as agents
-
-    if path.is_dir() or agents.agent_of(path) is not None:
-        return agents.load_trajectories(path, run=run)
-    return unified_predictions(path, run=run)
-
-
 def concat_predictions(runs: Sequence[Predictions]) -> tuple[pl.DataFrame, pl.DataFrame]:
     """RECORDS and CONTEXT frames of several runs stacked."""
     records = [r.records for r in runs] or [schemas.empty(RECORDS)]

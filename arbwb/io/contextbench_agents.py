@@ -22,6 +22,7 @@ from arbwb.io.contextbench import (
     _frame,
     record_row,
     traj_rows,
+    unified_predictions,
 )
 from arbwb.jsonio import iter_jsonl, read_json
 
@@ -557,3 +558,13 @@ def load_trajectories(path: str | Path, *, run: str | None = None) -> Prediction
 def dumps(traj: Traj) -> str:
     """A traj_data object as unified-record JSON text (for writing converted runs)."""
     return json.dumps(traj, ensure_ascii=False, sort_keys=True)
+
+
+def load_predictions(path: str | Path, *, run: str | None = None) -> Predictions:
+    """One run: a unified-records file, one agent trajectory, or a folder of trajectories."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError("file not found", path=path)
+    if path.is_dir() or agent_of(path) is not None:
+        return load_trajectories(path, run=run)
+    return unified_predictions(path, run=run)
