@@ -13,7 +13,7 @@ from arbwb.errors import InputError
 from arbwb.io.corpus import open_corpus
 from arbwb.io.samples import TASKS, SampleSet, load_samples
 from arbwb.pathclass import CANDIDATE_FILTERS, CandidateFilter
-from arbwb.retrievers import METHOD_NAMES, MethodOptions, get_method
+from arbwb.retrievers import METHOD_NAMES, MethodOptions, get_method, repomap
 from arbwb.retrievers.fusion import run_fusion
 from arbwb.retrievers.runner import run_method
 
@@ -33,7 +33,13 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--out", required=True, help="details JSONL; summary goes beside it")
     parser.add_argument("--resume", action="store_true", help="continue an interrupted run")
     parser.add_argument("--model", default=None, help="dense: SentenceTransformers path or name")
-    parser.add_argument("--cache-dir", default=None, help="dense: embedding cache folder")
+    parser.add_argument(
+        "--cache-dir", default=None, help="dense: embedding cache; repomap: index cache folder"
+    )
+    for name, default in (("query", 0.65), ("pagerank", 0.25), ("affinity", 0.1)):
+        parser.add_argument(
+            f"--{name}-weight", type=float, default=None, help=f"repomap (default {default})"
+        )
     parser.add_argument("--runs", nargs="+", default=None, help="rrf: stored runs to fuse")
     parser.add_argument("--weights", default=None, help="rrf: comma-separated run weights")
     parser.set_defaults(func=run)
@@ -78,12 +84,29 @@ def _weights(text: str | None, n_runs: int) -> list[float] | None:
     return weights
 
 
+def _repomap_options(args: argparse.Namespace) -> MethodOptions:
+    """RepoMap weights (unset ones keep their defaults) and its index cache folder."""
+    default = repomap.Weights()
+    weights = repomap.Weights(
+        default.query if args.query_weight is None else args.query_weight,
+        default.pagerank if args.pagerank_weight is None else args.pagerank_weight,
+        default.affinity if args.affinity_weight is None else args.affinity_weight,
+    )
+    cache = Path(args.cache_dir) if args.cache_dir else repomap.default_cache_dir()
+    return MethodOptions(weights=weights, index_cache_dir=cache)
+
+
 def run(args: argparse.Namespace) -> int:
     """Validate everything that can fail (method, model, inputs) before ranking anything."""
     data, out = Path(args.data), Path(args.out)
     candidate_filter: CandidateFilter = args.candidate_filter
-    if args.method != "dense" and (args.model or args.cache_dir):
-        raise InputError("only applies to --method dense", field="--model/--cache-dir")
+    if args.method != "dense" and args.model:
+        raise InputError("only applies to --method dense", field="--model")
+    if args.method not in ("dense", "repomap") and args.cache_dir:
+        raise InputError("only applies to --method dense or repomap", field="--cache-dir")
+    weights = (args.query_weight, args.pagerank_weight, args.affinity_weight)
+    if args.method != "repomap" and any(w is not None for w in weights):
+        raise InputError("only applies to --method repomap", field="--*-weight")
     if args.method == "rrf":
         if not args.runs:
             raise InputError("rrf needs the runs to fuse", field="--runs")
@@ -98,7 +121,10 @@ def run(args: argparse.Namespace) -> int:
         if args.runs or args.weights:
             raise InputError("only applies to --method rrf", field="--runs/--weights")
         cache_dir = args.cache_dir or out.parent / ".cache" / "embeddings"
-        method = get_method(args.method, MethodOptions(model=args.model, cache_dir=cache_dir))
+        options = MethodOptions(model=args.model, cache_dir=cache_dir)
+        if args.method == "repomap":
+            options = _repomap_options(args)
+        method = get_method(args.method, options)
         sample_set = select_tasks(release_samples(data, args.release), args.task)
         corpus = open_corpus(data, args.release)
         summary = run_method(
