@@ -94,7 +94,9 @@ A_PATHS = [f[0] for f in CORPUS_A]
 TV3_QUERY = {"changed_file": "pkg/cache.py", "pr_title": "Speed up lookup entry cache"}
 TV5_QUERY = {"given_file": "pkg/cache.py", "review_comment": "keep in sync with web/helpers.js"}
 TV6_QUERY = {
-    "failure_excerpt": 'AttributeError: StoreBackend has no fetch_record\n  File "pkg/store.py", line 2',
+    "failure_excerpt": (
+        'AttributeError: StoreBackend has no fetch_record\n  File "pkg/store.py", line 2'
+    ),
     "command": "pytest tests/test_cache.py",
 }
 
@@ -190,10 +192,8 @@ def test_path_index_keys() -> None:
         "src.main.java.com.foo.bar",
         "src/main/java/com/foo/bar",
     ]
-    assert sorted(rp.path_index_keys("a/b/c/d/e/f.py")) == sorted(
-        "a.b.c.d.e.f a/b/c/d/e/f b.c.d.e.f b/c/d/e/f c.d.e.f c/d/e/f d.e.f d/e/f e.f e/f f "
-        "f.py".split()
-    )
+    keys = "a.b.c.d.e.f a/b/c/d/e/f b.c.d.e.f b/c/d/e/f c.d.e.f c/d/e/f d.e.f d/e/f e.f e/f f f.py"
+    assert sorted(rp.path_index_keys("a/b/c/d/e/f.py")) == sorted(keys.split(" "))
     assert (rp.suffix(".bashrc"), rp.suffix("foo."), rp.suffix("a.tar.gz")) == ("", "", ".gz")
 
 
