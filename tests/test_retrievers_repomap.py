@@ -136,6 +136,12 @@ def prepared(files: list[File], candidate_filter: Any = "all_files", cap: int = 
     return rm.prepare(build_index(frame(files), cap), candidate_filter)
 
 
+def edge_arrays(edges: list[tuple[int, int, float]]) -> Any:
+    """``add(u, v, w)`` calls as the (u, v, w) arrays :func:`weight_matrix` takes."""
+    u, v, w = (list(x) for x in zip(*edges, strict=True)) if edges else ([], [], [])
+    return np.array(u, dtype=np.int64), np.array(v, dtype=np.int64), np.array(w, dtype=float)
+
+
 def edges_of(prep_or_index: Any) -> dict[tuple[str, str], float]:
     index = getattr(prep_or_index, "index", prep_or_index)
     coo = index.graph.tocoo()
@@ -368,7 +374,8 @@ def test_tv1_graph_stats_and_idf() -> None:
 def _tv2_flow() -> rm.Flow:
     # add(a,b,1.5), add(b,c,2.0), add(a,b,1.0), add(c,c,9.0) (self: ignored); add(a,zz,9.0) is
     # ignored upstream because zz is not a node, so it is never an edge here.
-    return rm.flow(weight_matrix(4, [(0, 1, 1.5), (1, 2, 2.0), (0, 1, 1.0), (2, 2, 9.0)]))
+    edges = [(0, 1, 1.5), (1, 2, 2.0), (0, 1, 1.0), (2, 2, 9.0)]
+    return rm.flow(weight_matrix(4, [edge_arrays(edges)]))
 
 
 @pytest.mark.parametrize(
@@ -987,7 +994,7 @@ def test_pagerank_matches_literal_loop_on_random_graphs() -> None:
             (rng.randrange(n), rng.randrange(n), rng.choice([1.0, 1.5, 2.0]))
             for _ in range(rng.randint(0, 4 * n))
         ]
-        matrix = weight_matrix(n, edges)
+        matrix = weight_matrix(n, [edge_arrays(edges)])
         coo = matrix.tocoo()
         weights = {
             (u, v): w

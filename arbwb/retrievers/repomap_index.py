@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,6 +45,8 @@ SOURCE_TEST_FANOUT = 20
 IMPORT_WEIGHT, REFERENCE_WEIGHT, SOURCE_TEST_WEIGHT = 1.5, 1.0, 2.0
 #: Query-score factor of a token by where the node has it (§5): path, symbol, content only.
 PATH_FACTOR, SYMBOL_FACTOR, CONTENT_FACTOR = 3.0, 2.0, 1.0
+#: ``add(u, v, w)`` calls of one pass as arrays (u, v, w), in call order.
+Edges = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]
 _CAMEL = r"([a-z])([A-Z])"
 _ALNUM = r"[A-Za-z0-9]+"
 
@@ -176,12 +179,19 @@ def _terms(
     return vocab.to_list(), matrix, n_terms, idf
 
 
-def _import_edges(paths: list[str], texts: list[str]) -> list[tuple[int, int, float]]:
+def _edges(u: Any, v: Any, weight: float) -> Edges:
+    """One pass's edges from node id sequences and its weight."""
+    us = np.asarray(u, dtype=np.int64)
+    return us, np.asarray(v, dtype=np.int64), np.full(len(us), weight, dtype=np.float64)
+
+
+def _import_edges(paths: list[str], texts: list[str]) -> Edges:
     """Import edges (§4.3): every node's specs in order, each target ≠ importer, weight 1.5."""
     index = rp.build_path_index(paths)
     node_of = {p: i for i, p in enumerate(paths)}
     memo: dict[tuple[str, str], list[int]] = {}
-    edges: list[tuple[int, int, float]] = []
+    us: list[int] = []
+    vs: list[int] = []
     for i, text in enumerate(texts):
         if not text:
             continue
@@ -192,8 +202,20 @@ def _import_edges(paths: list[str], texts: list[str]) -> list[tuple[int, int, fl
             if targets is None:
                 targets = [node_of[t] for t in rp.resolve_import(spec, importer, index)]
                 memo[memo_key] = targets
-            edges.extend((i, t, IMPORT_WEIGHT) for t in targets if t != i)
-    return edges
+            for t in targets:
+                if t != i:
+                    us.append(i)
+                    vs.append(t)
+    return _edges(us, vs, IMPORT_WEIGHT)
+
+
+def _rank_within(groups: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """0-based position of each element inside its run of equal values (``groups`` sorted)."""
+    if not len(groups):
+        return np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.concatenate([[True], groups[1:] != groups[:-1]]))
+    lengths = np.diff(np.append(starts, len(groups)))
+    return np.arange(len(groups), dtype=np.int64) - np.repeat(starts, lengths)
 
 
 def _gather(
@@ -213,15 +235,15 @@ def _reference_edges(
     n_terms: npt.NDArray[np.int64],
     vocab: list[str],
     cap: int,
-) -> tuple[list[tuple[int, int, float]], bool]:
+) -> tuple[Edges, bool]:
     """Symbol-reference edges (§4.4) in the canonical order; returns (edges, scan skipped)."""
     import scipy.sparse as sp
 
     searchable = kinds != rp.KIND_OTHER
     if int(searchable.sum()) > SCAN_LIMIT:
-        return [], True
+        return _edges([], [], REFERENCE_WEIGHT), True
     if cap <= 0:
-        return [], False
+        return _edges([], [], REFERENCE_WEIGHT), False
     defs = symbols.filter(pl.Series(searchable[symbols["node"].to_numpy()]))
     definers = defs.group_by("key").agg(pl.col("node").unique().alias("definers"))
     first_part_len = pl.col("parts").list.first().str.len_chars()
@@ -236,7 +258,7 @@ def _reference_edges(
         .sort("node", "symbol")
     )
     if eligible.is_empty():
-        return [], False
+        return _edges([], [], REFERENCE_WEIGHT), False
     keys = (
         eligible.group_by("key", maintain_order=True)
         .agg(n_parts.last().alias("p_size"))  # P(k): the last eligible definition (canonical)
@@ -248,9 +270,9 @@ def _reference_edges(
     # Definers of each key in ascending path order, as CSR rows.
     path_rank = np.empty(len(paths), dtype=np.int64)
     path_rank[np.argsort(np.array(paths, dtype=object), kind="stable")] = np.arange(len(paths))
-    targets = keys.select("k", pl.col("definers")).explode("definers")
-    k_of = targets["k"].to_numpy().astype(np.int64)
-    node_of = targets["definers"].to_numpy().astype(np.int64)
+    definer_rows = keys.select("k", pl.col("definers")).explode("definers")
+    k_of = definer_rows["k"].to_numpy().astype(np.int64)
+    node_of = definer_rows["definers"].to_numpy().astype(np.int64)
     order = np.lexsort((path_rank[node_of], k_of))
     target_nodes = node_of[order]
     target_ptr = np.concatenate([[0], np.cumsum(np.bincount(k_of, minlength=keys.height))])
@@ -271,29 +293,29 @@ def _reference_edges(
     has_term = terms.tocsr()[scanned]
     has_term.data = np.ones(len(has_term.data), dtype=np.int64)
     matched = (has_term @ incidence).tocsr()  # m(k) per scanned file: exact integer counts
-    matched.eliminate_zeros()
-    matched.sort_indices()
-    window = 4 * cap
-    edges: list[tuple[int, int, float]] = []
-    for row, f in enumerate(scanned.tolist()):
-        lo, hi = matched.indptr[row], matched.indptr[row + 1]
-        cols = matched.indices[lo:hi].astype(np.int64)
-        counts = matched.data[lo:hi]
-        best = np.lexsort((cols, -counts))[:window]  # m desc, then key asc (§4.4.5)
-        full = cols[best][counts[best] >= p_size[cols[best]]]
-        if not len(full):
-            continue
-        linked = _gather(target_ptr, target_nodes, full)
-        linked = linked[linked != f]
-        _, first = np.unique(linked, return_index=True)
-        for t in linked[np.sort(first)][:cap].tolist():
-            edges.append((f, t, REFERENCE_WEIGHT))
-    return edges, False
+    # Every scanned file's keys, m desc then key asc (§4.4.5), cut to the 4·cap window: one
+    # int64 sort key (file row, max m - m, key id), all parts non-negative and distinct.
+    rows = np.repeat(np.arange(len(scanned), dtype=np.int64), np.diff(matched.indptr))
+    cols = matched.indices.astype(np.int64)
+    counts = matched.data.astype(np.int64)
+    top = int(counts.max()) if len(counts) else 0
+    order = np.argsort((rows * (top + 1) + (top - counts)) * keys.height + cols)
+    rows, cols, counts = rows[order], cols[order], counts[order]
+    keep = (_rank_within(rows) < 4 * cap) & (counts >= p_size[cols])
+    files, cols = scanned[rows[keep]], cols[keep]
+    # Targets of each qualifying key in ascending path order; the first cap new ones per file.
+    targets = _gather(target_ptr, target_nodes, cols)
+    files = np.repeat(files, target_ptr[cols + 1] - target_ptr[cols])
+    other = targets != files
+    files, targets = files[other], targets[other]
+    _, first = np.unique(files * len(paths) + targets, return_index=True)
+    first = np.sort(first)
+    files, targets = files[first], targets[first]
+    linked = _rank_within(files) < cap
+    return _edges(files[linked], targets[linked], REFERENCE_WEIGHT), False
 
 
-def _source_test_edges(
-    paths: list[str], kinds: npt.NDArray[np.int8]
-) -> list[tuple[int, int, float]]:
+def _source_test_edges(paths: list[str], kinds: npt.NDArray[np.int8]) -> Edges:
     """Source-test edges (§4.5): first 20 sources x first 20 tests of every shared key."""
     sources: dict[str, list[int]] = {}
     tests: dict[str, list[int]] = {}
@@ -303,24 +325,27 @@ def _source_test_edges(
         bucket = tests if kind == rp.KIND_TEST else sources
         for key in rp.source_test_keys(path):
             bucket.setdefault(key, []).append(i)
-    edges: list[tuple[int, int, float]] = []
+    us: list[int] = []
+    vs: list[int] = []
     for key, test_nodes in tests.items():
         for s in sources.get(key, [])[:SOURCE_TEST_FANOUT]:
-            edges.extend((s, t, SOURCE_TEST_WEIGHT) for t in test_nodes[:SOURCE_TEST_FANOUT])
-    return edges
+            us.extend([s] * len(test_nodes[:SOURCE_TEST_FANOUT]))
+            vs.extend(test_nodes[:SOURCE_TEST_FANOUT])
+    return _edges(us, vs, SOURCE_TEST_WEIGHT)
 
 
-def weight_matrix(n: int, edges: list[tuple[int, int, float]]) -> sp.csr_matrix:
+def weight_matrix(n: int, passes: Sequence[Edges]) -> sp.csr_matrix:
     """Symmetric W from ``add(u, v, w)`` calls (§4.1): self-loops dropped, repeats summed.
 
     Every weight is a sum of 1.5, 1.0 and 2.0, so the sums are exact in any order.
     """
     import scipy.sparse as sp
 
-    kept = [(u, v, w) for u, v, w in edges if u != v]
-    u = np.array([e[0] for e in kept], dtype=np.int64)
-    v = np.array([e[1] for e in kept], dtype=np.int64)
-    w = np.array([e[2] for e in kept], dtype=np.float64)
+    u = np.concatenate([p[0] for p in passes])
+    v = np.concatenate([p[1] for p in passes])
+    w = np.concatenate([p[2] for p in passes])
+    kept = u != v
+    u, v, w = u[kept], v[kept], w[kept]
     both = sp.coo_matrix(
         (np.concatenate([w, w]), (np.concatenate([u, v]), np.concatenate([v, u]))), shape=(n, n)
     )
@@ -339,8 +364,7 @@ def build_index(chunks: pl.DataFrame, cap: int = 80) -> RepoMapIndex:
     symbols = _symbols(rows)
     vocab, terms, n_terms, idf = _terms(_term_pairs(paths, texts, symbols), n)
     refs, skipped = _reference_edges(paths, kinds, symbols, terms, n_terms, vocab, cap)
-    edges = _import_edges(paths, texts) + refs + _source_test_edges(paths, kinds)
-    graph = weight_matrix(n, edges)
+    graph = weight_matrix(n, [_import_edges(paths, texts), refs, _source_test_edges(paths, kinds)])
     stats = {
         "file_count": n,
         "symbol_count": symbols.height,

@@ -27,8 +27,8 @@ IMPORT_RE = re.compile(
     r"|import\s+['\"]([^'\"]+)['\"]|#include\s+[<\"]([^>\"]+)[>\"]"
     r"|use\s+(?:crate::|super::)?([A-Za-z0-9_:]+))"
 )
-#: Every IMPORT_RE match contains one of these, so other lines are skipped unscanned.
-_IMPORT_WORDS = ("from", "import", "require", "#include", "use")
+#: Every IMPORT_RE match contains one of these words, so other lines are skipped unscanned.
+_IMPORT_WORDS = re.compile(r"from|import|require|#include|use")
 _TEST_SUFFIXES = ("_test", "test", "tests", ".test", ".spec", "_spec")
 _TEST_PREFIXES = ("test_", "tests_")
 _NON_KEY = re.compile(r"[^a-z0-9]")
@@ -112,11 +112,10 @@ def build_path_index(paths: Iterable[str]) -> dict[str, list[str]]:
 def import_specs(text: str) -> list[str]:
     """Import specs of a file text (§4.3.1): first 2,000 lines, first 200 specs."""
     specs: list[str] = []
-    for line in text.splitlines()[:MAX_SCAN_LINES]:
+    search = _IMPORT_WORDS.search
+    for line in [x for x in text.splitlines()[:MAX_SCAN_LINES] if search(x)]:
         stripped = line.strip()
-        if not stripped or stripped.startswith(("//", "# ", "*")):
-            continue
-        if not any(word in stripped for word in _IMPORT_WORDS):
+        if stripped.startswith(("//", "# ", "*")):
             continue
         for match in IMPORT_RE.finditer(stripped):
             specs.append(next(g for g in match.groups() if g))
