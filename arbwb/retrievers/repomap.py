@@ -35,6 +35,7 @@ from arbwb.retrievers.common import ChunkRanking, Method
 from arbwb.retrievers.repomap_index import (
     FORMAT_VERSION,
     RepoMapIndex,
+    TextMemo,
     build_index,
     load_index,
     save_index,
@@ -386,7 +387,12 @@ def index_cache_file(cache_dir: Path, chunk_file: Path, cap: int) -> Path:
 
 
 def cached_index(
-    corpus: Corpus, snapshot: str, *, cap: int, cache_dir: Path | None
+    corpus: Corpus,
+    snapshot: str,
+    *,
+    cap: int,
+    cache_dir: Path | None,
+    memo: TextMemo | None = None,
 ) -> tuple[RepoMapIndex, bool]:
     """The snapshot's index and whether it came from ``cache_dir``; fresh builds are saved.
 
@@ -394,13 +400,13 @@ def cached_index(
     a rewritten chunk file is never served a stale index.
     """
     if cache_dir is None:
-        return build_index(corpus.chunks(snapshot), cap), False
+        return build_index(corpus.chunks(snapshot), cap, memo), False
     chunk_file = corpus.chunk_path(snapshot)
     target = index_cache_file(cache_dir, chunk_file, cap)
     index = load_index(target)
     if index is not None:
         return index, True
-    index = build_index(corpus.chunks(snapshot), cap)
+    index = build_index(corpus.chunks(snapshot), cap, memo)
     if index_cache_file(cache_dir, chunk_file, cap) == target:
         save_index(index, target)
     return index, False
@@ -420,11 +426,12 @@ def method(
     object is parsed back from the text); runs use ``rank_record`` with the full sample row.
     """
     counts = {"index_cache_hits": 0, "index_builds": 0, "no_matching_term_samples": 0}
+    memo = TextMemo()
 
     def index_snapshot(
         corpus: Corpus, snapshot: str, candidate_filter: CandidateFilter
     ) -> tuple[Prepared, pl.DataFrame] | None:
-        index, hit = cached_index(corpus, snapshot, cap=cap, cache_dir=cache_dir)
+        index, hit = cached_index(corpus, snapshot, cap=cap, cache_dir=cache_dir, memo=memo)
         counts["index_cache_hits" if hit else "index_builds"] += 1
         prep = prepare(index, candidate_filter)
         return (prep, pseudo_chunks(prep)) if len(prep.candidates) else None
@@ -454,7 +461,7 @@ def method(
     return Method(
         name="repomap",
         ranker="repomap",
-        build_index=lambda chunks: prepare(build_index(chunks, cap)),
+        build_index=lambda chunks: prepare(build_index(chunks, cap, memo)),
         rank_sample=lambda prep, q: counted(rank_query(prep, q, weights=weights)),
         model=MODEL,
         stats=stats,

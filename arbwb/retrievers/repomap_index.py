@@ -15,8 +15,8 @@ from __future__ import annotations
 import json
 import math
 import zipfile
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +26,7 @@ import polars as pl
 
 from arbwb.jsonio import atomic_open
 from arbwb.retrievers import repomap_paths as rp
+from arbwb.tokenize import split_identifiers
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -135,48 +136,105 @@ def _symbols(rows: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _term_pairs(paths: list[str], texts: list[str], symbols: pl.DataFrame) -> pl.DataFrame:
-    """Distinct (node, token) pairs of TS with the query-score factor (§3.4, §5)."""
-    nodes = pl.DataFrame({"node": np.arange(len(paths), dtype=np.int64), "path": paths})
-    path_tok = nodes.select(
-        "node", tokens_expr("path").alias("tok"), pl.lit(PATH_FACTOR).alias("f")
-    )
-    content = pl.DataFrame({"node": nodes["node"], "text": texts}).select(
-        "node",
-        tokens_expr(pl.col("text").str.slice(0, CONTENT_PREFIX)).list.unique().alias("tok"),
-        pl.lit(CONTENT_FACTOR).alias("f"),
-    )
-    sym_tok = symbols.select("node", "tok", pl.lit(SYMBOL_FACTOR).alias("f"))
-    return (
-        pl.concat([path_tok, sym_tok, content])
-        .explode("tok")
-        .drop_nulls("tok")
-        .group_by("node", "tok")
-        .agg(pl.col("f").max())
-    )
+@dataclass
+class TextMemo:
+    """Text-level results reused by the next snapshots of a run (arbwb-defined speed-up).
+
+    ARB snapshots of a repository share most file texts, so each distinct text is tokenised
+    and scanned for import specs once: ``content`` maps a text to its distinct content-token
+    ids, ``specs`` to its import specs. Both depend on the text alone, so reuse cannot change
+    an index. Token ids index ``words`` (run-wide, append-only); the text tables restart once
+    they hold more than ``limit`` texts, which bounds memory. Stateful on purpose.
+    """
+
+    ids: dict[str, int] = field(default_factory=dict)
+    words: list[str] = field(default_factory=list)
+    content: dict[str, npt.NDArray[np.int64]] = field(default_factory=dict)
+    specs: dict[str, list[str]] = field(default_factory=dict)
+    limit: int = 20000
+
+    def token_ids(self, tokens: Iterable[str]) -> list[int]:
+        """Run-wide ids of ``tokens``, adding new ones."""
+        out = []
+        for token in tokens:
+            found = self.ids.get(token)
+            if found is None:
+                found = self.ids[token] = len(self.words)
+                self.words.append(token)
+            out.append(found)
+        return out
+
+    def content_tokens(self, texts: list[str]) -> list[npt.NDArray[np.int64]]:
+        """Distinct content-token ids of each text (first 20,000 characters, §3.4)."""
+        if len(self.content) > self.limit:
+            self.content.clear()
+            self.specs.clear()
+        fresh = [t for t in dict.fromkeys(texts) if t not in self.content]
+        if fresh:
+            tokens = pl.DataFrame({"text": fresh}).select(
+                tokens_expr(pl.col("text").str.slice(0, CONTENT_PREFIX)).list.unique().list.sort()
+            )
+            for text, found in zip(fresh, tokens.to_series().to_list(), strict=True):
+                self.content[text] = np.array(self.token_ids(found), dtype=np.int64)
+        return [self.content[t] for t in texts]
+
+    def import_specs(self, text: str) -> list[str]:
+        """The import specs of a text (§4.3.1), memoised."""
+        found = self.specs.get(text)
+        if found is None:
+            found = self.specs[text] = rp.import_specs(text)
+        return found
 
 
 def _terms(
-    pairs: pl.DataFrame, n: int
+    paths: list[str], texts: list[str], symbols: pl.DataFrame, memo: TextMemo
 ) -> tuple[list[str], sp.csc_matrix, npt.NDArray[np.int64], npt.NDArray[np.float64]]:
-    """Vocabulary (sorted), factor matrix, |TS| per node and IDF (§3.5, ``math.log``)."""
+    """Vocabulary, factor matrix, |TS| per node and IDF (§3.4-3.5, ``math.log`` per token).
+
+    TS(f) = path, symbol and content tokens; a token's factor is the highest place it has
+    (path 3.0 > symbol 2.0 > content 1.0, the §5 if/elif). Columns follow run-wide token ids.
+    """
     import scipy.sparse as sp
 
-    vocab = pairs["tok"].unique().sort()
-    ids = pl.DataFrame({"tok": vocab, "t": np.arange(len(vocab), dtype=np.int64)})
-    coded = pairs.join(ids, on="tok").sort("t", "node")
-    node = coded["node"].to_numpy()
-    term = coded["t"].to_numpy()
-    matrix = sp.csc_matrix(
-        (coded["f"].to_numpy().astype(np.float64), (node, term)), shape=(n, len(vocab))
+    n = len(paths)
+    content = memo.content_tokens(texts)
+    path_ids = [memo.token_ids(dict.fromkeys(split_identifiers(p))) for p in paths]
+    sym = symbols.select("node", "tok").explode("tok").drop_nulls("tok")
+    node = np.concatenate(
+        [
+            np.repeat(np.arange(n, dtype=np.int64), [len(x) for x in path_ids]),
+            sym["node"].to_numpy().astype(np.int64),
+            np.repeat(np.arange(n, dtype=np.int64), [len(x) for x in content]),
+        ]
     )
+    token = np.concatenate(
+        [
+            np.array([t for ids in path_ids for t in ids], dtype=np.int64),
+            np.array(memo.token_ids(sym["tok"].to_list()), dtype=np.int64),
+            *content,
+        ]
+    )
+    factor = np.concatenate(
+        [
+            np.full(sum(len(x) for x in path_ids), PATH_FACTOR),
+            np.full(sym.height, SYMBOL_FACTOR),
+            np.full(len(node) - sum(len(x) for x in path_ids) - sym.height, CONTENT_FACTOR),
+        ]
+    )
+    pair = node * len(memo.words) + token
+    order = np.lexsort((-factor, pair))  # per (node, token): the highest factor first
+    ordered = pair[order]
+    keep = order[np.concatenate([[True], ordered[1:] != ordered[:-1]])[: len(ordered)]]
+    node, token, factor = node[keep], token[keep], factor[keep]
+    used, column = np.unique(token, return_inverse=True)
+    matrix = sp.csc_matrix((factor, (node, column)), shape=(n, len(used)))
     matrix.sort_indices()
     n_terms = np.bincount(node, minlength=n).astype(np.int64)
-    df = np.bincount(term, minlength=len(vocab)).tolist()
+    df = np.bincount(column, minlength=len(used)).tolist()
     big_n = max(1, n)
     # idf(t) = ln((N + 1)/(df + 1)) + 1.0 with the C library log, token by token (§3.5).
     idf = np.array([math.log((big_n + 1) / (d + 1)) + 1.0 for d in df], dtype=np.float64)
-    return vocab.to_list(), matrix, n_terms, idf
+    return [memo.words[t] for t in used.tolist()], matrix, n_terms, idf
 
 
 def _edges(u: Any, v: Any, weight: float) -> Edges:
@@ -185,23 +243,23 @@ def _edges(u: Any, v: Any, weight: float) -> Edges:
     return us, np.asarray(v, dtype=np.int64), np.full(len(us), weight, dtype=np.float64)
 
 
-def _import_edges(paths: list[str], texts: list[str]) -> Edges:
+def _import_edges(paths: list[str], texts: list[str], memo: TextMemo) -> Edges:
     """Import edges (§4.3): every node's specs in order, each target ≠ importer, weight 1.5."""
     index = rp.build_path_index(paths)
     node_of = {p: i for i, p in enumerate(paths)}
-    memo: dict[tuple[str, str], list[int]] = {}
+    resolved: dict[tuple[str, str], list[int]] = {}
     us: list[int] = []
     vs: list[int] = []
     for i, text in enumerate(texts):
         if not text:
             continue
         importer = paths[i]
-        for spec in rp.import_specs(text):
-            memo_key = (spec, rp.parent(importer))  # resolution depends on the parent only
-            targets = memo.get(memo_key)
+        for spec in memo.import_specs(text):
+            key = (spec, rp.parent(importer))  # resolution depends on the parent only
+            targets = resolved.get(key)
             if targets is None:
                 targets = [node_of[t] for t in rp.resolve_import(spec, importer, index)]
-                memo[memo_key] = targets
+                resolved[key] = targets
             for t in targets:
                 if t != i:
                     us.append(i)
@@ -355,16 +413,22 @@ def weight_matrix(n: int, passes: Sequence[Edges]) -> sp.csr_matrix:
     return matrix
 
 
-def build_index(chunks: pl.DataFrame, cap: int = 80) -> RepoMapIndex:
-    """The RepoMap index of one snapshot's chunk rows (§3-§4); ``cap`` = refs per file."""
+def build_index(chunks: pl.DataFrame, cap: int = 80, memo: TextMemo | None = None) -> RepoMapIndex:
+    """The RepoMap index of one snapshot's chunk rows (§3-§4); ``cap`` = refs per file.
+
+    ``memo`` carries text-level work over from earlier snapshots of the run.
+    """
+    memo = TextMemo() if memo is None else memo
     paths, rows = _nodes(chunks)
     n = len(paths)
     texts = _texts(rows, n)
     kinds = np.array([rp.node_kind(p) for p in paths], dtype=np.int8)
     symbols = _symbols(rows)
-    vocab, terms, n_terms, idf = _terms(_term_pairs(paths, texts, symbols), n)
+    vocab, terms, n_terms, idf = _terms(paths, texts, symbols, memo)
     refs, skipped = _reference_edges(paths, kinds, symbols, terms, n_terms, vocab, cap)
-    graph = weight_matrix(n, [_import_edges(paths, texts), refs, _source_test_edges(paths, kinds)])
+    graph = weight_matrix(
+        n, [_import_edges(paths, texts, memo), refs, _source_test_edges(paths, kinds)]
+    )
     stats = {
         "file_count": n,
         "symbol_count": symbols.height,
