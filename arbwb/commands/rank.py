@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arbwb.commands import COMMANDS
 from arbwb.errors import InputError
 from arbwb.pathclass import CANDIDATE_FILTERS, CandidateFilter
 from arbwb.retrievers import METHOD_NAMES
+
+if TYPE_CHECKING:
+    from arbwb.retrievers.registry import MethodOptions
 
 
 def add_parser(subparsers: Any) -> None:
@@ -29,7 +32,13 @@ def add_parser(subparsers: Any) -> None:
         "--no-cache", action="store_true", help="do not read or write the on-disk cache"
     )
     parser.add_argument("--model", default=None, help="dense: SentenceTransformers path or name")
-    parser.add_argument("--cache-dir", default=None, help="dense: embedding cache folder")
+    parser.add_argument(
+        "--cache-dir", default=None, help="dense: embedding cache; repomap: index cache folder"
+    )
+    for name, default in (("query", 0.65), ("pagerank", 0.25), ("affinity", 0.1)):
+        parser.add_argument(
+            f"--{name}-weight", type=float, default=None, help=f"repomap (default {default})"
+        )
     parser.add_argument("--runs", nargs="+", default=None, help="rrf: stored runs to fuse")
     parser.add_argument("--weights", default=None, help="rrf: comma-separated run weights")
     parser.set_defaults(func=run)
@@ -48,6 +57,22 @@ def _weights(text: str | None, n_runs: int) -> list[float] | None:
     return weights
 
 
+def _repomap_options(args: argparse.Namespace) -> MethodOptions:
+    """RepoMap weights (unset ones keep their defaults) and its index cache folder."""
+    from arbwb.cache import cache_root
+    from arbwb.retrievers import repomap
+    from arbwb.retrievers.registry import MethodOptions
+
+    default = repomap.Weights()
+    weights = repomap.Weights(
+        default.query if args.query_weight is None else args.query_weight,
+        default.pagerank if args.pagerank_weight is None else args.pagerank_weight,
+        default.affinity if args.affinity_weight is None else args.affinity_weight,
+    )
+    cache = Path(args.cache_dir) if args.cache_dir else cache_root() / "repomap"
+    return MethodOptions(weights=weights, index_cache_dir=None if args.no_cache else cache)
+
+
 def run(args: argparse.Namespace) -> int:
     """Validate everything that can fail (method, model, inputs) before ranking anything."""
     from arbwb.io.corpus import open_corpus
@@ -58,8 +83,13 @@ def run(args: argparse.Namespace) -> int:
 
     data, out = Path(args.data), Path(args.out)
     candidate_filter: CandidateFilter = args.candidate_filter
-    if args.method != "dense" and (args.model or args.cache_dir):
-        raise InputError("only applies to --method dense", field="--model/--cache-dir")
+    if args.method != "dense" and args.model:
+        raise InputError("only applies to --method dense", field="--model")
+    if args.method not in ("dense", "repomap") and args.cache_dir:
+        raise InputError("only applies to --method dense or repomap", field="--cache-dir")
+    weights = (args.query_weight, args.pagerank_weight, args.affinity_weight)
+    if args.method != "repomap" and any(w is not None for w in weights):
+        raise InputError("only applies to --method repomap", field="--*-weight")
     if args.method == "rrf":
         if not args.runs:
             raise InputError("rrf needs the runs to fuse", field="--runs")
@@ -74,7 +104,10 @@ def run(args: argparse.Namespace) -> int:
         if args.runs or args.weights:
             raise InputError("only applies to --method rrf", field="--runs/--weights")
         cache_dir = args.cache_dir or out.parent / ".cache" / "embeddings"
-        method = get_method(args.method, MethodOptions(model=args.model, cache_dir=cache_dir))
+        options = MethodOptions(model=args.model, cache_dir=cache_dir)
+        if args.method == "repomap":
+            options = _repomap_options(args)
+        method = get_method(args.method, options)
         sample_set = select_tasks(release_samples(data, args.release), args.task)
         corpus = open_corpus(data, args.release, use_cache=not args.no_cache)
         summary = run_method(

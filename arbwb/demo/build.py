@@ -62,7 +62,7 @@ Layout:
 - `eval/demo/`: `<run>_details.jsonl` + `<run>_summary.json` for the positive runs
   (`lexical`, `bm25-arb` = upstream BM25, `bm25` = rank-bm25's formula, `dense_hash` = a
   hashing bag-of-identifiers encoder standing in for a dense model, so files are identical
-  on every machine, `grep` and `grep-expanded` (spec arb-grep.md), and
+  on every machine, `grep` and `grep-expanded` (spec arb-grep.md), `repomap` (spec arb-repomap.md), and
   `rrf_lexical_dense_hash`, their reciprocal-rank fusion)
 - `eval/demo_selective/`: selective details (positives and no-gold) of `lexical` and `bm25-arb`
 - `contextbench/`: a few ContextBench-style rows about the demo repositories (Parquet),
@@ -288,6 +288,7 @@ DEMO_METHODS: dict[str, Callable[[], Method]] = {
     "dense_hash": lambda: dense.method("dense_hash", encoder=hash_encoder),
     "grep": lambda: get_method("grep"),
     "grep-expanded": lambda: get_method("grep-expanded"),
+    "repomap": lambda: get_method("repomap"),
 }
 SELECTIVE_RUNS = ("lexical", "bm25-arb")
 FUSION_RUN = ("rrf_lexical_dense_hash", ("lexical", "dense_hash"))

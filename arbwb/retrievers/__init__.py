@@ -1,4 +1,4 @@
-"""Baseline retrievers: lexical, BM25 (upstream and rank-bm25), grep, dense, and RRF fusion.
+"""Baseline retrievers: lexical, BM25 (upstream and rank-bm25), grep, dense, RepoMap, RRF fusion.
 
 Chunk retrievers are :class:`~arbwb.retrievers.common.Method` values: ``build_index(chunks)``
 once per snapshot, then ``rank_sample(index, query_text)`` per sample (by name:
@@ -14,5 +14,6 @@ METHOD_NAMES: tuple[str, ...] = (
     "grep",
     "grep-expanded",
     "dense",
+    "repomap",
     "rrf",
 )

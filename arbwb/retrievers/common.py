@@ -289,6 +289,33 @@ class Method:
     stats: Callable[[], dict[str, Any]] = dict
     gold_only: bool = False
     row_stats: Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]] | None = None
+    #: Whole-snapshot methods (RepoMap): ``index_snapshot(corpus, snapshot_id, filter)`` indexes
+    #: every file and applies the filter to the ranked files itself; it returns the index and
+    #: the chunk frame its rankings' ``order`` indexes, or None when no candidate is left.
+    index_snapshot: (
+        Callable[[Corpus, str, CandidateFilter], tuple[Any, pl.DataFrame] | None] | None
+    ) = None
+    #: Rank from the whole SAMPLES row (task, query, gold) instead of the query text alone.
+    rank_record: Callable[[Any, Mapping[str, Any]], ChunkRanking] | None = None
+    #: Parameters that change rankings (e.g. RepoMap weights); part of a resume fingerprint.
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+def snapshot_index(
+    method: Method, corpus: Corpus, snapshot: str, candidate_filter: CandidateFilter
+) -> tuple[Any, pl.DataFrame] | None:
+    """A snapshot's index and the chunk frame its rankings index; None when nothing is ranked."""
+    if method.index_snapshot is not None:
+        return method.index_snapshot(corpus, snapshot, candidate_filter)
+    chunks = candidate_chunks(corpus.chunks(snapshot), candidate_filter)
+    return (method.build_index(chunks), chunks) if chunks.height else None
+
+
+def rank_row(method: Method, index: Any, row: Mapping[str, Any]) -> ChunkRanking:
+    """Rank one SAMPLES row: ``rank_record`` when the method has it, else its query text."""
+    if method.rank_record is not None:
+        return method.rank_record(index, row)
+    return method.rank_sample(index, row["query_text"])
 
 
 def candidate_chunks(chunks: pl.DataFrame, candidate_filter: CandidateFilter) -> pl.DataFrame:
@@ -317,13 +344,12 @@ def rank_samples(
     for (snapshot,), group in samples.group_by("snapshot_id", maintain_order=True):
         if not corpus.has(str(snapshot)):
             continue
-        chunks = candidate_chunks(corpus.chunks(str(snapshot)), candidate_filter)
-        if chunks.height == 0:
+        prepared = snapshot_index(method, corpus, str(snapshot), candidate_filter)
+        if prepared is None:
             continue
-        index = method.build_index(chunks)
-        for sample_id, query in group.select("sample_id", "query_text").iter_rows():
-            ranking = method.rank_sample(index, query)
-            frames.append(rankings_frame(run or method.name, sample_id, ranking))
+        for row in group.iter_rows(named=True):
+            ranking = rank_row(method, prepared[0], row)
+            frames.append(rankings_frame(run or method.name, row["sample_id"], ranking))
     return pl.concat(frames)
 
 

@@ -3,24 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 
 from arbwb.io.corpus import Corpus
 from arbwb.pathclass import CandidateFilter
-from arbwb.retrievers import bm25, dense, grep, lexical
+from arbwb.retrievers import bm25, dense, grep, lexical, repomap
 from arbwb.retrievers.common import Method, rank_samples
 
 
 @dataclass(frozen=True)
 class MethodOptions:
-    """Options a method factory may use (only ``dense`` reads them)."""
+    """Options a method factory may use (``dense``: model/encoder/cache; ``repomap``: the rest)."""
 
     model: str | None = None
     encoder: dense.Encoder | None = None
     cache_dir: str | Path | None = None
+    weights: repomap.Weights = field(default_factory=repomap.Weights)
+    index_cache_dir: Path | None = None
 
 
 def _dense(options: MethodOptions) -> Method:
@@ -35,6 +37,7 @@ METHODS: dict[str, Callable[[MethodOptions], Method]] = {
     "grep": lambda _: grep.METHOD,
     "grep-expanded": lambda _: grep.METHOD_EXPANDED,
     "dense": _dense,
+    "repomap": lambda o: repomap.method(o.weights, cache_dir=o.index_cache_dir),
 }
 
 

@@ -40,10 +40,16 @@ from arbwb.jsonio import (
 from arbwb.metrics.chunks import chunk_table
 from arbwb.pathclass import CandidateFilter
 from arbwb.retrievers import details as det
-from arbwb.retrievers.common import Method, candidate_chunks
+from arbwb.retrievers.common import Method, rank_row, snapshot_index
 
 #: Summary ``mode`` per details ``ranker`` (spec §4.8).
-MODES = {"lexical": "corpus", "bm25": "corpus", "bm25-okapi": "corpus", "grep": "grep"}
+MODES = {
+    "lexical": "corpus",
+    "bm25": "corpus",
+    "bm25-okapi": "corpus",
+    "grep": "grep",
+    "repomap": "repomap",
+}
 
 
 @dataclass(frozen=True)
@@ -86,7 +92,7 @@ def fingerprint(
         "samples_sha256": digest.hexdigest(),
         "corpus_manifest_sha256": ",".join(sha256_file(m) for m in corpus.manifests),
         "arbwb": __version__,
-    }
+    } | ({"params": dict(method.params)} if method.params else {})
 
 
 def _read_checkpoint(path: Path, expected: Mapping[str, Any]) -> dict[int, Outcome]:
@@ -181,11 +187,11 @@ def run_method(
         for snapshot, members in _by_snapshot(samples, done):
             start = time.perf_counter()
             present = corpus.has(snapshot)
-            chunks = (
-                candidate_chunks(corpus.chunks(snapshot), candidate_filter) if present else None
+            prepared = (
+                snapshot_index(method, corpus, snapshot, candidate_filter) if present else None
             )
-            index = method.build_index(chunks) if chunks is not None and chunks.height else None
-            table = chunk_table(chunks) if index is not None and chunks is not None else None
+            index = None if prepared is None else prepared[0]
+            table = None if prepared is None else chunk_table(prepared[1])
             index_seconds += time.perf_counter() - start
             for i in members:
                 start = time.perf_counter()
@@ -205,7 +211,7 @@ def run_method(
                 elif skip is None and index is None:
                     skip = "empty_corpus"
                 elif skip is None:
-                    ranking = method.rank_sample(index, frame_rows[i]["query_text"])
+                    ranking = rank_row(method, index, frame_rows[i])
                     row = det.details_row(
                         target,
                         ranking,

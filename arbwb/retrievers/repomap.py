@@ -1,0 +1,457 @@
+"""RepoMap baseline, exact (arb-repomap.md, canonical order of §4.4.5): ``--method repomap``.
+
+Per sample: query score (§5), task affinity (§6), personalised PageRank (§7) and their weighted
+combination over the candidate files (§8), every float operation in the spec's order. The index
+(:mod:`arbwb.retrievers.repomap_index`) is built once per snapshot from all files, optionally
+cached on disk, and the candidate filter only decides which files are ranked (§2.3, §8.1).
+
+PageRank is a fixed 24-step loop whose every ``next(v)`` is a left-to-right sum (teleport,
+dangling share, then one term per neighbour in node order). Each step computes the products
+with numpy and adds them with one scipy CSR mat-vec against ``[1.0]`` whose rows hold exactly
+those terms in that order: ``csr_matvec`` adds a row's entries one by one from 0, and a product
+by 1.0 is exact (so a fused multiply-add cannot change a bit either).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from arbwb.io.samples import given_files
+from arbwb.pathclass import CandidateFilter, keep_path
+from arbwb.retrievers import repomap_paths as rp
+from arbwb.retrievers.common import ChunkRanking, Method
+from arbwb.retrievers.repomap_index import (
+    FORMAT_VERSION,
+    RepoMapIndex,
+    TextMemo,
+    build_index,
+    load_index,
+    save_index,
+)
+from arbwb.tokenize import split_identifiers
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+
+    from arbwb.io.corpus import Corpus
+
+MODEL = "aider-style-repomap"
+DAMPING = 0.85
+ITERATIONS = 24
+DEFAULT_CAP = 80
+TOP_FILES = 20
+PATH_BONUS, NAME_BONUS = 20.0, 7.0
+MENTION, NEIGHBOUR = 0.4, 1.0
+GIVEN_PENALTY, GIVEN_NEIGHBOUR = 1.0, 0.8
+TRACE_SOURCE, TRACE_TEST = 0.5, 0.2
+_EXPLICIT_KEYS = ("changed_file", "given_file", "path")
+_EXPLICIT_LISTS = ("implementation_files", "changed_files")
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Combination weights wq, wp, wa (§1 defaults; written to the summary as passed)."""
+
+    query: float = 0.65
+    pagerank: float = 0.25
+    affinity: float = 0.10
+
+    def as_dict(self) -> dict[str, float]:
+        """The summary's ``weights`` object."""
+        return {"query": self.query, "pagerank": self.pagerank, "affinity": self.affinity}
+
+
+@dataclass(frozen=True)
+class Flow:
+    """PageRank operator of a graph: per-row term slots of one CSR (n x 1) summed by mat-vec.
+
+    Row v holds [teleport(v), dangling(v), share(u)·W(u,v) for u in node order]; ``slots``
+    are the data positions of the neighbour terms, aligned with the graph's CSR entries.
+    """
+
+    sums: sp.csr_matrix
+    first: npt.NDArray[np.int64]
+    slots: npt.NDArray[np.int64]
+    weights: npt.NDArray[np.float64]
+    sources: npt.NDArray[np.int64]
+    out: npt.NDArray[np.float64]
+    dangling: npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A snapshot ready to rank: its index, derived lookups and the candidate nodes (§8.1)."""
+
+    index: RepoMapIndex
+    token_id: dict[str, int]
+    lower_paths: list[str]
+    lower_names: list[str]
+    path_rank: npt.NDArray[np.int64]
+    flow: Flow
+    candidates: npt.NDArray[np.int64]
+    candidate_filter: CandidateFilter
+
+
+def flow(graph: sp.csr_matrix) -> Flow:
+    """Precompute the PageRank operator of W (rows with ascending columns = node order of u)."""
+    import scipy.sparse as sp
+
+    n = graph.shape[0]
+    indptr = graph.indptr.astype(np.int64)
+    first = indptr[:-1] + 2 * np.arange(n, dtype=np.int64)
+    sums_ptr = np.append(first, indptr[-1] + 2 * n)
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    slots = np.arange(len(graph.indices), dtype=np.int64) + 2 * (rows + 1)
+    size = int(sums_ptr[-1])
+    sums = sp.csr_matrix((np.zeros(size), np.zeros(size, dtype=np.int32), sums_ptr), shape=(n, 1))
+    out = np.asarray(graph.sum(axis=1), dtype=np.float64).ravel()  # exact: multiples of 0.5
+    dangling = np.flatnonzero(out == 0)
+    return Flow(
+        sums,
+        first,
+        slots,
+        graph.data.astype(np.float64),
+        graph.indices.astype(np.int64),
+        out,
+        dangling,
+    )
+
+
+def _sequential_sum(values: npt.NDArray[np.float64]) -> float:
+    """Σ from 0 in array order, one addition at a time (``cumsum`` is a sequential scan)."""
+    return float(np.cumsum(values)[-1]) if len(values) else 0.0
+
+
+def personalized_pagerank(
+    op: Flow, seeds: npt.NDArray[np.float64], iterations: int = ITERATIONS
+) -> npt.NDArray[np.float64]:
+    """PageRank of §7 from raw seeds (negatives clipped; Z ≤ 0 gives the uniform vector)."""
+    n = len(seeds)
+    clipped = np.maximum(0.0, seeds)
+    total = _sequential_sum(clipped)
+    base = clipped / total if total > 0 else np.full(n, 1.0 / n)
+    data = op.sums.data
+    data[op.first] = (1.0 - DAMPING) * base
+    safe_out = np.where(op.out > 0, op.out, 1.0)
+    ones = np.ones(1)
+    r = base
+    for _ in range(iterations):
+        dangling = _sequential_sum(r[op.dangling])
+        data[op.first + 1] = (DAMPING * dangling) * base if dangling != 0 else 0.0
+        share = (DAMPING * r) / safe_out  # only non-dangling u have terms
+        data[op.slots] = share[op.sources] * op.weights
+        r = np.asarray(op.sums @ ones, dtype=np.float64).ravel()
+    return r
+
+
+def prepare(index: RepoMapIndex, candidate_filter: CandidateFilter = "all_files") -> Prepared:
+    """Derived lookups of an index and the nodes the filter keeps, in node order (§8.1)."""
+    paths = index.paths
+    candidates = np.array(
+        [i for i, p in enumerate(paths) if keep_path(p, candidate_filter)], dtype=np.int64
+    )
+    path_rank = np.empty(len(paths), dtype=np.int64)
+    path_rank[np.argsort(np.array(paths, dtype=object), kind="stable")] = np.arange(len(paths))
+    return Prepared(
+        index=index,
+        token_id={t: i for i, t in enumerate(index.vocab)},
+        lower_paths=[p.lower() for p in paths],
+        lower_names=[rp.name(p).lower() for p in paths],
+        path_rank=path_rank,
+        flow=flow(index.graph),
+        candidates=candidates,
+        candidate_filter=candidate_filter,
+    )
+
+
+def query_scores(prep: Prepared, q: str) -> tuple[npt.NDArray[np.float64], int]:
+    """rawQ of every node (§5) and how many distinct query tokens occur in the snapshot."""
+    index = prep.index
+    n = len(index.paths)
+    score = np.zeros(n, dtype=np.float64)
+    tokens = Counter(split_identifiers(q))  # distinct tokens in order of first occurrence
+    if not tokens:
+        return score, 0
+    terms, matched = index.terms, 0
+    for token, count in tokens.items():
+        col = prep.token_id.get(token)
+        if col is None:
+            continue
+        matched += 1
+        lo, hi = terms.indptr[col], terms.indptr[col + 1]
+        rows = terms.indices[lo:hi]
+        weight = index.idf[col] * terms.data[lo:hi]  # w = idf·3.0 | idf·2.0 | idf (x1.0 exact)
+        score[rows] = score[rows] + (1.0 + math.log(count)) * weight
+    lowered = q.lower()
+    score[[i for i, p in enumerate(prep.lower_paths) if p in lowered]] += PATH_BONUS
+    score[[i for i, p in enumerate(prep.lower_names) if p in lowered]] += NAME_BONUS
+    return score / np.maximum(1.0, np.sqrt(index.n_terms.astype(np.float64))), matched
+
+
+def mentioned(prep: Prepared, query: Mapping[str, Any], q: str) -> list[int]:
+    """M of §6, in node order: explicit query paths that are nodes, and nodes named in q."""
+    explicit = {query[k] for k in _EXPLICIT_KEYS if isinstance(query.get(k), str)}
+    for key in _EXPLICIT_LISTS:
+        values = query.get(key)
+        if isinstance(values, list):
+            explicit.update(str(v) for v in values if v)
+    lowered = q.lower()
+    return [
+        i
+        for i, (p, lp) in enumerate(zip(prep.index.paths, prep.lower_paths, strict=True))
+        if p in explicit or lp in lowered
+    ]
+
+
+def neighbours(graph: sp.csr_matrix, node: int) -> npt.NDArray[np.int64]:
+    """Nodes linked to ``node`` (distinct)."""
+    return np.asarray(graph.indices[graph.indptr[node] : graph.indptr[node + 1]], dtype=np.int64)
+
+
+def task_affinity(
+    prep: Prepared, mentions: Sequence[int], task: str, given: Sequence[str]
+) -> npt.NDArray[np.float64]:
+    """aff of §6: mentions and their neighbours, then the task rule."""
+    index = prep.index
+    aff = np.zeros(len(index.paths), dtype=np.float64)
+    for m in mentions:
+        aff[m] += MENTION
+        nbrs = neighbours(index.graph, m)
+        aff[nbrs] = aff[nbrs] + NEIGHBOUR
+    if task == "code2test":
+        aff[index.kinds == rp.KIND_TEST] += 1.0
+    elif task == "comment2context":
+        node_of = {p: i for i, p in enumerate(index.paths)}
+        for path in given:
+            g = node_of.get(path)
+            if g is None:
+                continue
+            aff[g] -= GIVEN_PENALTY
+            nbrs = neighbours(index.graph, g)
+            aff[nbrs] = aff[nbrs] + GIVEN_NEIGHBOUR
+    elif task == "trace2code":
+        aff[index.kinds == rp.KIND_SOURCE] += TRACE_SOURCE
+        aff[index.kinds == rp.KIND_TEST] -= TRACE_TEST
+    return aff
+
+
+def seed_scores(
+    raw_q: npt.NDArray[np.float64], aff: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """s(f) = max(0, rawQ) + max(0, aff); all 1.0 when none is positive (§7)."""
+    seeds = np.maximum(0.0, raw_q) + np.maximum(0.0, aff)
+    return seeds if bool((seeds > 0).any()) else np.ones(len(seeds))
+
+
+def _max_or_one(values: npt.NDArray[np.float64]) -> float:
+    top = float(values.max()) if len(values) else 0.0
+    return top if top != 0 else 1.0
+
+
+@dataclass(frozen=True)
+class Components:
+    """Per-node raw values of one sample: rawQ, affinity, PageRank (all nodes)."""
+
+    raw_q: npt.NDArray[np.float64]
+    aff: npt.NDArray[np.float64]
+    pr: npt.NDArray[np.float64]
+    matched_terms: int
+
+
+def components(
+    prep: Prepared, q: str, query: Mapping[str, Any], task: str, given: Sequence[str]
+) -> Components:
+    """rawQ, aff and pr of every node for one sample (§5-§7)."""
+    raw_q, matched = query_scores(prep, q)
+    aff = task_affinity(prep, mentioned(prep, query, q), task, given)
+    pr = personalized_pagerank(prep.flow, seed_scores(raw_q, aff))
+    return Components(raw_q, aff, pr, matched)
+
+
+def rank_components(prep: Prepared, parts: Components, weights: Weights) -> ChunkRanking:
+    """Normalise by the all-node maxima, combine, sort candidates (§8.2-8.3) and wrap.
+
+    ``order`` indexes the candidate pseudo-chunks (:func:`pseudo_chunks`); ``details`` carries
+    upstream's ``top_file_scores`` and ``repo_map_stats`` plus the arbwb-defined
+    ``query_terms_matched`` (distinct query tokens found in the snapshot; 0 = tie-ordered).
+    """
+    cand = prep.candidates
+    qc = parts.raw_q[cand] / _max_or_one(parts.raw_q)
+    pc = parts.pr[cand] / _max_or_one(parts.pr)
+    ac = parts.aff[cand] / _max_or_one(np.abs(parts.aff))
+    final = (weights.query * qc + weights.pagerank * pc) + weights.affinity * ac
+    order = np.lexsort((prep.path_rank[cand], -final)).astype(np.int64)
+    paths = [prep.index.paths[i] for i in cand[order].tolist()]
+    top = order[:TOP_FILES]
+    scores = [
+        {"affinity": a, "pagerank": p, "path": path, "query": qv, "score": s}
+        for a, p, path, qv, s in zip(
+            ac[top].tolist(),
+            pc[top].tolist(),
+            paths[:TOP_FILES],
+            qc[top].tolist(),
+            final[top].tolist(),
+            strict=True,
+        )
+    ]
+    details = {
+        "top_file_scores": scores,
+        "repo_map_stats": dict(prep.index.stats),
+        "query_terms_matched": parts.matched_terms,
+    }
+    return ChunkRanking(order, final[order], paths, final[order].tolist(), details)
+
+
+def rank_query(
+    prep: Prepared,
+    q: str,
+    *,
+    query: Mapping[str, Any] | None = None,
+    task: str = "",
+    given: Sequence[str] = (),
+    weights: Weights = Weights(),
+) -> ChunkRanking:
+    """Rank the candidates of ``prep`` for one sample; ``query`` defaults to ``json.loads(q)``."""
+    if query is None:
+        parsed = json.loads(q) if q else {}
+        query = parsed if isinstance(parsed, dict) else {}
+    return rank_components(prep, components(prep, q, query, task, given), weights)
+
+
+def pseudo_chunks(prep: Prepared) -> pl.DataFrame:
+    """One ``file`` chunk per candidate (§9): node text, or the path when empty; no lines."""
+    paths = [prep.index.paths[i] for i in prep.candidates.tolist()]
+    texts = [prep.index.texts[i] or prep.index.paths[i] for i in prep.candidates.tolist()]
+    n = len(paths)
+    return pl.DataFrame(
+        {
+            "chunk_id": [""] * n,
+            "path": paths,
+            "kind": ["file"] * n,
+            "symbol": [""] * n,
+            "start_line": [0] * n,
+            "end_line": [0] * n,
+            "text": texts,
+        },
+        schema={
+            "chunk_id": pl.String,
+            "path": pl.String,
+            "kind": pl.String,
+            "symbol": pl.String,
+            "start_line": pl.Int64,
+            "end_line": pl.Int64,
+            "text": pl.String,
+        },
+    )
+
+
+def index_cache_file(cache_dir: Path, chunk_file: Path, cap: int) -> Path:
+    """Cache file of a chunk file's index, keyed by format, path, inode, size, mtime and cap."""
+    st = chunk_file.stat()
+    ident = [
+        FORMAT_VERSION,
+        str(chunk_file.resolve()),
+        st.st_dev,
+        st.st_ino,
+        st.st_size,
+        st.st_mtime_ns,
+        cap,
+    ]
+    digest = hashlib.sha256(json.dumps(ident).encode("utf-8")).hexdigest()[:40]
+    return cache_dir / f"{digest}.npz"
+
+
+def cached_index(
+    corpus: Corpus,
+    snapshot: str,
+    *,
+    cap: int,
+    cache_dir: Path | None,
+    memo: TextMemo | None = None,
+) -> tuple[RepoMapIndex, bool]:
+    """The snapshot's index and whether it came from ``cache_dir``; fresh builds are saved.
+
+    A build is saved only when the chunk file's identity did not change while it was read, so
+    a rewritten chunk file is never served a stale index.
+    """
+    if cache_dir is None:
+        return build_index(corpus.chunks(snapshot), cap, memo), False
+    chunk_file = corpus.chunk_path(snapshot)
+    target = index_cache_file(cache_dir, chunk_file, cap)
+    index = load_index(target)
+    if index is not None:
+        return index, True
+    index = build_index(corpus.chunks(snapshot), cap, memo)
+    if index_cache_file(cache_dir, chunk_file, cap) == target:
+        save_index(index, target)
+    return index, False
+
+
+def _json_object(text: str | None) -> dict[str, Any]:
+    value = json.loads(text) if text else {}
+    return value if isinstance(value, dict) else {}
+
+
+def method(
+    weights: Weights = Weights(), *, cap: int = DEFAULT_CAP, cache_dir: Path | None = None
+) -> Method:
+    """The ``repomap`` :class:`Method`: whole-snapshot index (cached in ``cache_dir``).
+
+    ``rank_sample(index, query_text)`` ranks without a task rule or given files (the query
+    object is parsed back from the text); runs use ``rank_record`` with the full sample row.
+    """
+    counts = {"index_cache_hits": 0, "index_builds": 0, "no_matching_term_samples": 0}
+    memo = TextMemo()
+
+    def index_snapshot(
+        corpus: Corpus, snapshot: str, candidate_filter: CandidateFilter
+    ) -> tuple[Prepared, pl.DataFrame] | None:
+        index, hit = cached_index(corpus, snapshot, cap=cap, cache_dir=cache_dir, memo=memo)
+        counts["index_cache_hits" if hit else "index_builds"] += 1
+        prep = prepare(index, candidate_filter)
+        return (prep, pseudo_chunks(prep)) if len(prep.candidates) else None
+
+    def counted(ranking: ChunkRanking) -> ChunkRanking:
+        if ranking.details.get("query_terms_matched") == 0:
+            counts["no_matching_term_samples"] += 1
+        return ranking
+
+    def rank_record(prep: Prepared, row: Mapping[str, Any]) -> ChunkRanking:
+        query = _json_object(row.get("query"))
+        task = str(row.get("task") or "")
+        record = {"task_type": task, "query": query, "gold": _json_object(row.get("gold"))}
+        ranking = rank_query(
+            prep,
+            row["query_text"],
+            query=query,
+            task=task,
+            given=given_files(record),
+            weights=weights,
+        )
+        return counted(ranking)
+
+    def stats() -> dict[str, Any]:
+        return {"weights": weights.as_dict(), "max_symbol_refs_per_file": cap} | counts
+
+    return Method(
+        name="repomap",
+        ranker="repomap",
+        build_index=lambda chunks: prepare(build_index(chunks, cap, memo)),
+        rank_sample=lambda prep, q: counted(rank_query(prep, q, weights=weights)),
+        model=MODEL,
+        stats=stats,
+        index_snapshot=index_snapshot,
+        rank_record=rank_record,
+        params={"weights": weights.as_dict(), "max_symbol_refs_per_file": cap},
+    )

@@ -1,0 +1,498 @@
+"""RepoMap index of one snapshot (arb-repomap.md §3-§4): file nodes, token sets, IDF, file graph.
+
+Built once per snapshot from **all** chunk rows (the candidate filter never touches it) and
+saved to / loaded from a single ``.npz`` file (:func:`save_index`, :func:`load_index`; no
+pickle, atomic write). Token work runs in Polars (the identifier splitter's two ASCII regexes
+give the same tokens in Rust as in Python). The symbol-reference scan is one sparse product
+(matched parts per file and key, exact integers) plus a few numpy calls per file, in the
+canonical order of §4.4.5: keys by matched-part count descending, then key ascending, and P(k)
+from the last eligible definition in (node order, symbol ascending). Nothing iterates a Python
+set, so the graph is the same under every ``PYTHONHASHSEED``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from arbwb.jsonio import atomic_open
+from arbwb.retrievers import repomap_paths as rp
+from arbwb.tokenize import split_identifiers
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+
+#: Bump when the saved arrays or any rule behind them change; old cache files are then ignored.
+FORMAT_VERSION = "repomap-index-v1"
+#: Python's ``str.strip()`` whitespace (Rust's differs on U+001C-U+001F), for Polars.
+PY_WHITESPACE = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+CONTENT_PREFIX = 20000
+SCAN_LIMIT = 3000
+MAX_DEFINERS = 8
+LONG_PART = 8
+SOURCE_TEST_FANOUT = 20
+IMPORT_WEIGHT, REFERENCE_WEIGHT, SOURCE_TEST_WEIGHT = 1.5, 1.0, 2.0
+#: Query-score factor of a token by where the node has it (§5): path, symbol, content only.
+PATH_FACTOR, SYMBOL_FACTOR, CONTENT_FACTOR = 3.0, 2.0, 1.0
+#: ``add(u, v, w)`` calls of one pass as arrays (u, v, w), in call order.
+Edges = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]
+_CAMEL = r"([a-z])([A-Z])"
+_ALNUM = r"[A-Za-z0-9]+"
+
+
+@dataclass(frozen=True)
+class RepoMapIndex:
+    """Everything ranking needs from one snapshot, nodes in node order (§3.1).
+
+    ``terms[f, t]`` is the query-score factor of token t in node f (3.0 path token, 2.0 symbol
+    token, 1.0 content token; absent = not in TS(f)); ``n_terms`` = |TS(f)|; ``graph`` = the
+    symmetric weights W (CSR, ascending columns); ``stats`` = §4.6.
+    """
+
+    paths: list[str]
+    texts: list[str]
+    kinds: npt.NDArray[np.int8]
+    vocab: list[str]
+    terms: sp.csc_matrix
+    n_terms: npt.NDArray[np.int64]
+    idf: npt.NDArray[np.float64]
+    graph: sp.csr_matrix
+    stats: dict[str, Any]
+
+
+def tokens_expr(column: str | pl.Expr) -> pl.Expr:
+    """Identifier-splitter tokens (spec S§7.1) of a string column, as a list column."""
+    expr = pl.col(column) if isinstance(column, str) else column
+    return (
+        expr.str.replace_all(_CAMEL, "$1 $2")
+        .str.extract_all(_ALNUM)
+        .list.eval(pl.element().str.to_lowercase())
+    )
+
+
+def _nodes(chunks: pl.DataFrame) -> tuple[list[str], pl.DataFrame]:
+    """Node paths in order of first appearance and the rows with their node id (§3.1)."""
+    rows = chunks.select("path", "kind", "symbol", "text").filter(pl.col("path") != "")
+    paths = rows["path"].unique(maintain_order=True)
+    ids = pl.DataFrame({"path": paths, "node": np.arange(len(paths), dtype=np.int64)})
+    return paths.to_list(), rows.join(ids, on="path", how="left", maintain_order="left")
+
+
+def _texts(rows: pl.DataFrame, n: int) -> list[str]:
+    """Node text: the first non-empty file-row text of the path, else ""."""
+    first = (
+        rows.filter(pl.col("kind") == "file", pl.col("text") != "")
+        .group_by("node", maintain_order=True)
+        .agg(pl.col("text").first())
+    )
+    texts = [""] * n
+    for node, text in first.iter_rows():
+        texts[node] = text
+    return texts
+
+
+def _symbols(rows: pl.DataFrame) -> pl.DataFrame:
+    """Distinct informative (node, symbol) pairs with tokens, key and parts (§3.2-3.3)."""
+    generic = list(rp.GENERIC)
+    pairs = (
+        rows.select("node", pl.col("symbol").str.strip_chars(PY_WHITESPACE).alias("s"))
+        .filter(pl.col("s") != "")
+        .unique(["node", "s"], maintain_order=True)
+    )
+    tokens = tokens_expr("s").alias("tok")
+    key = pl.col("tok").list.join("").alias("key")
+    parts = (
+        pl.col("tok")
+        .list.eval(
+            pl.element().filter(~pl.element().is_in(generic) & (pl.element().str.len_chars() >= 3))
+        )
+        .list.unique()
+        .list.sort()
+        .alias("parts")
+    )
+    informative = (
+        (pl.col("key").str.len_chars() >= 4)
+        & ~pl.col("key").is_in(generic)
+        & ~pl.col("key").str.contains(r"^[0-9]+$")
+    )
+    return (
+        pairs.with_columns(tokens)
+        .with_columns(key)
+        .filter(informative)
+        .with_columns(parts, pl.col("s").alias("symbol"))
+        .select("node", "symbol", "tok", "key", "parts")
+    )
+
+
+@dataclass
+class TextMemo:
+    """Text-level results reused by the next snapshots of a run (arbwb-defined speed-up).
+
+    ARB snapshots of a repository share most file texts, so each distinct text is tokenised
+    and scanned for import specs once: ``content`` maps a text to its distinct content-token
+    ids, ``specs`` to its import specs. Both depend on the text alone, so reuse cannot change
+    an index. Token ids index ``words`` (run-wide, append-only); the text tables restart once
+    they hold more than ``limit`` texts, which bounds memory. Stateful on purpose.
+    """
+
+    ids: dict[str, int] = field(default_factory=dict)
+    words: list[str] = field(default_factory=list)
+    content: dict[str, npt.NDArray[np.int64]] = field(default_factory=dict)
+    specs: dict[str, list[str]] = field(default_factory=dict)
+    limit: int = 20000
+
+    def token_ids(self, tokens: Iterable[str]) -> list[int]:
+        """Run-wide ids of ``tokens``, adding new ones."""
+        out = []
+        for token in tokens:
+            found = self.ids.get(token)
+            if found is None:
+                found = self.ids[token] = len(self.words)
+                self.words.append(token)
+            out.append(found)
+        return out
+
+    def content_tokens(self, texts: list[str]) -> list[npt.NDArray[np.int64]]:
+        """Distinct content-token ids of each text (first 20,000 characters, §3.4)."""
+        if len(self.content) > self.limit:
+            self.content.clear()
+            self.specs.clear()
+        fresh = [t for t in dict.fromkeys(texts) if t not in self.content]
+        if fresh:
+            tokens = pl.DataFrame({"text": fresh}).select(
+                tokens_expr(pl.col("text").str.slice(0, CONTENT_PREFIX)).list.unique().list.sort()
+            )
+            for text, found in zip(fresh, tokens.to_series().to_list(), strict=True):
+                self.content[text] = np.array(self.token_ids(found), dtype=np.int64)
+        return [self.content[t] for t in texts]
+
+    def import_specs(self, text: str) -> list[str]:
+        """The import specs of a text (§4.3.1), memoised."""
+        found = self.specs.get(text)
+        if found is None:
+            found = self.specs[text] = rp.import_specs(text)
+        return found
+
+
+def _terms(
+    paths: list[str], texts: list[str], symbols: pl.DataFrame, memo: TextMemo
+) -> tuple[list[str], sp.csc_matrix, npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """Vocabulary, factor matrix, |TS| per node and IDF (§3.4-3.5, ``math.log`` per token).
+
+    TS(f) = path, symbol and content tokens; a token's factor is the highest place it has
+    (path 3.0 > symbol 2.0 > content 1.0, the §5 if/elif). Columns follow run-wide token ids.
+    """
+    import scipy.sparse as sp
+
+    n = len(paths)
+    content = memo.content_tokens(texts)
+    path_ids = [memo.token_ids(dict.fromkeys(split_identifiers(p))) for p in paths]
+    sym = symbols.select("node", "tok").explode("tok").drop_nulls("tok")
+    node = np.concatenate(
+        [
+            np.repeat(np.arange(n, dtype=np.int64), [len(x) for x in path_ids]),
+            sym["node"].to_numpy().astype(np.int64),
+            np.repeat(np.arange(n, dtype=np.int64), [len(x) for x in content]),
+        ]
+    )
+    token = np.concatenate(
+        [
+            np.array([t for ids in path_ids for t in ids], dtype=np.int64),
+            np.array(memo.token_ids(sym["tok"].to_list()), dtype=np.int64),
+            *content,
+        ]
+    )
+    factor = np.concatenate(
+        [
+            np.full(sum(len(x) for x in path_ids), PATH_FACTOR),
+            np.full(sym.height, SYMBOL_FACTOR),
+            np.full(len(node) - sum(len(x) for x in path_ids) - sym.height, CONTENT_FACTOR),
+        ]
+    )
+    pair = node * len(memo.words) + token
+    order = np.lexsort((-factor, pair))  # per (node, token): the highest factor first
+    ordered = pair[order]
+    keep = order[np.concatenate([[True], ordered[1:] != ordered[:-1]])[: len(ordered)]]
+    node, token, factor = node[keep], token[keep], factor[keep]
+    used, column = np.unique(token, return_inverse=True)
+    matrix = sp.csc_matrix((factor, (node, column)), shape=(n, len(used)))
+    matrix.sort_indices()
+    n_terms = np.bincount(node, minlength=n).astype(np.int64)
+    df = np.bincount(column, minlength=len(used)).tolist()
+    big_n = max(1, n)
+    # idf(t) = ln((N + 1)/(df + 1)) + 1.0 with the C library log, token by token (§3.5).
+    idf = np.array([math.log((big_n + 1) / (d + 1)) + 1.0 for d in df], dtype=np.float64)
+    return [memo.words[t] for t in used.tolist()], matrix, n_terms, idf
+
+
+def _edges(u: Any, v: Any, weight: float) -> Edges:
+    """One pass's edges from node id sequences and its weight."""
+    us = np.asarray(u, dtype=np.int64)
+    return us, np.asarray(v, dtype=np.int64), np.full(len(us), weight, dtype=np.float64)
+
+
+def _import_edges(paths: list[str], texts: list[str], memo: TextMemo) -> Edges:
+    """Import edges (§4.3): every node's specs in order, each target ≠ importer, weight 1.5."""
+    index = rp.build_path_index(paths)
+    node_of = {p: i for i, p in enumerate(paths)}
+    resolved: dict[tuple[str, str], list[int]] = {}
+    us: list[int] = []
+    vs: list[int] = []
+    for i, text in enumerate(texts):
+        if not text:
+            continue
+        importer = paths[i]
+        for spec in memo.import_specs(text):
+            key = (spec, rp.parent(importer))  # resolution depends on the parent only
+            targets = resolved.get(key)
+            if targets is None:
+                targets = [node_of[t] for t in rp.resolve_import(spec, importer, index)]
+                resolved[key] = targets
+            for t in targets:
+                if t != i:
+                    us.append(i)
+                    vs.append(t)
+    return _edges(us, vs, IMPORT_WEIGHT)
+
+
+def _rank_within(groups: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """0-based position of each element inside its run of equal values (``groups`` sorted)."""
+    if not len(groups):
+        return np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.concatenate([[True], groups[1:] != groups[:-1]]))
+    lengths = np.diff(np.append(starts, len(groups)))
+    return np.arange(len(groups), dtype=np.int64) - np.repeat(starts, lengths)
+
+
+def _gather(
+    indptr: npt.NDArray[np.int64], data: npt.NDArray[np.int64], rows: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]:
+    """``data[indptr[r]:indptr[r+1]]`` for each r of ``rows``, concatenated in that order."""
+    lengths = indptr[rows + 1] - indptr[rows]
+    starts = np.repeat(indptr[rows] - np.cumsum(lengths) + lengths, lengths)
+    return data[starts + np.arange(int(lengths.sum()), dtype=np.int64)]
+
+
+def _reference_edges(
+    paths: list[str],
+    kinds: npt.NDArray[np.int8],
+    symbols: pl.DataFrame,
+    terms: sp.csc_matrix,
+    n_terms: npt.NDArray[np.int64],
+    vocab: list[str],
+    cap: int,
+) -> tuple[Edges, bool]:
+    """Symbol-reference edges (§4.4) in the canonical order; returns (edges, scan skipped)."""
+    import scipy.sparse as sp
+
+    searchable = kinds != rp.KIND_OTHER
+    if int(searchable.sum()) > SCAN_LIMIT:
+        return _edges([], [], REFERENCE_WEIGHT), True
+    if cap <= 0:
+        return _edges([], [], REFERENCE_WEIGHT), False
+    defs = symbols.filter(pl.Series(searchable[symbols["node"].to_numpy()]))
+    definers = defs.group_by("key").agg(pl.col("node").unique().alias("definers"))
+    first_part_len = pl.col("parts").list.first().str.len_chars()
+    n_parts = pl.col("parts").list.len()
+    eligible = (
+        defs.join(definers, on="key")
+        .filter(
+            pl.col("definers").list.len() <= MAX_DEFINERS,
+            n_parts >= 1,
+            ~((n_parts == 1) & (first_part_len < LONG_PART)),
+        )
+        .sort("node", "symbol")
+    )
+    if eligible.is_empty():
+        return _edges([], [], REFERENCE_WEIGHT), False
+    keys = (
+        eligible.group_by("key", maintain_order=True)
+        .agg(n_parts.last().alias("p_size"))  # P(k): the last eligible definition (canonical)
+        .sort("key")
+        .with_row_index("k")
+        .join(definers, on="key", maintain_order="left")
+    )
+    p_size = keys["p_size"].to_numpy().astype(np.int64)
+    # Definers of each key in ascending path order, as CSR rows.
+    path_rank = np.empty(len(paths), dtype=np.int64)
+    path_rank[np.argsort(np.array(paths, dtype=object), kind="stable")] = np.arange(len(paths))
+    definer_rows = keys.select("k", pl.col("definers")).explode("definers")
+    k_of = definer_rows["k"].to_numpy().astype(np.int64)
+    node_of = definer_rows["definers"].to_numpy().astype(np.int64)
+    order = np.lexsort((path_rank[node_of], k_of))
+    target_nodes = node_of[order]
+    target_ptr = np.concatenate([[0], np.cumsum(np.bincount(k_of, minlength=keys.height))])
+    # U(k): union of eligible parts, as a vocabulary x key incidence matrix.
+    token_id = {t: i for i, t in enumerate(vocab)}
+    union = (
+        eligible.select("key", "parts")
+        .explode("parts")
+        .unique()
+        .join(keys.select("key", "k"), on="key")
+    )
+    part_ids = np.array([token_id[t] for t in union["parts"].to_list()], dtype=np.int64)
+    incidence = sp.csr_matrix(
+        (np.ones(len(part_ids), dtype=np.int64), (part_ids, union["k"].to_numpy())),
+        shape=(len(vocab), keys.height),
+    )
+    scanned = np.flatnonzero(searchable & (n_terms > 0))
+    has_term = terms.tocsr()[scanned]
+    has_term.data = np.ones(len(has_term.data), dtype=np.int64)
+    matched = (has_term @ incidence).tocsr()  # m(k) per scanned file: exact integer counts
+    # Every scanned file's keys, m desc then key asc (§4.4.5), cut to the 4·cap window: one
+    # int64 sort key (file row, max m - m, key id), all parts non-negative and distinct.
+    rows = np.repeat(np.arange(len(scanned), dtype=np.int64), np.diff(matched.indptr))
+    cols = matched.indices.astype(np.int64)
+    counts = matched.data.astype(np.int64)
+    top = int(counts.max()) if len(counts) else 0
+    order = np.argsort((rows * (top + 1) + (top - counts)) * keys.height + cols)
+    rows, cols, counts = rows[order], cols[order], counts[order]
+    keep = (_rank_within(rows) < 4 * cap) & (counts >= p_size[cols])
+    files, cols = scanned[rows[keep]], cols[keep]
+    # Targets of each qualifying key in ascending path order; the first cap new ones per file.
+    targets = _gather(target_ptr, target_nodes, cols)
+    files = np.repeat(files, target_ptr[cols + 1] - target_ptr[cols])
+    other = targets != files
+    files, targets = files[other], targets[other]
+    _, first = np.unique(files * len(paths) + targets, return_index=True)
+    first = np.sort(first)
+    files, targets = files[first], targets[first]
+    linked = _rank_within(files) < cap
+    return _edges(files[linked], targets[linked], REFERENCE_WEIGHT), False
+
+
+def _source_test_edges(paths: list[str], kinds: npt.NDArray[np.int8]) -> Edges:
+    """Source-test edges (§4.5): first 20 sources x first 20 tests of every shared key."""
+    sources: dict[str, list[int]] = {}
+    tests: dict[str, list[int]] = {}
+    for i, (path, kind) in enumerate(zip(paths, kinds.tolist(), strict=True)):
+        if kind == rp.KIND_OTHER:
+            continue
+        bucket = tests if kind == rp.KIND_TEST else sources
+        for key in rp.source_test_keys(path):
+            bucket.setdefault(key, []).append(i)
+    us: list[int] = []
+    vs: list[int] = []
+    for key, test_nodes in tests.items():
+        for s in sources.get(key, [])[:SOURCE_TEST_FANOUT]:
+            us.extend([s] * len(test_nodes[:SOURCE_TEST_FANOUT]))
+            vs.extend(test_nodes[:SOURCE_TEST_FANOUT])
+    return _edges(us, vs, SOURCE_TEST_WEIGHT)
+
+
+def weight_matrix(n: int, passes: Sequence[Edges]) -> sp.csr_matrix:
+    """Symmetric W from ``add(u, v, w)`` calls (§4.1): self-loops dropped, repeats summed.
+
+    Every weight is a sum of 1.5, 1.0 and 2.0, so the sums are exact in any order.
+    """
+    import scipy.sparse as sp
+
+    u = np.concatenate([p[0] for p in passes])
+    v = np.concatenate([p[1] for p in passes])
+    w = np.concatenate([p[2] for p in passes])
+    kept = u != v
+    u, v, w = u[kept], v[kept], w[kept]
+    both = sp.coo_matrix(
+        (np.concatenate([w, w]), (np.concatenate([u, v]), np.concatenate([v, u]))), shape=(n, n)
+    )
+    matrix = both.tocsr()
+    matrix.sum_duplicates()
+    matrix.sort_indices()
+    return matrix
+
+
+def build_index(chunks: pl.DataFrame, cap: int = 80, memo: TextMemo | None = None) -> RepoMapIndex:
+    """The RepoMap index of one snapshot's chunk rows (§3-§4); ``cap`` = refs per file.
+
+    ``memo`` carries text-level work over from earlier snapshots of the run.
+    """
+    memo = TextMemo() if memo is None else memo
+    paths, rows = _nodes(chunks)
+    n = len(paths)
+    texts = _texts(rows, n)
+    kinds = np.array([rp.node_kind(p) for p in paths], dtype=np.int8)
+    symbols = _symbols(rows)
+    vocab, terms, n_terms, idf = _terms(paths, texts, symbols, memo)
+    refs, skipped = _reference_edges(paths, kinds, symbols, terms, n_terms, vocab, cap)
+    graph = weight_matrix(
+        n, [_import_edges(paths, texts, memo), refs, _source_test_edges(paths, kinds)]
+    )
+    stats = {
+        "file_count": n,
+        "symbol_count": symbols.height,
+        "edge_count": int(graph.nnz),
+        "source_count": int((kinds == rp.KIND_SOURCE).sum()),
+        "test_count": int((kinds == rp.KIND_TEST).sum()),
+        "symbol_reference_scan_skipped": skipped,
+    }
+    return RepoMapIndex(paths, texts, kinds, vocab, terms, n_terms, idf, graph, stats)
+
+
+def save_index(index: RepoMapIndex, path: Path) -> None:
+    """Write the index to ``path`` as one ``.npz`` (strings as a JSON blob), atomically."""
+    meta = {
+        "version": FORMAT_VERSION,
+        "paths": index.paths,
+        "texts": index.texts,
+        "vocab": index.vocab,
+        "stats": index.stats,
+    }
+    blob = np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
+    with atomic_open(path, "wb") as handle:
+        np.savez(
+            handle,
+            meta=blob,
+            kinds=index.kinds,
+            terms_data=index.terms.data,
+            terms_indices=index.terms.indices,
+            terms_indptr=index.terms.indptr,
+            n_terms=index.n_terms,
+            idf=index.idf,
+            graph_data=index.graph.data,
+            graph_indices=index.graph.indices,
+            graph_indptr=index.graph.indptr,
+        )
+
+
+def load_index(path: Path) -> RepoMapIndex | None:
+    """The index saved at ``path``, or None when it is absent, unreadable or another format."""
+    import scipy.sparse as sp
+
+    try:
+        with np.load(path, allow_pickle=False) as saved:
+            arrays = {name: saved[name] for name in saved.files}
+        meta = json.loads(arrays["meta"].tobytes().decode("utf-8"))
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        return None
+    if not isinstance(meta, dict) or meta.get("version") != FORMAT_VERSION:
+        return None
+    n, n_vocab = len(meta["paths"]), len(meta["vocab"])
+    terms = sp.csc_matrix(
+        (arrays["terms_data"], arrays["terms_indices"], arrays["terms_indptr"]), shape=(n, n_vocab)
+    )
+    graph = sp.csr_matrix(
+        (arrays["graph_data"], arrays["graph_indices"], arrays["graph_indptr"]), shape=(n, n)
+    )
+    return RepoMapIndex(
+        meta["paths"],
+        meta["texts"],
+        arrays["kinds"],
+        meta["vocab"],
+        terms,
+        arrays["n_terms"],
+        arrays["idf"],
+        graph,
+        meta["stats"],
+    )
