@@ -18,8 +18,9 @@ def _name(requirement: str) -> str:
 def _pyproject_names() -> set[str]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     names = {_name(r) for r in project["dependencies"]}
-    for extra in project["optional-dependencies"].values():
-        names |= {_name(r) for r in extra}
+    for name, extra in project["optional-dependencies"].items():
+        if name != "contextbench":  # opt-in tree-sitter stack, pinned in pyproject itself
+            names |= {_name(r) for r in extra}
     return names
 
 

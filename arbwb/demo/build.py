@@ -62,8 +62,7 @@ Layout:
 - `eval/demo/`: `<run>_details.jsonl` + `<run>_summary.json` for the positive runs
   (`lexical`, `bm25-arb` = upstream BM25, `bm25` = rank-bm25's formula, `dense_hash` = a
   hashing bag-of-identifiers encoder standing in for a dense model, so files are identical
-  on every machine, `grep` and `grep-expanded` (spec arb-grep.md), `repomap` (spec arb-repomap.md), and
-  `rrf_lexical_dense_hash`, their reciprocal-rank fusion)
+  on every machine, and `rrf_lexical_dense_hash`, their reciprocal-rank fusion)
 - `eval/demo_selective/`: selective details (positives and no-gold) of `lexical` and `bm25-arb`
 - `contextbench/`: a few ContextBench-style rows about the demo repositories (Parquet),
   predictions and a mini-SWE-agent trajectory of our own, for notebook 07
@@ -286,9 +285,6 @@ DEMO_METHODS: dict[str, Callable[[], Method]] = {
     "bm25-arb": lambda: get_method("bm25-arb"),
     "bm25": lambda: get_method("bm25"),
     "dense_hash": lambda: dense.method("dense_hash", encoder=hash_encoder),
-    "grep": lambda: get_method("grep"),
-    "grep-expanded": lambda: get_method("grep-expanded"),
-    "repomap": lambda: get_method("repomap"),
 }
 SELECTIVE_RUNS = ("lexical", "bm25-arb")
 FUSION_RUN = ("rrf_lexical_dense_hash", ("lexical", "dense_hash"))

@@ -394,16 +394,3 @@ def demo_source(out: str | Path) -> CheckoutSource:
         return MappingCheckout({p: t.encode("utf-8") for p, t in files.items()})
 
     return source
-
-
-def demo_commits() -> dict[str, list[str]]:
-    """Commit SHAs of the demo repositories, rebuilt with the demo builder's fixed dates."""
-    import tempfile
-
-    from arbwb.demo.build import create_git_repo
-
-    with tempfile.TemporaryDirectory(prefix="arbwb-cb-demo-") as tmp:
-        return {
-            repo.repo: create_git_repo(repo, Path(tmp) / repo.repo.replace("/", "__"))
-            for repo in DEMO_REPOS
-        }
