@@ -21,6 +21,7 @@ import polars as pl
 
 from arbwb import schemas
 from arbwb.errors import InputError
+from arbwb.intervals import merge_intervals
 from arbwb.io.checkout import Checkout, CheckoutSource
 from arbwb.io.contextbench import CONTEXT, RECORDS, ContextBenchRows
 
@@ -48,19 +49,6 @@ SymbolFinder = Callable[[str, bytes], Sequence[Definition]]
 # --------------------------------------------------------------------------- intervals (§0)
 
 
-def merge(intervals: Iterable[Interval]) -> list[Interval]:
-    """Sort by (start, end) and fold a interval into the previous one when
-    ``start <= previous.end + 1`` (overlapping or adjacent), keeping the larger end.
-    """
-    merged: list[Interval] = []
-    for start, end in sorted(intervals):
-        if merged and start <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged
-
-
 def size(intervals: Iterable[Interval]) -> int:
     """Σ(end - start + 1); negative for reversed intervals (QUIRK Q5)."""
     return sum(end - start + 1 for start, end in intervals)
@@ -68,9 +56,9 @@ def size(intervals: Iterable[Interval]) -> int:
 
 def intersect(a: Iterable[Interval], b: Iterable[Interval]) -> list[Interval]:
     """Pairwise overlaps ``(max starts, min ends)`` of the merged forms of ``a`` and ``b``."""
-    right = merge(b)
+    right = merge_intervals(b)
     out = []
-    for s1, e1 in merge(a):
+    for s1, e1 in merge_intervals(a):
         for s2, e2 in right:
             low, high = max(s1, s2), min(e1, e2)
             if low <= high:
@@ -80,7 +68,7 @@ def intersect(a: Iterable[Interval], b: Iterable[Interval]) -> list[Interval]:
 
 def map_size(intervals: Mapping[str, Sequence[Interval]]) -> int:
     """Total size of a per-file interval map (each file merged)."""
-    return sum(size(merge(ivs)) for ivs in intervals.values())
+    return sum(size(merge_intervals(ivs)) for ivs in intervals.values())
 
 
 def map_intersection(
@@ -93,7 +81,7 @@ def map_intersection(
 def union_into(target: IntervalMap, extra: Mapping[str, Sequence[Interval]]) -> None:
     """Add ``extra``'s intervals to ``target`` and re-merge the touched files."""
     for path, ivs in extra.items():
-        target[path] = merge([*target.get(path, []), *ivs])
+        target[path] = merge_intervals([*target.get(path, []), *ivs])
 
 
 # --------------------------------------------------------------------------- bytes (§4)
@@ -134,7 +122,7 @@ def byte_map(lines: Mapping[str, Sequence[Interval]], checkout: Checkout) -> Int
         starts = line_starts(data)
         converted = [b for s, e in ivs if (b := lines_to_bytes(data, s, e, starts)) is not None]
         if converted:
-            out[path] = merge(converted)
+            out[path] = merge_intervals(converted)
     return out
 
 
@@ -282,7 +270,10 @@ class _Resolved:
     @property
     def lines(self) -> IntervalMap:
         """Line level: intervals with start > 0 and end > 0, merged, not clipped (Q4, Q5)."""
-        out = {p: merge((s, e) for s, e in ivs if s > 0 and e > 0) for p, ivs in self.raw.items()}
+        out = {
+            p: merge_intervals((s, e) for s, e in ivs if s > 0 and e > 0)
+            for p, ivs in self.raw.items()
+        }
         return {p: ivs for p, ivs in out.items() if ivs}
 
 
@@ -410,7 +401,7 @@ def evaluate_instance(
     if not final_res.files and not final_res.raw:
         return {"instance_id": pred.instance_id, "error": "no_context_extracted"}
     gold_res = _Resolved(set(gold.files), gold.lines, {})
-    gold_lines = {p: merge(ivs) for p, ivs in gold.lines.items()}
+    gold_lines = {p: merge_intervals(ivs) for p, ivs in gold.lines.items()}
     gold_bytes = (
         byte_map(gold.lines, checkout) if checkout is not None and checkout.has_bytes else None
     )
@@ -528,7 +519,7 @@ def patch_lines(diff: str, *, side: Literal["old", "new"] = "old") -> IntervalMa
                 new += 1
             elif body.startswith(" "):
                 old, new = old + 1, new + 1
-    return {path: merge(ivs) for path, ivs in out.items()}
+    return {path: merge_intervals(ivs) for path, ivs in out.items()}
 
 
 def editloc(
@@ -551,7 +542,7 @@ def editloc(
         if any(s <= line <= e for s, e in gold_lines.get(path, ()))
     )
     value = hits / pred_size if pred_size else 0.0
-    gold_size = sum(size(merge(ivs)) for ivs in gold_lines.values())
+    gold_size = sum(size(merge_intervals(ivs)) for ivs in gold_lines.values())
     return {
         "recall": value,
         "precision": value,
@@ -1025,7 +1016,7 @@ def score_ranked(
                 kept.append(path)
             else:
                 dropped += 1
-        gold_lines = {p: merge(ivs) for p, ivs in target.lines.items()}
+        gold_lines = {p: merge_intervals(ivs) for p, ivs in target.lines.items()}
         line_gold = map_size(gold_lines)
         for k in ks:
             rows.append(
@@ -1092,7 +1083,7 @@ def ceilings(gold: Mapping[str, Gold], source: CheckoutSource) -> pl.DataFrame:
         checkout = source(target.repo, target.commit)
         if checkout is None:
             continue
-        lines = {p: merge(ivs) for p, ivs in target.lines.items()}
+        lines = {p: merge_intervals(ivs) for p, ivs in target.lines.items()}
         present = [p for p in sorted(target.files) if checkout.is_file(p)]
         n = {p: checkout.n_lines(p) or 0 for p in present}
         reach = sum(size(intersect(lines[p], [(1, n[p])])) for p in present if n[p])

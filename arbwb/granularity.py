@@ -16,10 +16,10 @@ from typing import Any
 import polars as pl
 
 from arbwb.errors import InputError
+from arbwb.intervals import merge_intervals
 from arbwb.io.corpus import Corpus
 from arbwb.io.rankings import RunData
 from arbwb.metrics.budget import DEFAULT_BUDGETS
-from arbwb.metrics.chunks import merge_intervals
 from arbwb.spanyield import (
     Checks,
     Rerank,
@@ -28,6 +28,7 @@ from arbwb.spanyield import (
     packing_table,
     rerank_plan,
 )
+from arbwb.tables import rows_to_markdown
 
 TASKS = ("code2test", "comment2context", "trace2code", "edit2ripple")
 #: Tasks with span gold (spec §2.5); span density covers these (spec §11 "core samples").
@@ -494,8 +495,7 @@ def _metric(value: float | None) -> str:
 
 
 def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    return lines + ["| " + " | ".join(row) + " |" for row in rows]
+    return rows_to_markdown(header, rows).rstrip("\n").split("\n")
 
 
 def markdown(result: Mapping[str, Any]) -> str:

@@ -16,7 +16,7 @@ from arbwb import depth, fusion_report
 from arbwb.errors import InputError
 from arbwb.io.rankings import RunData
 from arbwb.io.runmeta import run_meta
-from arbwb.tables import to_markdown as to_markdown_table
+from arbwb.tables import rows_to_markdown
 
 
 @dataclass(frozen=True)
@@ -137,8 +137,7 @@ def to_json(report: DepthReport) -> dict[str, Any]:
 
 
 def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
-    frame = pl.DataFrame(rows, schema=header, orient="row") if rows else pl.DataFrame(schema=header)
-    return [to_markdown_table(frame), ""]
+    return [rows_to_markdown(header, rows), ""]
 
 
 def to_markdown(report: DepthReport) -> str:

@@ -24,6 +24,7 @@ from arbwb import schemas
 from arbwb.errors import InputError
 from arbwb.io.rankings import RunData
 from arbwb.io.samples import COUNTERFACTUAL_REASON
+from arbwb.tables import rows_to_markdown
 
 Protocol = Literal["mixed", "natural"]
 PROTOCOLS: tuple[Protocol, ...] = ("mixed", "natural")
@@ -74,6 +75,15 @@ POINTS: dict[str, tuple[tuple[str, float] | None, tuple[str, str, str]]] = {
     ),
 }
 SELECTION = "best_balanced_accuracy"
+#: The §13.6 report columns, in the paper's order.
+TABLE_METRICS = (
+    "positive_pass_rate",
+    "no_gold_abstain_rate",
+    "balanced_accuracy",
+    "selective_accuracy",
+    "selective_success@20",
+    "coverage",
+)
 _LIST_LIMIT = 8
 
 
@@ -771,3 +781,46 @@ def calibration_json(calibration: Calibration) -> dict[str, Any]:
         {"runs": runs, "protocol": protocol, "repo_folds": calibration.repo_folds}
     )
     return out
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
+    """Rows as Markdown lines; a null value is a -inf threshold (spec §9.4)."""
+    text = rows_to_markdown(header, [["-inf" if v is None else v for v in row] for row in rows])
+    return text.rstrip("\n").split("\n")
+
+
+def calibration_markdown(report: dict[str, Any]) -> str:
+    """The repo-grouped CV report tables of spec §13.6 (4 decimals; -inf for null thresholds)."""
+    protocol = report["protocol"]
+    keys = TABLE_METRICS
+    lines = [f"## Out-of-fold ({protocol['protocol']}, {protocol['folds']} folds)", ""]
+    header = ["Ranker", "Pos. pass", "No-gold abstain", "Balanced acc.", "Selective acc."]
+    header += ["Success@20", "Coverage", "No-abstain Success@20"]
+    rows = [
+        [r["run"], *(r["out_of_fold"][k] for k in keys), r["no_abstain"]["selective_success@20"]]
+        for r in report["runs"]
+    ]
+    lines += _table(header, rows)
+    lines += ["", "## Fold composition", ""]
+    composition = []
+    first = report["runs"][0]
+    for fold in first["folds"]:
+        samples = fold["test_samples"]
+        repos = ", ".join(fold["test_repos"])
+        composition.append([fold["fold"], samples, fold["test_positive"], fold["test_no_gold"]])
+        composition[-1].append(repos)
+    lines += _table(["Fold", "Samples", "Positive", "No-gold", "Repositories"], composition)
+    for r in report["runs"]:
+        lines += ["", f"## {r['run']}", ""]
+        per = [
+            [
+                f["fold"],
+                f["threshold"],
+                f["test_samples"],
+                *(f["test_metrics"][k] for k in (keys[0], keys[1], keys[2], keys[4])),
+            ]
+            for f in r["folds"]
+        ]
+        header = ["Fold", "Threshold", "Test n", "Pos. pass", "No-gold abstain"]
+        lines += _table([*header, "Balanced acc.", "Success@20"], per)
+    return "\n".join(lines) + "\n"

@@ -20,6 +20,7 @@ import polars as pl
 from arbwb.errors import InputError
 from arbwb.selective import (
     NEG_INF,
+    TABLE_METRICS,
     Calibration,
     calibrated_row,
     candidate_thresholds,
@@ -29,14 +30,6 @@ from arbwb.selective import (
 )
 
 FloatArray = npt.NDArray[np.float64]
-TABLE_METRICS = (
-    "positive_pass_rate",
-    "no_gold_abstain_rate",
-    "balanced_accuracy",
-    "selective_accuracy",
-    "selective_success@20",
-    "coverage",
-)
 STRATA = ("natural", "counterfactual", "all")
 SIGNALS = ("confidence", "top_score", "file_margin", "top1_minus_mean_topk", "repo_z")
 

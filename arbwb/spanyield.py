@@ -111,10 +111,10 @@ def rerank_plan(run: RunData) -> Rerank:
 
         return Rerank(run.run, get_method(name), cf, "reranked")
     if name == "dense" and summary.get("model") == "dense_hash":
-        from arbwb.demo.build import hash_encoder
         from arbwb.retrievers import dense
 
-        return Rerank(run.run, dense.method("dense_hash", encoder=hash_encoder), cf, "reranked")
+        method = dense.method("dense_hash", encoder=dense.hash_encoder)
+        return Rerank(run.run, method, cf, "reranked")
     return Rerank(run.run, None, cf, f"method {name!r} (model {summary.get('model')!r}) not re-run")
 
 

@@ -7,6 +7,7 @@ and LaTeX; CSV keeps full precision for re-use. Every format escapes what its sy
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import polars as pl
@@ -53,6 +54,16 @@ def to_markdown(frame: pl.DataFrame, *, decimals: int = 4) -> str:
         for row in frame.iter_rows()
     ]
     return "\n".join([header, rule, *rows]) + "\n"
+
+
+def rows_to_markdown(
+    header: Sequence[str], rows: Iterable[Sequence[Any]], *, decimals: int = 4
+) -> str:
+    """A Markdown table of ``rows`` under ``header``, each cell formatted by :func:`cell`
+    (for report tables whose cells are already text, e.g. ``"12/35"`` or ``"4.0%"``)."""
+    body = [[cell(value, decimals) for value in row] for row in rows]
+    schema = dict.fromkeys(header, pl.String)
+    return to_markdown(pl.DataFrame(body, schema=schema, orient="row"))
 
 
 def to_latex(frame: pl.DataFrame, *, decimals: int = 4) -> str:

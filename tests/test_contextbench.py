@@ -22,6 +22,7 @@ from arbwb.contextbench_process import (
 )
 from arbwb.contextbench_symbols import table_finder
 from arbwb.errors import InputError
+from arbwb.intervals import merge_intervals
 from arbwb.io import contextbench as cio
 from arbwb.io.checkout import MappingCheckout, count_lines
 from arbwb.io.contextbench_agents import load_predictions, load_trajectories
@@ -477,7 +478,7 @@ def test_v20_line_to_byte_conversion_and_intervals() -> None:
     for data, start, end, expected in cases:
         assert cb.lines_to_bytes(data, start, end) == expected, (start, end)
     assert cb.byte_map({"missing.py": [(1, 2)]}, CHECKOUT) == {}
-    merged = cb.merge([(10, 20), (21, 30), (5, 8), (32, 40)])
+    merged = merge_intervals([(10, 20), (21, 30), (5, 8), (32, 40)])
     assert merged == [(5, 8), (10, 30), (32, 40)]
     assert cb.size(merged) == 34
     assert cb.intersect([(0, 10), (20, 30)], [(5, 25)]) == [(5, 10), (20, 25)]

@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 
 from arbwb.cli import main
-from arbwb.demo.build import build_demo, hash_embed, locate_span, sample_id
+from arbwb.demo.build import build_demo, locate_span, sample_id
 from arbwb.demo.samples import DEMO_SAMPLES, SpanSpec
 from arbwb.errors import InputError
 from arbwb.io.corpus import open_corpus, snapshot_id
 from arbwb.io.samples import load_samples, query_has_leakage
 from arbwb.paths import DEMO_DIR
+from arbwb.retrievers.dense import hash_embed
 from arbwb.snapshot import stable_id
 
 

@@ -9,6 +9,7 @@ import polars as pl
 import pytest
 from test_retrievers_core import TV6, TV6_QUERY
 
+from arbwb.intervals import merge_intervals
 from arbwb.metrics import chunks as cm
 from arbwb.retrievers import details as det
 from arbwb.retrievers import lexical
@@ -117,8 +118,8 @@ def test_zero_length_chunks_keep_used_at_zero() -> None:
 
 
 def test_merge_intervals_adjacent() -> None:
-    assert cm.merge_intervals([(1, 5), (4, 10), (20, 21)]) == [(1, 10), (20, 21)]
-    assert cm.merge_intervals([(1, 5), (6, 8)]) == [(1, 8)]
+    assert merge_intervals([(1, 5), (4, 10), (20, 21)]) == [(1, 10), (20, 21)]
+    assert merge_intervals([(1, 5), (6, 8)]) == [(1, 8)]
 
 
 def test_full_depth_gold_rank_and_hard_negatives() -> None:

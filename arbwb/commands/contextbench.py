@@ -71,6 +71,8 @@ def _summary(scored: Any, aggregate: Any, editloc: Any) -> dict[str, Any]:
 
 def _markdown(summaries: list[dict[str, Any]]) -> str:
     """One table per aggregation: run, valid/error counts, then R/P/F1 per level (4 decimals)."""
+    from arbwb.tables import cell, rows_to_markdown
+
     levels = [
         lv for lv in ("file", "symbol", "span", "line") if any(lv in s["levels"] for s in summaries)
     ]
@@ -82,31 +84,25 @@ def _markdown(summaries: list[dict[str, Any]]) -> str:
     }
     for aggregation, title in titles.items():
         lines += [f"## {title}", ""]
-        head = "| run | valid | errors |" + "".join(
-            f" {lv} R | {lv} P | {lv} F1 |" for lv in levels
-        )
-        lines += [head, "|---|---:|---:|" + "---:|" * (3 * len(levels))]
+        header = ["run", "valid", "errors"]
+        header += [f"{lv} {m}" for lv in levels for m in ("R", "P", "F1")]
+        rows = []
         for s in summaries:
-            cells = []
+            cells: list[Any] = []
             for level in levels:
                 got = s["levels"].get(level, {}).get(aggregation)
                 if got is None:
-                    cells += ["n/a"] * 3
+                    cells += [None] * 3
                     continue
                 f1 = (
-                    _f(got["f1_harmonic"])
+                    got["f1_harmonic"]
                     if got["f1_mean"] is None
-                    else (f"{_f(got['f1_mean'])} \\| {_f(got['f1_harmonic'])}")
+                    else f"{cell(got['f1_mean'])} | {cell(got['f1_harmonic'])}"
                 )
-                cells += [_f(got["coverage"]), _f(got["precision"]), f1]
-            n_err = sum(s["errors"].values())
-            lines.append(f"| {s['run']} | {s['n_valid']} | {n_err} | " + " | ".join(cells) + " |")
-        lines.append("")
+                cells += [got["coverage"], got["precision"], f1]
+            rows.append([s["run"], s["n_valid"], sum(s["errors"].values()), *cells])
+        lines.append(rows_to_markdown(header, rows))
     return "\n".join(lines)
-
-
-def _f(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.4f}"
 
 
 def run_score(args: argparse.Namespace) -> int:

@@ -8,8 +8,6 @@ staging folder first and swapped into place, so a failed build never leaves half
 
 from __future__ import annotations
 
-import hashlib
-import math
 import os
 import subprocess
 import tempfile
@@ -19,8 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
 import polars as pl
 
 from arbwb.demo.contextbench import write_contextbench_demo
@@ -38,14 +34,12 @@ from arbwb.retrievers.fusion import run_fusion
 from arbwb.retrievers.registry import get_method
 from arbwb.retrievers.runner import run_method
 from arbwb.snapshot import build_snapshots, stable_id
-from arbwb.tokenize import split_identifiers
 
 RELEASE = "demo"
 #: Fixed ``generated_at`` of the demo corpus manifest (no wall-clock time in committed files).
 STAMP = "2024-05-01T00:00:00+00:00"
 CANDIDATE_FILTER: CandidateFilter = "all_files"
 TASK_ORDER = ("code2test", "comment2context", "trace2code", "edit2ripple", "abstention")
-HASH_DIM = 256
 README = """\
 # Demo data (not ARB data)
 
@@ -135,18 +129,6 @@ def create_git_repo(repo: DemoRepo, work: Path) -> list[str]:
         _git(work, "commit", "-q", "-m", commit.message, env=dated)
         shas.append(_git(work, "rev-parse", "HEAD", env=env))
     return shas
-
-
-def files_at(repo: DemoRepo, index: int) -> dict[str, str]:
-    """The repository's files after its commit ``index`` (later commits overwrite earlier)."""
-    files: dict[str, str] = {}
-    for commit in repo.commits[: index + 1]:
-        for path, text in commit.files.items():
-            if text is None:
-                files.pop(path, None)
-            else:
-                files[path] = text
-    return files
 
 
 # --------------------------------------------------------------------------- samples
@@ -246,7 +228,7 @@ def sample_record(
     if spec.audit is not None:
         record["audit"] = dict(spec.audit)
     if spec.spans:
-        files = files_at(repo, spec.commit)
+        files = repo.files_at(spec.commit)
         located = [(s, *locate_span(files, s)) for s in spec.spans]
         record["gold_spans"] = [
             {"end_line": end, "path": s.path, "reason": s.reason, "start_line": start}
@@ -259,32 +241,12 @@ def sample_record(
 # --------------------------------------------------------------------------- runs
 
 
-def hash_embed(text: str, dim: int = HASH_DIM) -> npt.NDArray[np.float64]:
-    """arbwb-defined demo encoder: identifier tokens hashed (sha256 mod ``dim``), L2-normalised.
-
-    Stands in for a dense model in demo data: integer counts and one division, so every
-    machine gets the same vectors (torch numerics would not be reproducible).
-    """
-    vector = np.zeros(dim, dtype=np.float64)
-    for token, count in sorted(Counter(split_identifiers(text)).items()):
-        bucket = int.from_bytes(hashlib.sha256(token.encode("utf-8")).digest()[:4], "big") % dim
-        vector[bucket] += count
-    norm = math.sqrt(float(np.dot(vector, vector)))
-    return vector / norm if norm else vector
-
-
-def hash_encoder(texts: Sequence[str], is_query: bool) -> npt.NDArray[np.float64]:
-    """A dense ``Encoder`` over :func:`hash_embed` (queries and passages alike)."""
-    del is_query
-    return np.vstack([hash_embed(t) for t in texts]) if texts else np.zeros((0, HASH_DIM))
-
-
 #: Run name -> method factory, in the order runs are written.
 DEMO_METHODS: dict[str, Callable[[], Method]] = {
     "lexical": lambda: get_method("lexical"),
     "bm25-arb": lambda: get_method("bm25-arb"),
     "bm25": lambda: get_method("bm25"),
-    "dense_hash": lambda: dense.method("dense_hash", encoder=hash_encoder),
+    "dense_hash": lambda: dense.method("dense_hash", encoder=dense.hash_encoder),
 }
 SELECTIVE_RUNS = ("lexical", "bm25-arb")
 FUSION_RUN = ("rrf_lexical_dense_hash", ("lexical", "dense_hash"))

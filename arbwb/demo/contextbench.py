@@ -144,18 +144,6 @@ TASKS: tuple[DemoTask, ...] = (
 )
 
 
-def files_at(repo: DemoRepo, index: int) -> dict[str, str]:
-    """The repository's files after commit ``index`` (later commits overwrite earlier)."""
-    files: dict[str, str] = {}
-    for commit in repo.commits[: index + 1]:
-        for path, text in commit.files.items():
-            if text is None:
-                files.pop(path, None)
-            else:
-                files[path] = text
-    return files
-
-
 def _locate(text: str, span: DemoSpan) -> tuple[int, int]:
     for number, line in enumerate(text.splitlines(), start=1):
         if span.needle in line:
@@ -191,7 +179,7 @@ def demo_rows(commits: Mapping[str, Sequence[str]]) -> list[dict[str, Any]]:
     rows = []
     repos = _repos()
     for number, task in enumerate(TASKS, start=1):
-        files = files_at(repos[task.repo], COMMIT_INDEX)
+        files = repos[task.repo].files_at(COMMIT_INDEX)
         gold = []
         for span in task.spans:
             start, end = _locate(files[span.path], span)
@@ -256,7 +244,7 @@ def precise_run(commits: Mapping[str, Sequence[str]]) -> list[dict[str, Any]]:
     out = []
     repos = _repos()
     for task in TASKS:
-        files = files_at(repos[task.repo], COMMIT_INDEX)
+        files = repos[task.repo].files_at(COMMIT_INDEX)
         (p1, s1, e1), (p2, s2, e2) = _spans_of(task, files)
         other = sorted(p for p in files if p not in (p1, p2))[0]
         steps = [
@@ -280,7 +268,7 @@ def broad_run() -> list[dict[str, Any]]:
     out = []
     repos = _repos()
     for task in TASKS:
-        files = files_at(repos[task.repo], COMMIT_INDEX)
+        files = repos[task.repo].files_at(COMMIT_INDEX)
         paths = list(dict.fromkeys(s.path for s in task.spans))
         folder = paths[0].rpartition("/")[0]
         neighbours = sorted(p for p in files if p.rpartition("/")[0] == folder and p not in paths)
@@ -295,7 +283,7 @@ def mini_swe_trajectories(commits: Mapping[str, Sequence[str]]) -> dict[str, dic
     out: dict[str, dict[str, Any]] = {}
     repos = _repos()
     for index, task in enumerate(TASKS):
-        files = files_at(repos[task.repo], COMMIT_INDEX)
+        files = repos[task.repo].files_at(COMMIT_INDEX)
         (p1, s1, e1), (p2, _, e2) = _spans_of(task, files)
 
         def block(tag: str, items: list[tuple[str, int, int]]) -> str:
@@ -338,7 +326,7 @@ def overlap_ranking(commits: Mapping[str, Sequence[str]]) -> list[dict[str, Any]
     out = []
     repos = _repos()
     for task in TASKS:
-        files = files_at(repos[task.repo], COMMIT_INDEX)
+        files = repos[task.repo].files_at(COMMIT_INDEX)
         words = {w.lower() for w in _TOKEN.findall(task.problem)}
         scores = {
             path: len(words & {w.lower() for w in _TOKEN.findall(text)})
@@ -390,7 +378,7 @@ def demo_source(out: str | Path) -> CheckoutSource:
         index = table.get((repo, commit))
         if index is None or repo not in repos:
             return None
-        files = files_at(repos[repo], index)
+        files = repos[repo].files_at(index)
         return MappingCheckout({p: t.encode("utf-8") for p, t in files.items()})
 
     return source

@@ -29,6 +29,17 @@ class DemoRepo:
     license: str
     commits: tuple[DemoCommit, ...]
 
+    def files_at(self, index: int) -> dict[str, str]:
+        """The repository's files after its commit ``index`` (later commits overwrite earlier)."""
+        files: dict[str, str] = {}
+        for commit in self.commits[: index + 1]:
+            for path, text in commit.files.items():
+                if text is None:
+                    files.pop(path, None)
+                else:
+                    files[path] = text
+        return files
+
 
 def _patch(text: str, old: str, new: str) -> str:
     """``text`` with its single ``old`` replaced by ``new``; fails loudly otherwise."""

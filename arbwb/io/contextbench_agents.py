@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from arbwb.errors import InputError
+from arbwb.intervals import merge_intervals
 from arbwb.io.contextbench import (
     CONTEXT,
     RECORDS,
@@ -75,20 +76,6 @@ def agent_of(path: Path) -> str | None:
 
 def _span(start: int, end: int) -> dict[str, Any]:
     return {"type": "line", "start": start, "end": end}
-
-
-def _merge(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Sort and fold overlapping or adjacent intervals (the extractors' own merge)."""
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(intervals):
-        if merged and start <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged
-
-
-# --------------------------------------------------------------------------- mini-SWE-agent
 
 
 def _mini_repo_dir(data: dict[str, Any]) -> str:
@@ -387,7 +374,7 @@ def _agentless_spans(samples: Any) -> dict[str, list[dict[str, Any]]]:
         out: dict[str, list[dict[str, Any]]] = {}
         for file, lines in locs.items():
             if file and isinstance(lines, list):
-                merged = _merge(edit_loc_spans(lines))
+                merged = merge_intervals(edit_loc_spans(lines))
                 if merged:
                     out[file] = [_span(a, b) for a, b in merged]
         return out
@@ -427,7 +414,7 @@ def _prom_ranges(block: str) -> dict[str, list[tuple[int, int]]]:
         elif (match := _PROM_RANGE.match(line)) and current:
             a, b = int(match.group(1)), int(match.group(2))
             found[current].append((min(a, b), max(a, b)))
-    return {f: _merge(ivs) for f, ivs in found.items() if ivs}
+    return {f: merge_intervals(ivs) for f, ivs in found.items() if ivs}
 
 
 def _unified(ranges: dict[str, list[tuple[int, int]]]) -> dict[str, list[dict[str, Any]]]:
@@ -452,7 +439,7 @@ def extract_prometheus(path: Path) -> list[Extracted]:
             step_spans: dict[str, list[dict[str, Any]]] = step["spans"]
             for file, items in step_spans.items():
                 union.setdefault(file, []).extend((s["start"], s["end"]) for s in items)
-        final = _unified({f: _merge(ivs) for f, ivs in union.items()})
+        final = _unified({f: merge_intervals(ivs) for f, ivs in union.items()})
     if not steps and final:
         steps = [{"files": sorted(final), "spans": final}]
     traj = {"pred_steps": steps, "pred_files": sorted(final), "pred_spans": final}

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from arbwb.intervals import merge_intervals
 from arbwb.metrics.rank import f_beta
 
 CHAR_BUDGET = 8000
@@ -107,17 +108,6 @@ def packing_metrics(
         "context_efficiency@8k": ratio,
         "redundancy@8k": (len(paths) - len(distinct)) / len(paths) if paths else 0.0,
     }
-
-
-def merge_intervals(intervals: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Sort and merge inclusive intervals; adjacent ones merge (next start ≤ end + 1)."""
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(intervals):
-        if merged and start <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged
 
 
 def _by_path(blocks: Iterable[Block]) -> dict[str, list[tuple[int, int]]]:

@@ -10,7 +10,9 @@ run without a model; sentence-transformers is imported lazily.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +31,7 @@ from arbwb.retrievers.common import (
     rank_chunks,
     tiebreak_order,
 )
+from arbwb.tokenize import split_identifiers
 
 #: ``encoder(texts, is_query)`` -> one row per text (any float dtype; normalised here).
 Encoder = Callable[[Sequence[str], bool], npt.NDArray[np.floating]]
@@ -230,3 +233,27 @@ def method(
             "cache_dir": None if directory is None else str(directory),
         },
     )
+
+
+HASH_DIM = 256
+
+
+def hash_embed(text: str, dim: int = HASH_DIM) -> npt.NDArray[np.float64]:
+    """arbwb-defined deterministic encoder (the demo's ``dense_hash``): identifier tokens
+    hashed (sha256 mod ``dim``), L2-normalised.
+
+    Stands in for a dense model in demo data: integer counts and one division, so every
+    machine gets the same vectors (torch numerics would not be reproducible).
+    """
+    vector = np.zeros(dim, dtype=np.float64)
+    for token, count in sorted(Counter(split_identifiers(text)).items()):
+        bucket = int.from_bytes(hashlib.sha256(token.encode("utf-8")).digest()[:4], "big") % dim
+        vector[bucket] += count
+    norm = math.sqrt(float(np.dot(vector, vector)))
+    return vector / norm if norm else vector
+
+
+def hash_encoder(texts: Sequence[str], is_query: bool) -> npt.NDArray[np.float64]:
+    """A dense ``Encoder`` over :func:`hash_embed` (queries and passages alike)."""
+    del is_query
+    return np.vstack([hash_embed(t) for t in texts]) if texts else np.zeros((0, HASH_DIM))
