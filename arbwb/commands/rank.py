@@ -77,7 +77,6 @@ def run(args: argparse.Namespace) -> int:
     """Validate everything that can fail (method, model, inputs) before ranking anything."""
     from arbwb.io.corpus import open_corpus
     from arbwb.io.samples import release_samples, select_tasks
-    from arbwb.retrievers.fusion import run_fusion
     from arbwb.retrievers.registry import MethodOptions, get_method
     from arbwb.retrievers.runner import run_method
 
@@ -93,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
     if args.method == "rrf":
         if not args.runs:
             raise InputError("rrf needs the runs to fuse", field="--runs")
+        from arbwb.retrievers.fusion import run_fusion
+
         sample_set = select_tasks(release_samples(data, args.release), args.task)
         summary = run_fusion(
             [Path(p) for p in args.runs],

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from arbwb.io.corpus import Corpus
 from arbwb.pathclass import CandidateFilter
-from arbwb.retrievers import bm25, dense, grep, lexical, repomap
 from arbwb.retrievers.common import Method, rank_samples
+
+if TYPE_CHECKING:
+    from arbwb.retrievers import dense, repomap
 
 
 @dataclass(frozen=True)
@@ -21,23 +24,57 @@ class MethodOptions:
     model: str | None = None
     encoder: dense.Encoder | None = None
     cache_dir: str | Path | None = None
-    weights: repomap.Weights = field(default_factory=repomap.Weights)
+    weights: repomap.Weights | None = None  # None: the spec's defaults
     index_cache_dir: Path | None = None
 
 
+def _lexical(_: MethodOptions) -> Method:
+    from arbwb.retrievers import lexical
+
+    return lexical.method()
+
+
+def _bm25(okapi: bool) -> Callable[[MethodOptions], Method]:
+    def factory(_: MethodOptions) -> Method:
+        from arbwb.retrievers import bm25
+
+        return bm25.method(okapi=okapi)
+
+    return factory
+
+
+def _grep(expanded: bool) -> Callable[[MethodOptions], Method]:
+    def factory(_: MethodOptions) -> Method:
+        from arbwb.retrievers import grep
+
+        return grep.METHOD_EXPANDED if expanded else grep.METHOD
+
+    return factory
+
+
 def _dense(options: MethodOptions) -> Method:
+    from arbwb.retrievers import dense
+
     return dense.method(options.model, encoder=options.encoder, cache_dir=options.cache_dir)
 
 
-#: Chunk retrievers by name; each factory returns a ready :class:`Method` (dense loads its model).
+def _repomap(options: MethodOptions) -> Method:
+    from arbwb.retrievers import repomap
+
+    weights = options.weights or repomap.Weights()
+    return repomap.method(weights, cache_dir=options.index_cache_dir)
+
+
+#: Chunk retrievers by name; each factory imports its module and returns a ready
+#: :class:`Method` (dense loads its model), so ranking with one method loads only its code.
 METHODS: dict[str, Callable[[MethodOptions], Method]] = {
-    "lexical": lambda _: lexical.method(),
-    "bm25-arb": lambda _: bm25.method(),
-    "bm25": lambda _: bm25.method(okapi=True),
-    "grep": lambda _: grep.METHOD,
-    "grep-expanded": lambda _: grep.METHOD_EXPANDED,
+    "lexical": _lexical,
+    "bm25-arb": _bm25(okapi=False),
+    "bm25": _bm25(okapi=True),
+    "grep": _grep(expanded=False),
+    "grep-expanded": _grep(expanded=True),
     "dense": _dense,
-    "repomap": lambda o: repomap.method(o.weights, cache_dir=o.index_cache_dir),
+    "repomap": _repomap,
 }
 
 
