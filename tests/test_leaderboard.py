@@ -220,7 +220,11 @@ def test_default_run_set_leaves_out_selective_runs() -> None:
         "bm25",
         "bm25-arb",
         "dense_hash",
+        "grep",
+        "grep-expanded",
         "lexical",
+        "lexical_code_only",
+        "repomap",
         "rrf_lexical_dense_hash",
     ]
     assert any("selective (abstention) runs left out" in n for n in default.notes)

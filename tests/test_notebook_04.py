@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "data" / "demo"
 NOTEBOOK = ROOT / "notebooks" / "04-abstention-calibration.ipynb"
 STEM = "04-abstention-calibration"
+FOLDS = 5
 METRICS = (
     "positive_pass_rate",
     "no_gold_abstain_rate",
@@ -67,9 +68,9 @@ def test_abstention_notebook_on_demo(tmp_path: Path) -> None:
         pytest.skip("data/demo has no selective runs")
     record = run_notebook(tmp_path, DEMO)
     assert "skipped" not in record
-    # the demo has 3 repositories: 5 folds are impossible and the notebook says so
-    assert record["folds_requested"] == 5 and record["folds_used"] == 3
-    assert "need at least 5 repositories, got 3" in record["folds_fallback"][0]
+    # the demo's 5 repositories each hold every stratum: upstream's 5 folds, no fallback
+    assert record["folds_requested"] == 5 and record["folds_used"] == FOLDS
+    assert "folds_fallback" not in record
     names = [d.name.removesuffix("_details.jsonl") for d in runs]
     assert sorted(record["runs"]) == names
     reference = literal_rows(runs[names.index(record["runs"][0])])
@@ -86,12 +87,12 @@ def test_abstention_notebook_on_demo(tmp_path: Path) -> None:
     assert record["strata"] == strata
     for protocol in ("mixed", "natural"):
         subset = reference if protocol == "mixed" else ref.natural(reference)
-        folds = ref.folds(subset, 3)
+        folds = ref.folds(subset, FOLDS)
         assert record[f"repo_folds/{protocol}"] == folds
         for details, name in zip(runs, names, strict=True):
             rows = literal_rows(details)
             rows = rows if protocol == "mixed" else ref.natural(rows)
-            expected = ref.out_of_fold(rows, 3)
+            expected = ref.out_of_fold(rows, FOLDS)
             key = f"{protocol}/{name}"
             for metric in METRICS:
                 got = record[f"{key}/out_of_fold/{metric}"]
@@ -124,6 +125,21 @@ def test_abstention_notebook_on_demo(tmp_path: Path) -> None:
     ):
         assert (tmp_path / "out" / "figures" / f"{STEM}__{figure}.png").stat().st_size > 1000
     assert (tmp_path / "out" / "tables" / f"{STEM}__selective_table.csv").is_file()
+
+
+def test_fold_fallback_on_demo_names_the_missing_repositories() -> None:
+    """More folds than repositories: the largest feasible count, with the reason (arbwb-defined)."""
+    from arbwb import selective as sel
+    from arbwb.inputs import load_release
+
+    release = load_release(DEMO, "eval/*/*_selective_*_details.jsonl")
+    run = next(iter(release.runs.values()))
+    reference = sel.selective_rows(run, release.samples, release.labels)
+    details = sorted(DEMO.glob("eval/*/*_selective_*_details.jsonl"))[0]
+    repos = len({r["repo"] for r in literal_rows(details)})
+    used, reasons = sel.feasible_folds(reference, repos + 1)
+    assert used == repos
+    assert f"need at least {repos + 1} repositories, got {repos}" in reasons[0]
 
 
 @pytest.mark.slow

@@ -109,6 +109,41 @@ def _independent_rrf(folder: Path, runs: list[str]) -> dict[str, float]:
     return {key: value / len(common) for key, value in totals.items()}
 
 
+def _independent_ablation(runs: list[Path]) -> dict[str, dict[str, Any]]:
+    """Spec 13.8 rows: method = stem without its filter suffix, deltas vs the all_files run."""
+    out: dict[str, dict[str, Any]] = {}
+    for path in runs:
+        stem = path.name.removesuffix("_details.jsonl")
+        summary = json.loads(path.with_name(f"{stem}_summary.json").read_text())
+        cfilter = summary.get("candidate_filter") or "all_files"
+        method = stem.removesuffix(f"_{cfilter}")
+        rows = _rows(path)
+        depth = _independent_depth(rows)
+        stored = [r["metrics"].get("gold_coverage@8k") for r in rows]
+        for task in depth:
+            members = [r for r in rows if task in ("overall", r["task_type"])]
+            row: dict[str, Any] = {
+                "samples": depth[task]["samples"],
+                "recall@20": depth[task]["gold_recall@20"],
+                "mrr": depth[task]["mean_mrr"],
+            }
+            for k in (5, 10):
+                row[f"recall@{k}"] = sum(
+                    len(set(r["gold_files"]) & set(list(dict.fromkeys(r["top_files"]))[:k]))
+                    / len(set(r["gold_files"]))
+                    for r in members
+                ) / len(members)
+            coverage = [r["metrics"].get("gold_coverage@8k") or 0.0 for r in members]
+            has = any(v is not None for v in stored)
+            row["gold_coverage@8k"] = sum(coverage) / len(coverage) if has else None
+            out[f"demo/{method}/{cfilter}/{task}"] = row
+    for key, row in out.items():
+        _, method, _, task = key.split("/")
+        base = out.get(f"demo/{method}/all_files/{task}")
+        row["delta_mrr_vs_all_files"] = None if base is None else row["mrr"] - base["mrr"]
+    return out
+
+
 @pytest.mark.slow
 def test_rank_analysis_notebook_on_demo(tmp_path: Path) -> None:
     runs = sorted((DEMO / "eval" / "demo").glob("*_details.jsonl"))
@@ -156,7 +191,18 @@ def test_rank_analysis_notebook_on_demo(tmp_path: Path) -> None:
     for key, stored in (("mrr", "MRR"), ("ndcg@20", "nDCG@20"), ("any@20", "Any@20")):
         expected = sum(r["metrics"][stored] for r in fusion_rows) / len(fusion_rows)
         assert fused[key] == pytest.approx(expected, abs=1e-12), key
-    assert record["ablation"] == {}  # the demo has only all_files runs
+    expected_ablation = _independent_ablation(runs)
+    assert set(record["ablation"]) == set(expected_ablation)
+    for key, expected in expected_ablation.items():
+        got = record["ablation"][key]
+        for field, value in expected.items():
+            assert got[field] == pytest.approx(value, abs=1e-12), (key, field)
+    # lexical_code_only against lexical: the filter moves MRR on some task
+    assert any(
+        v["delta_mrr_vs_all_files"] != 0.0
+        for k, v in expected_ablation.items()
+        if k.startswith("demo/lexical/code_only/")
+    )
     made = record["arbwb_fusion"]["demo/arbwb:rrf_lexical_bm25/overall"]
     for key, value in _independent_rrf(DEMO / "eval" / "demo", ["lexical", "bm25"]).items():
         assert made[key] == pytest.approx(value, abs=1e-12), key

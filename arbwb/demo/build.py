@@ -44,11 +44,15 @@ README = """\
 # Demo data (not ARB data)
 
 This folder is a small release in Agent Retrieval Bench's exact on-disk layout, written by
-arbwb for demonstrations and tests. **It is demo data**: three tiny repositories of our own
-(`arbdemo/tallyho` Python, `arbdemo/kvcache` Go, `arbdemo/routekit` JavaScript; two commits
-each), hand-written samples for all four positive tasks plus natural and counterfactual
-no-gold samples, and stored rankings of arbwb's own baselines. Numbers computed from it say
-nothing about real retrievers; every figure it feeds is labelled "demo data".
+arbwb for demonstrations and tests. **It is demo data**: five small repositories of our own,
+two commits each (`arbdemo/tallyho` Python, `arbdemo/kvcache` Go, `arbdemo/routekit`
+JavaScript, and the larger `arbdemo/bucketeer` Rust and `arbdemo/formcheck` TypeScript, with
+26-35 files per snapshot so some gold files rank past 20), hand-written samples for all four
+positive tasks plus natural and counterfactual no-gold samples in every repository (so
+repo-grouped 5-fold abstention calibration works under both protocols), and stored rankings
+of arbwb's own baselines. Every relevance type of the taxonomy has core-task samples, and one
+trace2code sample is missed at 20 by every run. Numbers computed from it say nothing about
+real retrievers; every figure it feeds is labelled "demo data".
 
 Layout:
 - `benchmark/demo/`: `samples.jsonl`, one `<task>.jsonl` per task, `manifest.json`
@@ -56,7 +60,9 @@ Layout:
 - `eval/demo/`: `<run>_details.jsonl` + `<run>_summary.json` for the positive runs
   (`lexical`, `bm25-arb` = upstream BM25, `bm25` = rank-bm25's formula, `dense_hash` = a
   hashing bag-of-identifiers encoder standing in for a dense model, so files are identical
-  on every machine, and `rrf_lexical_dense_hash`, their reciprocal-rank fusion)
+  on every machine, `grep` and `grep-expanded` (spec arb-grep.md), `repomap` (spec
+  arb-repomap.md), `lexical_code_only` = lexical with the `code_only` candidate filter for
+  the candidate-filter ablation, and `rrf_lexical_dense_hash`, a reciprocal-rank fusion)
 - `eval/demo_selective/`: selective details (positives and no-gold) of `lexical` and `bm25-arb`
 - `contextbench/`: a few ContextBench-style rows about the demo repositories (Parquet),
   predictions and a mini-SWE-agent trajectory of our own, for notebook 07
@@ -247,6 +253,13 @@ DEMO_METHODS: dict[str, Callable[[], Method]] = {
     "bm25-arb": lambda: get_method("bm25-arb"),
     "bm25": lambda: get_method("bm25"),
     "dense_hash": lambda: dense.method("dense_hash", encoder=dense.hash_encoder),
+    "grep": lambda: get_method("grep"),
+    "grep-expanded": lambda: get_method("grep-expanded"),
+    "repomap": lambda: get_method("repomap"),
+}
+#: Candidate-filter ablation runs (spec §13.8): run name -> (DEMO_METHODS entry, filter).
+FILTERED_RUNS: dict[str, tuple[str, CandidateFilter]] = {
+    "lexical_code_only": ("lexical", "code_only"),
 }
 SELECTIVE_RUNS = ("lexical", "bm25-arb")
 FUSION_RUN = ("rrf_lexical_dense_hash", ("lexical", "dense_hash"))
@@ -274,12 +287,17 @@ def _reproducible_summary(details: Path) -> None:
 
 
 def write_runs(out: Path, sample_set: SampleSet, corpus: Corpus) -> list[str]:
-    """Positive runs, their RRF fusion and selective runs, via :mod:`arbwb.retrievers`."""
+    """Positive runs, a filtered run, an RRF fusion and selective runs (:mod:`arbwb.retrievers`)."""
     positives = subset(sample_set, pl.col("stratum") == "positive")
     eval_dir = out / "eval" / RELEASE
     for name, factory in DEMO_METHODS.items():
         details = eval_dir / f"{name}_details.jsonl"
         run_method(factory(), positives, corpus, details, candidate_filter=CANDIDATE_FILTER)
+        _reproducible_summary(details)
+    for name, (method, candidate_filter) in FILTERED_RUNS.items():
+        details = eval_dir / f"{name}_details.jsonl"
+        factory = DEMO_METHODS[method]
+        run_method(factory(), positives, corpus, details, candidate_filter=candidate_filter)
         _reproducible_summary(details)
     fused, parts = FUSION_RUN
     details = eval_dir / f"{fused}_details.jsonl"
@@ -290,7 +308,7 @@ def write_runs(out: Path, sample_set: SampleSet, corpus: Corpus) -> list[str]:
         details = details / f"{RELEASE}_{CANDIDATE_FILTER}_selective_{name}_details.jsonl"
         run_method(DEMO_METHODS[name](), sample_set, corpus, details)
         _reproducible_summary(details)
-    return [*DEMO_METHODS, fused]
+    return [*DEMO_METHODS, *FILTERED_RUNS, fused]
 
 
 def benchmark_manifest(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -1,52 +1,19 @@
-"""Source files of the three tiny demo repositories, commit by commit.
+"""Source files of the five tiny demo repositories, commit by commit.
 
 ``tallyho`` is a Python ledger package, ``kvcache`` a Go cache module and
-``routekit`` a JavaScript router; each has tests and two commits, so the demo
-has six snapshots. The builder turns these constants into real git repositories.
+``routekit`` a JavaScript router (written here); ``bucketeer`` (a Rust rate limiter,
+:mod:`arbwb.demo.bucketeer`) and ``formcheck`` (a TypeScript form validator,
+:mod:`arbwb.demo.formcheck`) are larger, so some gold files rank past 20. Each has tests and
+two commits, so the demo has ten snapshots. The builder turns these into real git repositories.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from arbwb.demo.bucketeer import BUCKETEER
+from arbwb.demo.formcheck import FORMCHECK
+from arbwb.demo.model import DemoCommit, DemoRepo, patch
 
-
-@dataclass(frozen=True)
-class DemoCommit:
-    """One commit: its message, fixed ISO date and the files it writes (``None`` deletes)."""
-
-    message: str
-    date: str
-    files: Mapping[str, str | None]
-
-
-@dataclass(frozen=True)
-class DemoRepo:
-    """A demo repository with the metadata a ``repo_manifest.jsonl`` row carries."""
-
-    repo: str
-    language: str
-    license: str
-    commits: tuple[DemoCommit, ...]
-
-    def files_at(self, index: int) -> dict[str, str]:
-        """The repository's files after its commit ``index`` (later commits overwrite earlier)."""
-        files: dict[str, str] = {}
-        for commit in self.commits[: index + 1]:
-            for path, text in commit.files.items():
-                if text is None:
-                    files.pop(path, None)
-                else:
-                    files[path] = text
-        return files
-
-
-def _patch(text: str, old: str, new: str) -> str:
-    """``text`` with its single ``old`` replaced by ``new``; fails loudly otherwise."""
-    if text.count(old) != 1:
-        msg = f"demo source patch expects exactly one {old!r}, got {text.count(old)}"
-        raise ValueError(msg)
-    return text.replace(old, new)
+__all__ = ["DEMO_REPOS", "DemoCommit", "DemoRepo"]
 
 
 # --------------------------------------------------------------------------- tallyho (Python)
@@ -120,7 +87,7 @@ def format_amount(value: Money) -> str:
     return f"{sign}{whole}.{frac:02d} {value.currency}"
 """
 
-_TALLYHO_MONEY_V2 = _patch(
+_TALLYHO_MONEY_V2 = patch(
     _TALLYHO_MONEY_V1,
     """    cents = abs(int(whole or "0")) * 100 + int(frac)
     return Money(sign * cents, currency)
@@ -293,7 +260,7 @@ def render_table(totals: dict[str, Money]) -> str:
 """
 
 _TALLYHO_REPORT_V2 = (
-    _patch(
+    patch(
         _TALLYHO_REPORT_V1,
         "from tallyho.ledger import Ledger\n",
         "from tallyho.budget import Budget\nfrom tallyho.ledger import Ledger\n",
@@ -406,7 +373,7 @@ def test_add_rejects_currency_mismatch():
 """
 
 _TALLYHO_TEST_MONEY_V2 = (
-    _patch(
+    patch(
         _TALLYHO_TEST_MONEY_V1,
         "from tallyho.money import Money, format_amount, parse_amount\n",
         "from tallyho.money import Money, format_amount, parse_amount, split_evenly\n",
@@ -490,7 +457,7 @@ def test_render_table_header(small_ledger):
 """
 
 _TALLYHO_TEST_REPORT_V2 = (
-    _patch(
+    patch(
         _TALLYHO_TEST_REPORT_V1,
         "from tallyho.report import month_bounds, monthly_summary, render_table\n",
         "from tallyho.budget import Budget\nfrom tallyho.money import Money\n"
@@ -803,8 +770,8 @@ func WithClock(c clock.Clock) Option {
 """
 
 _KV_OPTIONS_V2 = (
-    _patch(
-        _patch(
+    patch(
+        patch(
             _KV_OPTIONS_V1,
             "\tClock      clock.Clock\n}",
             "\tClock      clock.Clock\n\tShards     int\n}",
@@ -1109,8 +1076,8 @@ export class Router {
 }
 """
 
-_RK_ROUTER_V2 = _patch(
-    _patch(
+_RK_ROUTER_V2 = patch(
+    patch(
         _RK_ROUTER_V1,
         "import { coerceParams } from './params.js';\n",
         "import { coerceParams } from './params.js';\nimport { parseQuery } from './query.js';\n",
@@ -1356,4 +1323,4 @@ ROUTEKIT = DemoRepo(
     ),
 )
 
-DEMO_REPOS: tuple[DemoRepo, ...] = (TALLYHO, KVCACHE, ROUTEKIT)
+DEMO_REPOS: tuple[DemoRepo, ...] = (TALLYHO, KVCACHE, ROUTEKIT, BUCKETEER, FORMCHECK)

@@ -14,6 +14,8 @@ from typing import Any
 PY = "arbdemo/tallyho"
 GO = "arbdemo/kvcache"
 JS = "arbdemo/routekit"
+RS = "arbdemo/bucketeer"
+TS = "arbdemo/formcheck"
 
 
 @dataclass(frozen=True)
@@ -395,6 +397,81 @@ CODE2TEST: tuple[SampleSpec, ...] = (
         tests=["test/query.test.js"],
         spans=[_span("test/query.test.js", "test('repeated keys become arrays'", 3, "query test")],
     ),
+    _code2test(
+        "rs-subsecond-refill",
+        RS,
+        0,
+        title="Refill tokens with sub-second precision",
+        body="Buckets gained nothing until a whole second had passed, so a 10-per-second "
+        "bucket stalled under steady load. Elapsed time is now measured in fractional seconds.",
+        impl=["src/bucket.rs"],
+        tests=["tests/bucket.rs"],
+        spans=[_span("tests/bucket.rs", "fn refills_over_time", 6, "refill test")],
+    ),
+    _code2test(
+        "rs-hours-unit",
+        RS,
+        0,
+        title="Accept hours in rate strings",
+        body="`100/2h` failed with an invalid unit error; the duration parser learns `h`.",
+        impl=["src/util/duration.rs"],
+        tests=["tests/config.rs"],
+        spans=[_span("tests/config.rs", "fn parses_per_minute", 4, "unit test")],
+    ),
+    _code2test(
+        "rs-retry-after-ceil",
+        RS,
+        0,
+        title="Round Retry-After up to whole seconds",
+        body="A wait of 1.2 s was sent as `Retry-After: 1`, so clients came back too early "
+        "and were refused again.",
+        impl=["src/headers.rs"],
+        tests=["tests/headers.rs"],
+        spans=[_span("tests/headers.rs", "fn retry_after_never_zero_while_refused", 3, "rounding")],
+    ),
+    _code2test(
+        "rs-gcra-burst",
+        RS,
+        1,
+        title="GCRA burst tolerance",
+        body="The theoretical arrival time may run ahead of now by the burst's emission "
+        "intervals before calls are refused.",
+        impl=["src/gcra.rs"],
+        tests=["tests/gcra.rs"],
+        spans=[_span("tests/gcra.rs", "fn allows_the_burst_then_refuses", 6, "burst test")],
+    ),
+    _code2test(
+        "ts-email-idn",
+        TS,
+        0,
+        title="Accept internationalised domain names",
+        body="Addresses like `ada@bücher.example` were rejected; the domain check now allows "
+        "non-ASCII labels.",
+        impl=["src/rules/email.ts"],
+        tests=["test/rules.test.ts"],
+        spans=[_span("test/rules.test.ts", "test('email accepts plain addresses'", 4, "email")],
+    ),
+    _code2test(
+        "ts-decimal-comma",
+        TS,
+        0,
+        title="Parse numbers typed with a decimal comma",
+        body="European users type `3,5`; numeric coercion turns the comma into a point.",
+        impl=["src/coerce.ts"],
+        tests=["test/coerce.test.ts"],
+        spans=[_span("test/coerce.test.ts", "test('decimal commas are accepted'", 4, "comma")],
+    ),
+    _code2test(
+        "ts-date-rule",
+        TS,
+        1,
+        title="A date rule with optional bounds",
+        body="Validates ISO days, rejects impossible ones like Feb 30, with exclusive "
+        "after/before bounds and English messages.",
+        impl=["src/rules/date.ts", "src/messages/en.ts"],
+        tests=["test/date.test.ts"],
+        spans=[_span("test/date.test.ts", "test('rejects impossible days'", 4, "date test")],
+    ),
 )
 
 COMMENT2CONTEXT: tuple[SampleSpec, ...] = (
@@ -545,6 +622,133 @@ COMMENT2CONTEXT: tuple[SampleSpec, ...] = (
         must={"src/match.js": ["same_module_context", "review_mentions_context_basename"]},
         spans=[_span("src/match.js", "export function matchPath", 10, "path decoding")],
     ),
+    _comment2context(
+        "py-totals-twice",
+        PY,
+        1,
+        path="tallyho/budget.py",
+        line=24,
+        hunk="            if -totals.get(name, Money(0, self.currency)).cents > limit.cents",
+        comment="These per-account totals are summed again on every call; reuse the sums "
+        "already kept alongside the entries.",
+        title="Budget checks",
+        must={"tallyho/ledger.py": ["same_module_context"]},
+        spans=[_span("tallyho/ledger.py", "def balances", 5, "running sums")],
+    ),
+    _comment2context(
+        "go-shard-empty-key",
+        GO,
+        1,
+        path="shard.go",
+        line=24,
+        hunk="\th := fnv.New32a()\n\t_, _ = h.Write([]byte(key))",
+        comment="Cover an empty string as well; it must still land on a valid slot.",
+        title="Key hashing",
+        must={"shard_test.go": ["review_requests_tests", "behavior_test_for_reviewed_change"]},
+        spans=[_span("shard_test.go", "func TestShardedRoundTrip", 9, "round trip")],
+    ),
+    _comment2context(
+        "rs-slot-lock",
+        RS,
+        0,
+        path="src/store/sharded.rs",
+        line=29,
+        hunk="        let slot = &self.shards[self.index(key)];",
+        comment="Every hit still serialises on one mutex per slot, and the slot count is fixed "
+        "at construction; under heavy fan-in that lock is the bottleneck, not hashing.",
+        title="Lock contention",
+        must={"src/store/memory.rs": ["same_module_context", "modified_after_review_comment"]},
+        spans=[_span("src/store/memory.rs", "let mut buckets = self.buckets.lock();", 5, "lock")],
+    ),
+    _comment2context(
+        "rs-headers-case",
+        RS,
+        0,
+        path="src/headers.rs",
+        line=17,
+        hunk="pub fn retry_after_seconds(wait: Duration) -> u64 {\n    wait.as_secs()",
+        comment="Please pin the rounding with a case just above a whole second, e.g. 1.2 s.",
+        title="Retry timing",
+        must={"tests/headers.rs": ["review_requests_tests", "behavior_test_for_reviewed_change"]},
+        spans=[_span("tests/headers.rs", "fn lists_limit_and_remaining", 5, "header tests")],
+    ),
+    _comment2context(
+        "rs-api-token-basic",
+        RS,
+        0,
+        path="src/policy.rs",
+        line=33,
+        hunk="    pub fn require(&self, key: Option<&str>) -> Result<String, LimitError> {",
+        comment="KeyExtractor::ApiToken silently yields nothing for Basic auth, so require() "
+        "reports an unknown key; extract should say why.",
+        title="Per-route policies",
+        must={"src/key.rs": ["symbol_or_path_overlap", "explicit_behavior_or_api_dependency"]},
+        spans=[_span("src/key.rs", "pub fn extract", 14, "token extraction")],
+    ),
+    _comment2context(
+        "rs-measure-first",
+        RS,
+        0,
+        path="src/bucket.rs",
+        line=13,
+        hunk="    state: Mutex<State>,",
+        comment="Measure this under heavy fan-in before merging; a single guard per instance "
+        "worries me.",
+        title="Locking",
+        must={"benches/throughput.rs": ["modified_after_review_comment"]},
+        spans=[_span("benches/throughput.rs", "fn contended", 12, "measurement")],
+    ),
+    _comment2context(
+        "ts-bound-agree",
+        TS,
+        0,
+        path="src/rules/length.ts",
+        line=8,
+        hunk="    if (n >= max) return 'too_long';",
+        comment="The upper bound is exclusive here but inclusive next door; users will expect "
+        "both to agree.",
+        title="Length limits",
+        must={"src/rules/range.ts": ["same_module_context"]},
+        spans=[_span("src/rules/range.ts", "export function range", 9, "inclusive bounds")],
+    ),
+    _comment2context(
+        "ts-missing-german",
+        TS,
+        0,
+        path="src/messages/de.ts",
+        line=4,
+        hunk="  too_short: 'Zu kurz.',",
+        comment="Several keys have no German text yet; compare with the English table and fill "
+        "the gaps.",
+        title="Translations",
+        must={"src/messages/en.ts": ["same_module_context", "modified_after_review_comment"]},
+        spans=[_span("src/messages/en.ts", "length: 'Enter text.',", 1, "untranslated key")],
+    ),
+    _comment2context(
+        "ts-intermediate-case",
+        TS,
+        0,
+        path="src/path.ts",
+        line=12,
+        hunk="    current = current[part];",
+        comment="Add a case where an intermediate object is missing, so this cannot regress.",
+        title="Nested reads",
+        must={"test/path.test.ts": ["review_requests_tests", "behavior_test_for_reviewed_change"]},
+        spans=[_span("test/path.test.ts", "test('reads nested values'", 3, "nested test")],
+    ),
+    _comment2context(
+        "ts-by-path-drops",
+        TS,
+        0,
+        path="src/errors.ts",
+        line=13,
+        hunk="    return Object.fromEntries(this.issues.map((i) => [i.path, i.message]));",
+        comment="byPath keeps only the last issue per field; groupByField in the format module "
+        "already groups them properly.",
+        title="Error details",
+        must={"src/format.ts": ["symbol_or_path_overlap"]},
+        spans=[_span("src/format.ts", "export function groupByField", 8, "grouping")],
+    ),
 )
 
 TRACE2CODE: tuple[SampleSpec, ...] = (
@@ -684,6 +888,87 @@ TRACE2CODE: tuple[SampleSpec, ...] = (
         roots=["src/query.js"],
         tests=["test/query.test.js"],
         spans=[_span("src/query.js", "if (key in query)", 5, "repeated keys")],
+    ),
+    _trace2code(
+        "rs-hours-panic",
+        RS,
+        0,
+        excerpt="thread 'parses_per_hour' panicked at tests/config.rs:21:40:\n"
+        'called `Result::unwrap()` on an `Err` value: InvalidUnit("h")',
+        command="cargo test --test config",
+        roots=["src/util/duration.rs"],
+        tests=["tests/config.rs"],
+        spans=[_span("src/util/duration.rs", "pub fn parse_duration", 15, "unit table")],
+        signals=("failure_observed", "panic_failure"),
+    ),
+    _trace2code(
+        "rs-window-underflow",
+        RS,
+        0,
+        excerpt="thread 'refuses_over_the_limit' panicked at library/core/src/time.rs:1142:31:\n"
+        "overflow when subtracting durations\nnote: run with `RUST_BACKTRACE=1`",
+        command="cargo test --test window",
+        roots=["src/window.rs"],
+        tests=["tests/window.rs"],
+        spans=[_span("src/window.rs", "fn try_acquire", 14, "retry computation")],
+        signals=("failure_observed", "panic_failure"),
+    ),
+    _trace2code(
+        "rs-stalled-bucket",
+        RS,
+        0,
+        excerpt="---- refills_over_time stdout ----\nthread 'refills_over_time' panicked:\n"
+        "assertion `left == right` failed\n  left: 0\n right: 1",
+        command="cargo test --test bucket",
+        roots=["src/bucket.rs"],
+        tests=["tests/bucket.rs"],
+        spans=[_span("src/bucket.rs", "fn refill", 6, "whole seconds only")],
+    ),
+    _trace2code(
+        "ts-nested-undefined",
+        TS,
+        0,
+        excerpt="FAIL  test/schema.test.ts > validate > nested objects use dotted paths\n"
+        "TypeError: Cannot read properties of undefined (reading 'city')",
+        command="npx vitest run test/schema.test.ts",
+        roots=["src/path.ts"],
+        tests=["test/schema.test.ts"],
+        spans=[_span("src/path.ts", "export function getIn", 7, "missing guard")],
+        signals=("failure_observed", "test_failure"),
+    ),
+    _trace2code(
+        "ts-german-fallback",
+        TS,
+        0,
+        excerpt="AssertionError: expected 'Enter text.' to be 'Bitte Text eingeben.'\n"
+        " > test/schema.test.ts:31:52",
+        command="npx vitest run -t locale",
+        roots=["src/messages/de.ts"],
+        tests=["test/schema.test.ts"],
+        spans=[_span("src/messages/de.ts", "export const de", 10, "missing key")],
+    ),
+    _trace2code(
+        "ts-too-long",
+        TS,
+        0,
+        excerpt="FAIL  test/rules.test.ts > max is inclusive\n"
+        "AssertionError: expected 'too_long' to be undefined",
+        command="npx vitest run test/rules.test.ts",
+        roots=["src/rules/length.ts"],
+        tests=["test/rules.test.ts"],
+        spans=[_span("src/rules/length.ts", "if (n >= max)", 1, "off by one")],
+    ),
+    _trace2code(
+        "ts-blank-username",
+        TS,
+        0,
+        excerpt="POST /api/check-username 400 (Bad Request)\n"
+        '  sent with username="" although the field was already reported as missing',
+        command="npx playwright test signup.spec.ts",
+        roots=["src/async.ts"],
+        tests=[],
+        spans=[_span("src/async.ts", "export async function validateAsync", 7, "runs every rule")],
+        signals=("failure_observed",),
     ),
 )
 
@@ -825,6 +1110,62 @@ EDIT2RIPPLE: tuple[SampleSpec, ...] = (
             "test/router.test.js": ["asserts_changed_behavior"],
         },
         relation="semantic_update",
+    ),
+    _edit2ripple(
+        "rs-per-sec",
+        RS,
+        0,
+        intent="Rename Rate::per_second_of to Rate::per_sec so call sites read shorter.",
+        anchor="src/config.rs",
+        diff="-    pub fn per_second_of(amount: u32) -> Rate {\n"
+        "+    pub fn per_sec(amount: u32) -> Rate {",
+        ripples={
+            "tests/bucket.rs": ["calls_renamed_function"],
+            "examples/burst.rs": ["calls_renamed_function"],
+            "benches/throughput.rs": ["calls_renamed_function"],
+        },
+        relation="caller_update",
+    ),
+    _edit2ripple(
+        "rs-take-remaining",
+        RS,
+        1,
+        intent="Store::take reports the tokens left so responses can fill RateLimit-Remaining.",
+        anchor="src/store/mod.rs",
+        diff="-    fn take(&self, key: &str, cost: u32) -> Result<(), LimitError>;\n"
+        "+    fn take(&self, key: &str, cost: u32) -> Result<u32, LimitError>;",
+        ripples={
+            "src/store/memory.rs": ["implements_interface_change"],
+            "src/store/sharded.rs": ["implements_interface_change"],
+        },
+        relation="interface_update",
+    ),
+    _edit2ripple(
+        "ts-issue-severity",
+        TS,
+        0,
+        intent="Issues gain a severity so warnings can be shown without blocking submit.",
+        anchor="src/validate.ts",
+        diff="   code: string;\n+  severity: 'error' | 'warning';\n   message: string;",
+        ripples={
+            "src/format.ts": ["reads_changed_type"],
+            "test/schema.test.ts": ["asserts_changed_behavior"],
+        },
+        relation="constructor_update",
+    ),
+    _edit2ripple(
+        "ts-read-path",
+        TS,
+        1,
+        intent="Rename getIn to readPath.",
+        anchor="src/path.ts",
+        diff="-export function getIn(data: unknown, path: string): unknown {\n"
+        "+export function readPath(data: unknown, path: string): unknown {",
+        ripples={
+            "src/validate.ts": ["imports_renamed_symbol"],
+            "test/path.test.ts": ["tests_renamed_symbol"],
+        },
+        relation="caller_update",
     ),
 )
 
@@ -972,6 +1313,99 @@ NO_GOLD: tuple[SampleSpec, ...] = (
         source_key="js-query-map",
         source_repo=JS,
         source_task="edit2ripple",
+    ),
+    _no_gold(
+        "rs-index-download",
+        RS,
+        0,
+        source="ci_log",
+        reason="external_service",
+        text="Updating crates.io index\nerror: failed to get `parking_lot` as a dependency of "
+        "package `bucketeer v0.3.0`\nCaused by: [56] Failure when receiving data from the peer",
+        summary="Registry index download failed during CI.",
+    ),
+    _no_gold(
+        "rs-let-else",
+        RS,
+        1,
+        source="issue",
+        reason="user_error",
+        text="Issue title: expected one of `.`, `;`, found keyword `else`\nIssue body excerpt: "
+        "Building with rustc 1.64 fails. Closed: the crate declares rust-version 1.70.",
+        summary="Compiler older than the declared minimum version.",
+    ),
+    _no_gold(
+        "ts-worker-exit",
+        TS,
+        0,
+        source="ci_log",
+        reason="flaky_ci",
+        text="Error: [vitest-pool]: Worker exited unexpectedly\n > ChildProcess.<anonymous>\n"
+        "Re-run passed with no changes.",
+        summary="Test worker crashed on a loaded runner; the re-run passed.",
+    ),
+    _no_gold(
+        "ts-emit-crash",
+        TS,
+        1,
+        source="issue",
+        reason="upstream_dependency",
+        text="Issue title: declaration emit crashes with the compiler beta\nIssue body excerpt: "
+        "`Debug Failure. False expression` while emitting .d.ts files; reproduces on an empty "
+        "project with the same flags.",
+        summary="Compiler bug in a beta release, reproducible without this package.",
+    ),
+    _no_gold(
+        "cf-rs-from-ts",
+        RS,
+        0,
+        source="counterfactual_wrong_repo",
+        reason="counterfactual_wrong_repo",
+        text="Pr Title: Accept internationalised domain names\nPr Body: Addresses like "
+        "`ada@bücher.example` were rejected; the domain check now allows non-ASCII labels.",
+        summary="Counterfactual wrong-repo sample: a form-validation change asked of the limiter.",
+        source_key="ts-email-idn",
+        source_repo=TS,
+        source_task="code2test",
+    ),
+    _no_gold(
+        "cf-rs-from-py",
+        RS,
+        1,
+        source="counterfactual_wrong_repo",
+        reason="counterfactual_wrong_repo",
+        text="Failure Excerpt: FAILED tests/test_budget.py::test_overspent_reports_accounts\n"
+        "E   AssertionError: assert [] == ['expenses']",
+        summary="Counterfactual wrong-repo sample: a ledger failure asked of the limiter.",
+        source_key="py-overspent",
+        source_repo=PY,
+        source_task="trace2code",
+    ),
+    _no_gold(
+        "cf-ts-from-rs",
+        TS,
+        1,
+        source="counterfactual_wrong_repo",
+        reason="counterfactual_wrong_repo",
+        text="Failure Excerpt: thread 'parses_per_hour' panicked at tests/config.rs:21:40:\n"
+        'called `Result::unwrap()` on an `Err` value: InvalidUnit("h")',
+        summary="Counterfactual wrong-repo sample: a rate-parser panic asked of the validator.",
+        source_key="rs-hours-panic",
+        source_repo=RS,
+        source_task="trace2code",
+    ),
+    _no_gold(
+        "cf-ts-from-go",
+        TS,
+        0,
+        source="counterfactual_wrong_repo",
+        reason="counterfactual_wrong_repo",
+        text="Pr Title: Count evictions in cache statistics\nPr Body: Expose how many entries "
+        "the LRU pushed out so users can size the cache.",
+        summary="Counterfactual wrong-repo sample: a cache change asked of the validator.",
+        source_key="go-eviction-stats",
+        source_repo=GO,
+        source_task="code2test",
     ),
 )
 
