@@ -178,7 +178,7 @@ def test_unknown_missing_rule_is_an_input_error() -> None:
 
 def test_release_shaped_root_joins_lexical_across_subsets(tmp_path: Path) -> None:
     """Library view of the joined method, both rules, against plain-Python sums."""
-    from release_shaped import build, dropped_sample
+    from release_shaped import build, dropped_sample, lexical_reference
 
     from arbwb import methods as mt
 
@@ -190,11 +190,11 @@ def test_release_shaped_root_joins_lexical_across_subsets(tmp_path: Path) -> Non
     done = mb.method_answered(mb.answered(release), table)
     groups = mt.method_groups(table)
     assert groups["Lexical"] == "A+B"
-    gold = _gold(root)
+    reference = lexical_reference(root)
     dropped = dropped_sample(root)
-    ranked = _rankings(root)
-    mrr = {sid: _rr(ranked.get(sid), paths) for sid, paths in gold.items()}
-    for missing, ids in (("zero", list(gold)), ("skip", [s for s in gold if s != dropped])):
+    gold = list(reference)
+    mrr = {sid: values["mrr"] for sid, values in reference.items()}
+    for missing, ids in (("zero", gold), ("skip", [s for s in gold if s != dropped])):
         board = mb.scores(joined, release.samples, done, groups=groups, missing=missing, n_boot=50)
         row = board.filter(
             pl.col("run") == "Lexical",
@@ -205,34 +205,3 @@ def test_release_shaped_root_joins_lexical_across_subsets(tmp_path: Path) -> Non
         assert (row["n"], row["n_evaluated"], row["n_missing"]) == (len(gold), len(gold) - 1, 1)
         assert row["value"] == pytest.approx(sum(mrr[s] for s in ids) / len(ids), abs=1e-12)
     shutil.rmtree(root)
-
-
-def _gold(root: Path) -> dict[str, set[str]]:
-    """Samples with gold of both subsets, from another run's details rows (bm25 ranks all)."""
-    out = {}
-    for subset in ("A", "B"):
-        for line in (root / "eval" / subset / "bm25_details.jsonl").open(encoding="utf-8"):
-            row = json.loads(line)
-            if row["gold_files"]:
-                out[row["sample_id"]] = set(row["gold_files"])
-    return out
-
-
-def _rankings(root: Path) -> dict[str, dict[str, object]]:
-    files = ("eval/A/lexical_details.jsonl", "eval/B/lexical_all_files_details.jsonl")
-    out = {}
-    for name in files:
-        for line in (root / name).open(encoding="utf-8"):
-            row = json.loads(line)
-            out[row["sample_id"]] = row
-    return out
-
-
-def _rr(row: dict[str, object] | None, gold: set[str]) -> float:
-    """Reciprocal rank from top_files, or from gold_ranks past the stored prefix (spec §5.1)."""
-    if row is None:
-        return 0.0
-    ranked = list(dict.fromkeys(row["top_files"]))  # type: ignore[call-overload]
-    ranks = [i + 1 for i, p in enumerate(ranked) if p in gold]
-    ranks += [r for r in (row.get("gold_ranks") or {}).values() if r]  # type: ignore[attr-defined]
-    return 1 / min(ranks) if ranks else 0.0
