@@ -127,6 +127,15 @@ def _jsonl(path: Path, rows: list[dict[str, object]]) -> None:
     path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
 
 
+def _durations(folder: Path) -> dict[str, float]:
+    """Execution seconds papermill stored in each executed notebook's metadata."""
+    out = {}
+    for path in sorted(folder.glob("*.ipynb")):
+        meta = json.loads(path.read_text(encoding="utf-8"))["metadata"].get("papermill", {})
+        out[path.stem[:2]] = float(meta.get("duration") or 0.0)
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--snapshots", type=int, default=156)
@@ -157,12 +166,15 @@ def main() -> int:
         statuses = (
             json.loads(manifest_path.read_text())["notebooks"] if manifest_path.is_file() else []
         )
+        durations = _durations(Path(tmp) / "report" / "notebooks")
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024  # KiB on Linux
     notebooks = sorted(p.stem for p in NOTEBOOKS_DIR.glob("[0-9][0-9]-*.ipynb"))
     print(f"root: {root} ({len(SUBSETS)} subsets, {len(commits)} snapshots, "
           f"{chunk_bytes / 2**30:.2f} GiB chunk files, {n_samples} samples, "
           f"{len(SUBSETS) * len(RUNS)} stored runs)")  # fmt: skip
     print(f"notebooks: {len(notebooks)}; statuses: {[s['status'] for s in statuses]}")
+    seconds = ", ".join(f"{k} {v:.1f}" for k, v in durations.items())
+    print(f"seconds per notebook (papermill, kernel start included): {seconds}")
     if done.returncode:
         print(done.stderr[-3000:], file=sys.stderr)
     print(f"arbwb report wall time: {wall:.1f} s (target <= {TARGET_SECONDS:.0f} s: "
