@@ -348,7 +348,8 @@ def _cell(value: float, low: float, high: float) -> str:
 def summary_table(
     board: pl.DataFrame, *, group: str, scope: str = "overall", subset: str = "all"
 ) -> pl.DataFrame:
-    """Wide table for one group and subset: Run, n, then weighted metrics and the macros.
+    """Wide table for one group and subset: Run, n (and n_evaluated, n_missing when the board
+    has them), then weighted metrics and the macros.
 
     Cells read ``value [ci_low, ci_high]`` (4 decimals, spec §5.9); rows sorted by
     weighted MRR desc, R@20 desc, run (spec §13.1 order).
@@ -357,9 +358,10 @@ def summary_table(
         pl.col("group") == group, pl.col("scope") == scope, pl.col("subset") == subset
     )
     prefix = {"weighted": "", "task_macro": "Macro ", "repo_macro": "Repo "}
+    counts = [c for c in ("n", "n_evaluated", "n_missing") if c in part.columns]
     cells = part.select(
         "run",
-        "n",
+        *counts,
         "metric",
         pl.concat_str(
             pl.col("aggregation").replace_strict(prefix, return_dtype=pl.String),
@@ -374,7 +376,9 @@ def summary_table(
         .pivot(on="metric", index="run", values="value")
         .select("run", *[c for c in ("mrr", "recall@20") if c in part["metric"].to_list()])
     )
-    wide = cells.pivot(on="column", index=["run", "n"], values="cell").join(order_cols, on="run")
+    wide = cells.pivot(on="column", index=["run", *counts], values="cell").join(
+        order_cols, on="run"
+    )
     sort_by = [c for c in ("mrr", "recall@20") if c in wide.columns]
     wide = wide.sort([*sort_by, "run"], descending=[*[True] * len(sort_by), False])
     columns = cells.unique(["column"], maintain_order=True).with_columns(
@@ -382,4 +386,4 @@ def summary_table(
         + 2 * pl.col("column").str.starts_with("Repo ").cast(pl.Int8)
     )
     ordered = columns.sort("rank", maintain_order=True)["column"].to_list()
-    return wide.select("run", "n", *ordered).rename({"run": "Run"})
+    return wide.select("run", *counts, *ordered).rename({"run": "Run"})

@@ -112,3 +112,46 @@ def language_table(samples: pl.DataFrame, languages: pl.DataFrame | None = None)
         )
         .sort(["samples", "language"], descending=[True, False])
     )
+
+
+#: File extension -> language for :func:`infer_languages`; only code files vote (docs, config
+#: and data files do not), so a repository's language is its most common code language.
+EXTENSION_LANGUAGES = {
+    ".py": "Python", ".pyi": "Python", ".go": "Go", ".rs": "Rust", ".java": "Java",
+    ".kt": "Kotlin", ".kts": "Kotlin", ".scala": "Scala", ".js": "JavaScript",
+    ".mjs": "JavaScript", ".cjs": "JavaScript", ".jsx": "JavaScript", ".ts": "TypeScript",
+    ".tsx": "TypeScript", ".mts": "TypeScript", ".cts": "TypeScript", ".rb": "Ruby",
+    ".php": "PHP", ".c": "C", ".h": "C", ".cc": "C++", ".cpp": "C++", ".cxx": "C++",
+    ".hpp": "C++", ".hh": "C++", ".cs": "C#", ".swift": "Swift", ".m": "Objective-C",
+    ".ex": "Elixir", ".exs": "Elixir", ".erl": "Erlang", ".clj": "Clojure", ".hs": "Haskell",
+    ".lua": "Lua", ".dart": "Dart", ".jl": "Julia", ".zig": "Zig", ".r": "R", ".ml": "OCaml",
+    ".sh": "Shell", ".vue": "Vue", ".svelte": "Svelte",
+}  # fmt: skip
+INFERRED = " (inferred)"
+
+
+def infer_languages(extensions: pl.DataFrame) -> pl.DataFrame:
+    """``repo, language`` from a repo's code-file extensions (arbwb-defined; labelled).
+
+    ``extensions`` holds ``repo, extension, files`` (:func:`arbwb.corpus_scale.corpus_scale`).
+    The language with the most files wins, ties by name; the value carries the suffix
+    ``" (inferred)"`` so tables and figures say where it came from.
+    """
+    mapping = pl.DataFrame(
+        {"extension": list(EXTENSION_LANGUAGES), "language": list(EXTENSION_LANGUAGES.values())}
+    )
+    return (
+        extensions.join(mapping, on="extension", how="inner")
+        .group_by("repo", "language")
+        .agg(pl.col("files").sum())
+        .sort(["repo", "files", "language"], descending=[False, True, False])
+        .unique("repo", keep="first", maintain_order=True)
+        .select("repo", (pl.col("language") + INFERRED).alias("language"))
+    )
+
+
+def fill_languages(declared: pl.DataFrame, inferred: pl.DataFrame) -> pl.DataFrame:
+    """Declared languages (``repo_manifest.jsonl``), else the inferred one for that repo."""
+    known = declared.filter(pl.col("language") != UNKNOWN_LANGUAGE)
+    extra = inferred.join(known, on="repo", how="anti")
+    return pl.concat([known.select("repo", "language"), extra.select("repo", "language")])

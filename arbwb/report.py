@@ -44,6 +44,7 @@ class ReportConfig:
     seed: int = 0
     kernel_name: str = "python3"
     progress: bool = True
+    methods: Path | None = None  # method table CSV (notebook parameter methods_path)
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,12 @@ def run_report(config: ReportConfig) -> ReportResult:
 
 
 def _parameters(config: ReportConfig, data_dir: Path, work: Path) -> dict[str, Any]:
-    """Notebook parameters; ``out_dir`` points at the temporary folder while running."""
+    """Notebook parameters; ``out_dir`` points at the temporary folder while running.
+
+    ``methods_path`` "" lets a notebook use arbwb's own method table (``data/methods.csv``).
+    """
+    if config.methods is not None and not config.methods.is_file():
+        raise InputError("method table not found; pass a CSV file", path=config.methods)
     runs = config.runs_glob or ""
     if runs and not Path(runs).is_absolute():
         runs = str(data_dir / runs)
@@ -116,6 +122,7 @@ def _parameters(config: ReportConfig, data_dir: Path, work: Path) -> dict[str, A
         "out_dir": str(work),
         "seed": config.seed,
         "demo": data_dir == DEMO_DIR.resolve(),
+        "methods_path": "" if config.methods is None else str(config.methods.resolve()),
     }
 
 
@@ -170,10 +177,12 @@ def _sha256(path: Path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
-def _inputs(data_dir: Path, runs_glob: str | None) -> list[dict[str, str]]:
-    """Every sample, run and corpus file the notebooks can read, with its SHA-256."""
+def _inputs(
+    data_dir: Path, runs_glob: str | None, methods: Path | None = None
+) -> list[dict[str, str]]:
+    """Every sample, run, corpus and method-table file the notebooks can read, with SHA-256."""
     patterns = ["benchmark/**/*", "corpus/**/*", runs_glob or DEFAULT_RUNS_GLOB]
-    files: set[Path] = set()
+    files: set[Path] = set() if methods is None else {methods.resolve()}
     for pattern in patterns:
         full = pattern if Path(pattern).is_absolute() else str(data_dir / pattern)
         files.update(Path(p) for p in glob.glob(full, recursive=True) if Path(p).is_file())
@@ -196,7 +205,7 @@ def _manifest(
         "generated_at": datetime.now(UTC).replace(microsecond=0).isoformat(),
         "data_dir": str(data_dir),
         "runs_glob": config.runs_glob or DEFAULT_RUNS_GLOB,
-        "inputs": _inputs(data_dir, parameters["runs_glob"] or None),
+        "inputs": _inputs(data_dir, parameters["runs_glob"] or None, config.methods),
         "notebooks": [_status(s) for s in sections],
         "parameters": {k: v for k, v in parameters.items() if k != "out_dir"},
         "seeds": {"seed": config.seed},

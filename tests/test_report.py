@@ -233,8 +233,9 @@ def test_report_on_shared_layout_without_corpus(
     assert "Traceback" not in index
     pngs = sorted((out / "figures").glob("*.png"))
     assert [p.name for p in pngs] == [
-        f"01-leaderboard__{kind}__{V1_1}.png" for kind in ("heatmap", "significance", "task_bars")
-    ]
+        f"01-leaderboard__{kind}__{V1_1}.png"
+        for kind in ("heatmap", "methods_mrr", "significance", "task_bars")
+    ]  # no corpus: no methods_bcy figure
     assert all(p.stat().st_size > 5000 and p.with_suffix(".svg").is_file() for p in pngs)
     for png in pngs:
         assert f"figures/{png.name}" in index

@@ -1,4 +1,4 @@
-"""``arbwb report --data DIR [--runs GLOB] --out DIR``: every notebook, one static report.
+"""``arbwb report --data DIR [--runs GLOB] [--methods FILE] --out DIR``: one static report.
 
 Exits 1 naming each failed notebook (its section in the report shows the cell and error).
 """
@@ -26,6 +26,13 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--runs", default=None, help="run files glob, relative to --data (eval/*/*_details.jsonl)"
     )
+    parser.add_argument(
+        "--methods",
+        type=Path,
+        default=None,
+        help="method table CSV (release,stem,method,family) joining runs across eval folders; "
+        "default: arbwb's data/methods.csv with upstream's labels",
+    )
     parser.add_argument("--out", required=True, type=Path, help="report folder (replaced whole)")
     parser.add_argument("--notebooks", type=Path, default=NOTEBOOKS_DIR, help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=0, help="seed passed to every notebook")
@@ -43,6 +50,7 @@ def _run(args: argparse.Namespace) -> int:
         notebooks_dir=args.notebooks,
         seed=args.seed,
         progress=not args.no_progress,
+        methods=args.methods,
     )
     result = run_report(config)
     index = result.out_dir / "index.html"

@@ -21,7 +21,7 @@ from arbwb.errors import InputError
 from arbwb.io.corpus import Corpus
 from arbwb.metrics.spec import MetricSpec
 from arbwb.schemas import METRICS, validate
-from arbwb.stats import bootstrap_ci
+from arbwb.stats import bootstrap_ci, bootstrap_means, percentile_interval
 from arbwb.tokenize import count_tokens_expr
 
 DEFAULT_BUDGETS: tuple[int, ...] = (4000, 8000, 16000, 32000)
@@ -275,9 +275,10 @@ def bcy_curves(
     both = pl.concat([with_task, with_task.with_columns(task=pl.lit("overall"))])
     rows = []
     groups = both.partition_by(["run", "task", "budget", "tau"], as_dict=True, maintain_order=True)
+    intervals = _shared_intervals(groups, n_boot=n_boot, seed=seed, level=level)
     for (run, task, budget, tau), group in groups.items():
         values = group["bcy"].to_numpy()
-        low, high = bootstrap_ci(values, n_boot=n_boot, seed=seed, level=level)
+        low, high = intervals[(run, task, budget, tau)]
         rows.append(
             {
                 "run": run,
@@ -294,6 +295,34 @@ def bcy_curves(
             }
         )
     return pl.DataFrame(rows).sort("run", "task", "budget", "tau")
+
+
+def _shared_intervals(
+    groups: dict[tuple[object, ...], pl.DataFrame], *, n_boot: int, seed: int, level: float
+) -> dict[tuple[object, ...], tuple[float, float]]:
+    """Bootstrap interval of each (run, task, budget, τ) group's mean BCY.
+
+    The groups of one (run, task) hold the same samples in the same order, so one draw of
+    resampling weights (same seed, same n) serves all their budgets and thresholds at once:
+    the same resamples as one :func:`bootstrap_ci` call per group, drawn once instead of once
+    per (budget, τ). Groups whose samples differ fall back to one call each.
+    """
+    by_pair: dict[tuple[object, ...], list[tuple[object, ...]]] = {}
+    for key in groups:
+        by_pair.setdefault(key[:2], []).append(key)
+    out: dict[tuple[object, ...], tuple[float, float]] = {}
+    for keys in by_pair.values():
+        first = groups[keys[0]]["sample_id"]
+        if all(groups[k]["sample_id"].equals(first) for k in keys[1:]):
+            matrix = np.column_stack([groups[k]["bcy"].to_numpy() for k in keys])
+            reps = bootstrap_means(matrix, n_boot=n_boot, seed=seed)
+            for j, key in enumerate(keys):
+                out[key] = percentile_interval(reps[:, j], level=level)
+        else:
+            for key in keys:
+                values = groups[key]["bcy"].to_numpy()
+                out[key] = bootstrap_ci(values, n_boot=n_boot, seed=seed, level=level)
+    return out
 
 
 def _required(value: int | None, name: str) -> int:

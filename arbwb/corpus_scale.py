@@ -1,0 +1,145 @@
+"""Corpus scale (the paper's corpus table): snapshots ok/missing, files, chunks, bytes, duplication.
+
+Chunk files are read one snapshot at a time with only ``kind, path, text`` projected, so
+memory stays flat in the number of snapshots; what is kept across snapshots is one 64-bit
+hash per distinct chunk text. The duplication share and the extension counts behind
+:func:`arbwb.overview.infer_languages` are arbwb-defined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from arbwb.errors import InputError
+from arbwb.io.chunkscan import read_chunk_file
+from arbwb.io.corpus import Corpus, manifest_rows
+
+SNAPSHOTS = {
+    "snapshot_id": pl.String,
+    "repo": pl.String,
+    "status": pl.String,  # ok | missing (no ok row in any manifest) | unreadable (file absent)
+    "chunk_file_bytes": pl.Int64,  # size of the chunk file on disk
+    "chunks": pl.Int64,  # rows
+    "symbol_chunks": pl.Int64,  # rows with kind "symbol"
+    "files": pl.Int64,  # distinct paths of kind "file" rows
+    "text_bytes": pl.Int64,  # UTF-8 bytes of all chunk texts
+    "distinct_text_bytes": pl.Int64,  # the same, each distinct text of the snapshot once
+    "new_text_bytes": pl.Int64,  # distinct texts no earlier snapshot (sorted by id) had
+}
+EXTENSIONS = {"repo": pl.String, "extension": pl.String, "files": pl.Int64}
+
+
+@dataclass(frozen=True)
+class Scale:
+    """Per-snapshot counts (SNAPSHOTS), file extensions per repo (EXTENSIONS), and problems."""
+
+    snapshots: pl.DataFrame
+    extensions: pl.DataFrame
+    problems: list[str]
+
+
+def corpus_scale(corpus: Corpus, progress: Callable[[str], None] | None = None) -> Scale:
+    """Scan every snapshot of the corpus view once, in snapshot-id order.
+
+    Snapshots that only non-``ok`` manifest rows list are counted as ``missing``; an ``ok``
+    snapshot whose chunk file cannot be found is ``unreadable`` and named in ``problems``.
+    """
+    status_of: dict[str, str] = {}
+    for row in manifest_rows(corpus.manifests):
+        status_of.setdefault(row.snapshot_id, "missing")
+    rows: list[dict[str, object]] = []
+    extensions: list[pl.DataFrame] = []
+    problems: list[str] = []
+    seen: set[int] = set()
+    for sid in sorted(set(status_of) | set(corpus.snapshot_ids())):
+        repo = sid.rpartition("@")[0]
+        empty = dict.fromkeys(list(SNAPSHOTS)[3:], 0)
+        if not corpus.has(sid):
+            rows.append({"snapshot_id": sid, "repo": repo, "status": "missing", **empty})
+            continue
+        try:
+            path = corpus.chunk_path(sid)
+        except InputError as exc:
+            problems.append(str(exc))
+            rows.append({"snapshot_id": sid, "repo": repo, "status": "unreadable", **empty})
+            continue
+        if progress is not None:
+            progress(sid)
+        stats, exts, hashes = _scan(path)
+        new = {h for h in hashes if h not in seen}
+        seen |= new
+        rows.append(
+            {
+                "snapshot_id": sid,
+                "repo": repo,
+                "status": "ok",
+                **stats,
+                "new_text_bytes": int(sum(hashes[h] for h in new)),
+            }
+        )
+        extensions.append(exts.with_columns(repo=pl.lit(repo)))
+    ext = (
+        pl.concat(extensions).group_by("repo", "extension").agg(pl.col("files").sum())
+        if extensions
+        else pl.DataFrame(schema=EXTENSIONS)
+    )
+    frame = pl.DataFrame(rows, schema=SNAPSHOTS, orient="row")
+    return Scale(frame, ext.select(list(EXTENSIONS)).sort("repo", "extension"), problems)
+
+
+def _scan(path: Path) -> tuple[dict[str, int], pl.DataFrame, dict[int, int]]:
+    """One chunk file: counts, file extensions, and bytes per distinct text hash."""
+    frame = read_chunk_file(path, ["kind", "path", "text"]).with_columns(
+        pl.col("text").str.len_bytes().cast(pl.Int64).alias("size"),
+        pl.col("text").hash(seed=0).alias("hash"),
+    )
+    distinct = frame.unique("hash").select("hash", "size")
+    file_paths = frame.filter(pl.col("kind") == "file").select("path").unique()
+    stats = {
+        "chunk_file_bytes": path.stat().st_size,
+        "chunks": frame.height,
+        "symbol_chunks": int((frame["kind"] == "symbol").sum()),
+        "files": file_paths.height,
+        "text_bytes": int(frame["size"].sum()),
+        "distinct_text_bytes": int(distinct["size"].sum()),
+    }
+    exts = (
+        file_paths.select(
+            pl.col("path").str.extract(r"(\.[^./]+)$").str.to_lowercase().alias("extension")
+        )
+        .drop_nulls()
+        .group_by("extension")
+        .agg(pl.len().cast(pl.Int64).alias("files"))
+    )
+    hashes = dict(zip(distinct["hash"].to_list(), distinct["size"].to_list(), strict=True))
+    return stats, exts, hashes
+
+
+def scale_totals(scale: Scale) -> dict[str, float | int]:
+    """Release totals: snapshots ok/missing/unreadable, files, chunks, bytes, duplicated share.
+
+    ``duplicated_text_share`` = 1 - new / distinct text bytes summed over snapshots: the share
+    of a snapshot's distinct chunk text that an earlier snapshot already holds (arbwb-defined).
+    """
+    frame = scale.snapshots
+    by_status = {s: int((frame["status"] == s).sum()) for s in ("ok", "missing", "unreadable")}
+    sums = {
+        c: int(frame[c].sum())
+        for c in ("chunks", "symbol_chunks", "files", "chunk_file_bytes", "text_bytes")
+    }
+    distinct = int(frame["distinct_text_bytes"].sum())
+    new = int(frame["new_text_bytes"].sum())
+    share = 1.0 - new / distinct if distinct else 0.0
+    return {
+        "snapshots": frame.height,
+        **{f"snapshots_{k}": v for k, v in by_status.items()},
+        "repos": frame["repo"].n_unique(),
+        **sums,
+        "distinct_text_bytes": distinct,
+        "new_text_bytes": new,
+        "duplicated_text_share": share,
+    }

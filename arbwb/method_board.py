@@ -1,0 +1,265 @@
+"""Leaderboards over methods and the missing-prediction rule (spec §12, §13.1, §4.8).
+
+A method's per-sample metrics are its runs' rows pooled over the eval folders the method
+table joins (:mod:`arbwb.methods`). Every board row carries ``n`` (samples with gold the run
+or method is scored on), ``n_evaluated`` (those it ranked) and ``n_missing`` (the rest; an
+``error`` record counts as missing). ``missing="zero"`` is arbwb's rule (a sample without a
+ranking scores 0, denominator ``n``); ``missing="skip"`` is upstream's summaries' rule (means
+over the evaluated samples only, spec §4.8), so it reproduces upstream's numbers.
+Tables follow spec §13.1: the v2 positive leaderboard (aggregate and per task) and the
+layered leaderboard (main and BCY tables). Intervals come from :func:`arbwb.leaderboard.scores`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import polars as pl
+
+from arbwb import leaderboard as lb
+from arbwb.errors import InputError
+from arbwb.inputs import Release
+
+MISSING_RULES = ("zero", "skip")
+BCY_BUDGETS = (4000, 8000, 16000, 32000)
+BCY_METRICS = tuple(f"bcy@{b}" for b in BCY_BUDGETS)
+_COUNTS = ("n", "n_evaluated", "n_missing")
+_AGGREGATE = (
+    ("weighted", "recall@5", "R@5"),
+    ("weighted", "recall@10", "R@10"),
+    ("weighted", "recall@20", "R@20"),
+    ("weighted", "mrr", "MRR"),
+    ("weighted", "bcy@8000", "BCY@8k"),
+    ("task_macro", "recall@20", "Macro R@20"),
+    ("task_macro", "mrr", "Macro MRR"),
+    ("repo_macro", "recall@20", "Repo R@20"),
+    ("repo_macro", "mrr", "Repo MRR"),
+    ("task_macro", "bcy@8000", "Macro BCY@8k"),
+)
+_PER_TASK = _AGGREGATE[:5]
+_LAYERED = (
+    ("weighted", "recall@20", "R@20"),
+    ("weighted", "mrr", "MRR"),
+    ("weighted", "bcy@8000", "BCY@8k"),
+)
+#: :func:`arbwb.leaderboard.scores` columns with the three counts after ``metric``.
+BOARD = {
+    "group": pl.String,
+    "run": pl.String,
+    "scope": pl.String,
+    "subset": pl.String,
+    "aggregation": pl.String,
+    "metric": pl.String,
+    "n": pl.Int64,
+    "n_evaluated": pl.Int64,
+    "n_missing": pl.Int64,
+    "n_groups": pl.Int64,
+    "value": pl.Float64,
+    "ci_low": pl.Float64,
+    "ci_high": pl.Float64,
+}
+_BCY = tuple(("weighted", m, lb.metric_label(m)) for m in BCY_METRICS)
+
+
+def board_metrics(release: Release) -> tuple[str, ...]:
+    """Leaderboard metrics plus BCY at 4k/8k/16k/32k when the release has a corpus."""
+    base = lb.leaderboard_metrics(release)
+    return (*base, *[m for m in BCY_METRICS if m not in base]) if release.corpus else base
+
+
+def answered(release: Release) -> pl.DataFrame:
+    """``run, sample_id`` of every sample a run ranked (an ``ok`` record, possibly empty)."""
+    frames = [
+        run.submitted.filter(pl.col("status") == "ok").select(
+            pl.lit(name).alias("run"), "sample_id"
+        )
+        for name, run in release.runs.items()
+    ]
+    empty = pl.DataFrame(schema={"run": pl.String, "sample_id": pl.String})
+    return pl.concat(frames).unique(maintain_order=True) if frames else empty
+
+
+def method_metrics(metrics: pl.DataFrame, methods: pl.DataFrame) -> pl.DataFrame:
+    """METRICS rows with ``run`` replaced by the run's method (runs pooled per method).
+
+    Two runs of one method scoring the same sample would count it twice: that is an error
+    naming both runs (fix the method table).
+    """
+    joined = metrics.join(methods.select("run", "method"), on="run", how="inner")
+    clash = (
+        joined.group_by("method", "sample_id", "metric")
+        .agg(pl.col("run").unique().sort())
+        .filter(pl.col("run").list.len() > 1)
+    )
+    if clash.height:
+        first = clash.row(0, named=True)
+        msg = (
+            f"runs {first['run']} are both method {first['method']!r} and both score sample "
+            f"{first['sample_id']!r}; give them different methods in the method table"
+        )
+        raise InputError(msg, field="method")
+    return joined.drop("run").rename({"method": "run"}).select(metrics.columns)
+
+
+def method_answered(done: pl.DataFrame, methods: pl.DataFrame) -> pl.DataFrame:
+    """:func:`answered` rows with ``run`` replaced by the run's method."""
+    joined = done.join(methods.select("run", "method"), on="run", how="inner")
+    return joined.select(pl.col("method").alias("run"), "sample_id").unique(maintain_order=True)
+
+
+def apply_missing(metrics: pl.DataFrame, done: pl.DataFrame, missing: str) -> pl.DataFrame:
+    """``zero``: every row (absent rankings already score 0); ``skip``: evaluated samples only."""
+    if missing not in MISSING_RULES:
+        raise InputError(f"missing must be one of {MISSING_RULES}, got {missing!r}")
+    if missing == "zero":
+        return metrics
+    return metrics.join(done.select("run", "sample_id"), on=["run", "sample_id"], how="semi")
+
+
+def counts(metrics: pl.DataFrame, done: pl.DataFrame, samples: pl.DataFrame) -> pl.DataFrame:
+    """``run, scope, subset, n, n_evaluated, n_missing`` for overall, each task and split."""
+    flagged = (
+        metrics.select("run", "sample_id")
+        .unique()
+        .join(
+            done.select("run", "sample_id").with_columns(evaluated=pl.lit(True)),
+            on=["run", "sample_id"],
+            how="left",
+        )
+        .with_columns(pl.col("evaluated").fill_null(False))
+        .join(samples.select("sample_id", "task", "split"), on="sample_id", how="left")
+    )
+    parts = []
+    for scope, column in (("overall", None), ("task", "task"), ("split", "split")):
+        subset = pl.lit("all") if column is None else pl.col(column).cast(pl.String)
+        keyed = flagged.with_columns(scope=pl.lit(scope), subset=subset)
+        if column is not None:
+            keyed = keyed.filter(pl.col(column).is_not_null())
+        parts.append(
+            keyed.group_by("run", "scope", "subset").agg(
+                n=pl.len().cast(pl.Int64), n_evaluated=pl.col("evaluated").sum().cast(pl.Int64)
+            )
+        )
+    frame = pl.concat(parts) if parts else pl.DataFrame()
+    return frame.with_columns(n_missing=pl.col("n") - pl.col("n_evaluated"))
+
+
+def scores(
+    metrics: pl.DataFrame,
+    samples: pl.DataFrame,
+    done: pl.DataFrame,
+    *,
+    groups: Mapping[str, str],
+    missing: str = "zero",
+    n_boot: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+    cluster: str | None = None,
+) -> pl.DataFrame:
+    """:func:`arbwb.leaderboard.scores` per run under the ``missing`` rule, with the counts.
+
+    Each run (or method) is scored on its own rows, so under ``skip`` its values are means over
+    its evaluated samples; under ``zero`` they equal the joint board of its group (same
+    samples, same resampling). ``n`` is replaced by the universe size and ``n_evaluated``,
+    ``n_missing`` follow it. A run with nothing evaluated under ``skip`` has no value rows.
+    """
+    kept = apply_missing(metrics, done, missing)
+    frames = []
+    for run in metrics["run"].unique(maintain_order=True).to_list():
+        own = kept.filter(pl.col("run") == run)
+        if own.height:
+            frames.append(
+                lb.scores(
+                    own,
+                    samples,
+                    run_group={run: groups.get(run, "all")},
+                    n_boot=n_boot,
+                    seed=seed,
+                    level=level,
+                    cluster=cluster,
+                )
+            )
+    if not frames:
+        return pl.DataFrame(schema=BOARD)
+    board = pl.concat(frames).drop("n")
+    board = board.join(counts(metrics, done, samples), on=["run", "scope", "subset"], how="left")
+    return board.select(list(BOARD))
+
+
+def _wide(
+    board: pl.DataFrame,
+    columns: Sequence[tuple[str, str, str]],
+    *,
+    group: str,
+    scope: str = "overall",
+    subset: str = "all",
+) -> pl.DataFrame:
+    """One row per run of ``group``: the counts and one value column per (aggregation, metric)."""
+    part = board.filter(
+        pl.col("group") == group, pl.col("scope") == scope, pl.col("subset") == subset
+    )
+    rows = part.select("run", *_COUNTS).unique("run", keep="first", maintain_order=True)
+    for aggregation, metric, label in columns:
+        values = part.filter(pl.col("aggregation") == aggregation, pl.col("metric") == metric)
+        if values.height:
+            rows = rows.join(
+                values.select("run", pl.col("value").alias(label)), on="run", how="left"
+            )
+    return rows
+
+
+def _with_family(frame: pl.DataFrame, family: Mapping[str, str], name: str) -> pl.DataFrame:
+    return frame.with_columns(
+        pl.col("run").replace_strict(dict(family), default=None, return_dtype=pl.String).alias(name)
+    )
+
+
+def v2_table(board: pl.DataFrame, family: Mapping[str, str], *, group: str) -> pl.DataFrame:
+    """Spec §13.1 v2 aggregate: Model, Family, counts, weighted R@5/10/20, MRR, BCY@8k, macros.
+
+    Sorted by weighted MRR desc, weighted R@20 desc, model. BCY columns only with a corpus.
+    """
+    wide = _with_family(_wide(board, _AGGREGATE, group=group), family, "Family")
+    wide = wide.sort(["MRR", "R@20", "run"], descending=[True, True, False], nulls_last=True)
+    labels = [label for _, _, label in _AGGREGATE if label in wide.columns]
+    return wide.select(pl.col("run").alias("Model"), "Family", *_COUNTS, *labels)
+
+
+def task_table(board: pl.DataFrame, *, group: str, task: str) -> pl.DataFrame:
+    """Spec §13.1 v2 per task: Model, counts, R@5/10/20, MRR, BCY@8k; MRR desc, then model."""
+    wide = _wide(board, _PER_TASK, group=group, scope="task", subset=task)
+    wide = wide.sort(["MRR", "run"], descending=[True, False], nulls_last=True)
+    labels = [label for _, _, label in _PER_TASK if label in wide.columns]
+    return wide.select(pl.col("run").alias("Model"), *_COUNTS, *labels)
+
+
+def _ranked(wide: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """Sorted by ``keys`` then method, all descending, missing values last; Rank from 1."""
+    present = [k for k in keys if k in wide.columns]
+    ordered = wide.sort([*present, "run"], descending=[True] * (len(present) + 1), nulls_last=True)
+    return ordered.with_row_index("Rank", offset=1).with_columns(pl.col("Rank").cast(pl.Int64))
+
+
+def layered_table(board: pl.DataFrame, family: Mapping[str, str], *, group: str) -> pl.DataFrame:
+    """Spec §13.1 layered main table: Rank, Method, Type, counts, R@20, MRR, BCY@8k.
+
+    Sorted by (MRR, R@20, method) descending, missing values last. ContextSelect-F1@3 needs
+    upstream's context-selection runs and is not computed.
+    """
+    wide = _with_family(_wide(board, _LAYERED, group=group), family, "Type")
+    ranked = _ranked(wide, ["MRR", "R@20"])
+    labels = [label for _, _, label in _LAYERED if label in ranked.columns]
+    return ranked.select("Rank", pl.col("run").alias("Method"), "Type", *_COUNTS, *labels)
+
+
+def bcy_table(board: pl.DataFrame, family: Mapping[str, str], *, group: str) -> pl.DataFrame:
+    """Spec §13.1 layered BCY table: Rank, Method, Type, counts, BCY@4k/8k/16k/32k.
+
+    Sorted by (BCY@8k, method) descending; empty when the board has no BCY.
+    """
+    wide = _with_family(_wide(board, _BCY, group=group), family, "Type")
+    labels = [label for _, _, label in _BCY if label in wide.columns]
+    if "BCY@8k" not in labels:
+        return pl.DataFrame()
+    ranked = _ranked(wide, ["BCY@8k"])
+    return ranked.select("Rank", pl.col("run").alias("Method"), "Type", *_COUNTS, *labels)

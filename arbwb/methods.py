@@ -1,0 +1,145 @@
+"""Methods across subsets: which stored runs (one per ``eval/<release>/`` folder) are one method.
+
+A method table (``data/methods.csv``; columns ``release, stem, method, family``) names the
+upstream labels, stems and families of spec §13.1 so that, e.g., ``lexical_all_files`` in
+``eval/v1_3_reviewed/`` and ``lexical`` in ``eval/v2_edit2ripple/`` both become ``Lexical``.
+A run no row names keeps its stem as label and gets a family from its stem
+(:func:`default_family`; arbwb-defined).
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import polars as pl
+
+from arbwb.errors import InputError
+from arbwb.inputs import Release
+from arbwb.io.rankings import default_run_name
+from arbwb.paths import DATA_DIR
+
+METHODS_FILE = DATA_DIR / "methods.csv"
+ANY_RELEASE = "*"
+COLUMNS = ("release", "stem", "method", "family")
+METHOD_TABLE = {name: pl.String for name in COLUMNS}
+#: One row per loaded run: its comparison group (eval folder), stem, method, family and whether
+#: the method table named it (``table``) or :func:`default_family` guessed it (``default``).
+RUN_METHODS = {
+    "run": pl.String,
+    "group": pl.String,
+    "stem": pl.String,
+    "method": pl.String,
+    "family": pl.String,
+    "source": pl.String,
+}
+#: Substring of a lower-cased stem -> family, first match wins (rrf before repomap: fusions of
+#: RepoMap are fusions). BM25 is in the lexical family as in spec §13.1.
+_FAMILY_HINTS = (
+    ("rrf", "rank fusion"),
+    ("fusion", "rank fusion"),
+    ("repomap", "structure"),
+    ("grep", "grep"),
+    ("bm25", "lexical"),
+    ("lexical", "lexical"),
+)
+
+
+def default_family(stem: str) -> str:
+    """Family of a run no method table names, from its stem; anything else is ``embedding``."""
+    lower = stem.lower()
+    return next((family for hint, family in _FAMILY_HINTS if hint in lower), "embedding")
+
+
+def read_methods(path: str | Path | None = None) -> pl.DataFrame:
+    """The method table (``#`` lines are comments); None or "" reads :data:`METHODS_FILE`.
+
+    Every row needs all four columns non-empty; a (release, stem) pair may appear once.
+    """
+    source = METHODS_FILE if path is None or str(path) == "" else Path(path)
+    if not source.is_file():
+        msg = "method table not found; pass a CSV with columns " + ",".join(COLUMNS)
+        raise InputError(msg, path=source)
+    lines = [
+        (number, text)
+        for number, text in enumerate(source.read_text(encoding="utf-8").splitlines(), start=1)
+        if text.strip() and not text.lstrip().startswith("#")
+    ]
+    if not lines:
+        raise InputError("empty method table: needs a header " + ",".join(COLUMNS), path=source)
+    header_line, header = lines[0]
+    fields = next(csv.reader([header]))
+    if tuple(f.strip() for f in fields) != COLUMNS:
+        msg = f"header must be {','.join(COLUMNS)}, got {header!r}"
+        raise InputError(msg, path=source, line=header_line)
+    rows: list[dict[str, str]] = []
+    seen: dict[tuple[str, str], int] = {}
+    for number, text in lines[1:]:
+        values = [v.strip() for v in next(csv.reader([text]))]
+        if len(values) != len(COLUMNS):
+            msg = f"expected {len(COLUMNS)} comma-separated values, got {len(values)}"
+            raise InputError(msg, path=source, line=number)
+        row = dict(zip(COLUMNS, values, strict=True))
+        for name, value in row.items():
+            if not value:
+                raise InputError("must not be empty", path=source, line=number, field=name)
+        key = (row["release"], row["stem"])
+        if key in seen:
+            msg = f"release {key[0]!r} stem {key[1]!r} already on line {seen[key]}"
+            raise InputError(msg, path=source, line=number, field="stem")
+        seen[key] = number
+        rows.append(row)
+    return pl.DataFrame(rows, schema=METHOD_TABLE, orient="row")
+
+
+def run_methods(release: Release, table: pl.DataFrame | None = None) -> pl.DataFrame:
+    """RUN_METHODS rows for every run of ``release`` (in load order): method and family.
+
+    A run's own ``eval/<release>`` row wins over a ``*`` row; without a row the method is the
+    run's stem and the family :func:`default_family` of it.
+    """
+    exact: dict[tuple[str, str], tuple[str, str]] = {}
+    anywhere: dict[str, tuple[str, str]] = {}
+    if table is not None:
+        for rel, stem, method, family in table.select(COLUMNS).iter_rows():
+            if rel == ANY_RELEASE:
+                anywhere[stem] = (method, family)
+            else:
+                exact[(rel, stem)] = (method, family)
+    rows = []
+    for name, run in release.runs.items():
+        group = release.run_group.get(name, "")
+        stem = default_run_name(run.path)
+        found = exact.get((group, stem)) or anywhere.get(stem)
+        method, family = found or (stem, default_family(stem))
+        rows.append(
+            {
+                "run": name,
+                "group": group,
+                "stem": stem,
+                "method": method,
+                "family": family,
+                "source": "table" if found else "default",
+            }
+        )
+    return pl.DataFrame(rows, schema=RUN_METHODS, orient="row")
+
+
+def method_groups(methods: pl.DataFrame) -> dict[str, str]:
+    """Comparison group of each method: its runs' eval folders joined by ``+`` (sorted).
+
+    Methods are compared only with methods whose runs span the same folders, so that they are
+    scored on the same samples (arbwb-defined, as runs within one folder).
+    """
+    spans = methods.group_by("method", maintain_order=True).agg(
+        pl.col("group").unique().sort().str.join("+").alias("span")
+    )
+    return dict(spans.select("method", "span").iter_rows())
+
+
+def families(methods: pl.DataFrame) -> dict[str, str]:
+    """Family of each method; a method whose runs disagree gets them joined by ``/``."""
+    found = methods.group_by("method", maintain_order=True).agg(
+        pl.col("family").unique(maintain_order=True).str.join("/")
+    )
+    return dict(found.iter_rows())

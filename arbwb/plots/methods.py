@@ -1,0 +1,124 @@
+"""Method leaderboard figures: ranked bars with intervals coloured by family, BCY per budget.
+
+Inputs are the board of :func:`arbwb.method_board.scores` and a method -> family mapping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import matplotlib.pyplot as plt
+import numpy as np
+import polars as pl
+import seaborn as sns
+from matplotlib.axes import Axes
+from matplotlib.patches import Patch
+
+from arbwb.leaderboard import metric_label
+
+
+def _weighted(board: pl.DataFrame, group: str, metrics: list[str]) -> pl.DataFrame:
+    part = board.filter(
+        pl.col("group") == group,
+        pl.col("scope") == "overall",
+        pl.col("aggregation") == "weighted",
+        pl.col("metric").is_in(metrics),
+    )
+    if part.is_empty():
+        msg = f"no weighted {metrics} scores for group {group!r}; check group and metric names"
+        raise ValueError(msg)
+    return part
+
+
+def _colors(names: list[str]) -> dict[str, tuple[float, float, float]]:
+    unique = sorted(set(names))
+    return dict(zip(unique, sns.color_palette("colorblind", len(unique)), strict=True))
+
+
+def _title(ax: Axes, text: str, *, demo: bool) -> None:
+    ax.set_title(f"{text} (demo data)" if demo else text)
+
+
+def method_bars(
+    board: pl.DataFrame,
+    family: Mapping[str, str],
+    *,
+    group: str,
+    metric: str = "mrr",
+    demo: bool = False,
+    ax: Axes | None = None,
+) -> Axes:
+    """Horizontal bars of the weighted ``metric`` per method, best on top, 95% intervals.
+
+    Bars are coloured by family (the v2 leaderboard's Family column).
+    """
+    part = _weighted(board, group, [metric]).sort(["value", "run"], descending=[False, True])
+    methods = part["run"].to_list()
+    kinds = [family.get(m, "?") for m in methods]
+    colors = _colors(kinds)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.0, 1.2 + 0.4 * len(methods)))
+    values = part["value"].to_numpy()
+    err = [values - part["ci_low"].to_numpy(), part["ci_high"].to_numpy() - values]
+    ys = np.arange(len(methods))
+    ax.barh(ys, values, color=[colors[k] for k in kinds])
+    ax.errorbar(values, ys, xerr=err, fmt="none", ecolor="black", elinewidth=0.8, capsize=2)
+    ax.set_yticks(ys, methods)
+    ax.set_xlabel(f"{metric_label(metric)} (sample-weighted, 95% bootstrap CI)")
+    ax.legend(
+        handles=[Patch(color=c, label=k) for k, c in colors.items()],
+        title="Family",
+        fontsize="small",
+        frameon=False,
+        loc="lower right",
+    )
+    _title(ax, f"{metric_label(metric)} by method — {group}", demo=demo)
+    return ax
+
+
+def bcy_by_budget(
+    board: pl.DataFrame,
+    family: Mapping[str, str],
+    *,
+    group: str,
+    metrics: tuple[str, ...] = ("bcy@4000", "bcy@8000", "bcy@16000", "bcy@32000"),
+    demo: bool = False,
+    ax: Axes | None = None,
+) -> Axes:
+    """Weighted BCY per method at each budget (the layered BCY table as lines), 95% intervals.
+
+    Line style follows the family, colour the method.
+    """
+    part = _weighted(board, group, list(metrics))
+    budgets = {m: int(m.partition("@")[2]) for m in metrics}
+    part = part.with_columns(
+        pl.col("metric").replace_strict(budgets, return_dtype=pl.Int64).alias("budget")
+    )
+    methods = (
+        part.filter(pl.col("budget") == max(budgets.values()))
+        .sort(["value", "run"], descending=[True, False])["run"]
+        .to_list()
+    )
+    methods += [m for m in part["run"].unique(maintain_order=True) if m not in methods]
+    colors = dict(zip(methods, sns.color_palette("colorblind", len(methods)), strict=True))
+    kinds = sorted({family.get(m, "?") for m in methods})
+    styles = dict(zip(kinds, ["-", "--", ":", "-."] * len(kinds), strict=False))
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.0, 4.0))
+    for method in methods:
+        line = part.filter(pl.col("run") == method).sort("budget")
+        x, y = line["budget"].to_numpy(), line["value"].to_numpy()
+        err = [y - line["ci_low"].to_numpy(), line["ci_high"].to_numpy() - y]
+        style = styles[family.get(method, "?")]
+        label = f"{method} ({family.get(method, '?')})"
+        ax.errorbar(x, y, yerr=err, color=colors[method], ls=style, capsize=3, label=label)
+    ticks = sorted(budgets.values())
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(ticks, [metric_label(f"bcy@{b}").removeprefix("BCY@") for b in ticks])
+    ax.minorticks_off()
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("context budget (regex_code_tokenizer_v1 tokens)")
+    ax.set_ylabel("BCY (sample-weighted, 95% bootstrap CI)")
+    ax.legend(fontsize="small", frameon=False)
+    _title(ax, f"BCY by budget and method — {group}", demo=demo)
+    return ax
