@@ -36,5 +36,16 @@ def test_notebook_conventions(path: Path) -> None:
         assert not defs, f"{path.name}: notebooks hold no def/class"
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_papermill_sees_every_parameter(path: Path) -> None:
+    """papermill (so ``arbwb report``) can only pass parameters whose line it parses."""
+    import papermill
+
+    nb = nbformat.read(path, as_version=4)
+    tagged = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    assigned = {t.target.id for t in ast.parse(tagged.source).body if isinstance(t, ast.AnnAssign)}
+    assert set(papermill.inspect_notebook(str(path))) == assigned
+
+
 def test_there_are_notebooks() -> None:
     assert NOTEBOOKS, "notebooks/ holds no notebooks"
