@@ -143,7 +143,9 @@ def _write_snapshot(
             n_symbols += len(rows) - 1
             if len(rows) > 1 and len(picks) < 400:
                 picks.append(rows[1])
-            handle.write("".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows))
+            handle.write(
+                "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows)
+            )
     manifest = {
         "base_commit": commit,
         "chunk_count": n_rows,

@@ -58,7 +58,9 @@ def manifest_files(data: Path) -> dict[tuple[str, str], Path]:
             for line in handle:
                 row = json.loads(line)
                 if row.get("status", "ok") == "ok":
-                    out.setdefault((row["repo"], row["base_commit"]), corpus.parent / row["chunks_path"])
+                    out.setdefault(
+                        (row["repo"], row["base_commit"]), corpus.parent / row["chunks_path"]
+                    )
     return out
 
 
@@ -82,7 +84,9 @@ def reference_rank(data: Path, method: str) -> dict[str, list[str]]:
         with files[key].open(encoding="utf-8") as handle:
             for line in handle:
                 row = json.loads(line)
-                doc = " ".join(v for v in (row["path"], row["symbol"], row["kind"], row["text"]) if v)
+                doc = " ".join(
+                    v for v in (row["path"], row["symbol"], row["kind"], row["text"]) if v
+                )
                 tf = Counter(split(doc))
                 chunks.append((row["path"], row["chunk_id"], row["symbol"], tf))
         df: Counter[str] = Counter()
@@ -117,7 +121,9 @@ def reference_rank(data: Path, method: str) -> dict[str, list[str]]:
                             norm = 1.5 * (1 - 0.75 + 0.75 * dl / avgdl) if avgdl > 0 else 1.5 * 0.25
                             score += count * idf * (f * 2.5 / (f + norm))
                 scores.append(score)
-            order = sorted(range(len(chunks)), key=lambda i: (-scores[i], chunks[i][0], chunks[i][1]))
+            order = sorted(
+                range(len(chunks)), key=lambda i: (-scores[i], chunks[i][0], chunks[i][1])
+            )
             top = list(dict.fromkeys(chunks[i][0] for i in order))[:20]
             out[record["id"]] = top
     return out
@@ -231,7 +237,9 @@ def bench_rank(shape: Shape, tmp: Path, env: dict[str, str], skip_reference: boo
         results = {}
         for phase in ("cold", "warm"):
             out = tmp / f"{method}-{phase}.jsonl"
-            cmd = arbwb_cmd("rank", "--method", method, "--data", str(shape.data), "--out", str(out))
+            cmd = arbwb_cmd(
+                "rank", "--method", method, "--data", str(shape.data), "--out", str(out)
+            )
             results[phase] = timed(cmd, run_env, tmp / f"{method}-{phase}.log")
             line(f"arbwb {phase}", *results[phase])
         tops = [details_top(tmp / f"{method}-{phase}.jsonl") for phase in ("cold", "warm")]
@@ -276,7 +284,9 @@ def bench_bcy(shape: Shape, tmp: Path, env: dict[str, str]) -> None:
     ref = json.loads(ref_out.read_text(encoding="utf-8"))
     got = [score_means(outs[phase]) for phase in ("cold", "warm")]
     identical = all(g == ref for g in got)
-    worst = max(abs(g[r][k] - v) for g in got for r, values in ref.items() for k, v in values.items())
+    worst = max(
+        abs(g[r][k] - v) for g in got for r, values in ref.items() for k, v in values.items()
+    )
     print(
         f"  speed-up cold {ref_s / results['cold'][0]:.1f}x (target >= 4x), warm "
         f"{ref_s / results['warm'][0]:.1f}x (target >= 10x); identical means: {identical} "

@@ -75,6 +75,7 @@ def _repomap_options(args: argparse.Namespace) -> MethodOptions:
 
 def run(args: argparse.Namespace) -> int:
     """Validate everything that can fail (method, model, inputs) before ranking anything."""
+    from arbwb.cache import cache_root
     from arbwb.io.corpus import open_corpus
     from arbwb.io.samples import release_samples, select_tasks
     from arbwb.retrievers.fusion import run_fusion
@@ -104,7 +105,12 @@ def run(args: argparse.Namespace) -> int:
         if args.runs or args.weights:
             raise InputError("only applies to --method rrf", field="--runs/--weights")
         cache_dir = args.cache_dir or out.parent / ".cache" / "embeddings"
-        options = MethodOptions(model=args.model, cache_dir=cache_dir)
+        options = MethodOptions(
+            model=args.model,
+            cache_dir=cache_dir,
+            stream_terms=True,
+            term_cache_dir=None if args.no_cache else cache_root() / "terms",
+        )
         if args.method == "repomap":
             options = _repomap_options(args)
         method = get_method(args.method, options)

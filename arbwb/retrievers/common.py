@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from arbwb import schemas
 from arbwb.io.corpus import Corpus
 from arbwb.pathclass import CandidateFilter, keep_path
-from arbwb.retrievers.terms import count_terms
+from arbwb.retrievers.terms import batches, count_terms
 from arbwb.tokenize import split_identifiers
 
 #: Chunk columns a retriever needs (the CHUNKS schema minus nothing; snapshot_id is optional).
@@ -122,7 +122,7 @@ def _tokenize(docs: pl.Series, vocab: dict[str, int]) -> sp.csr_matrix:
     """
     if docs.is_empty():  # most snapshots bring no new text
         return sp.csr_matrix((0, len(vocab)))
-    found = count_terms(docs)
+    found = count_terms(batches(docs))
     mapping = {t: vocab.setdefault(t, len(vocab)) for t in sorted(found.terms)}
     ids = np.array([mapping[t] for t in found.terms], dtype=np.int32)
     local = found.counts

@@ -12,6 +12,7 @@ from arbwb.io.corpus import Corpus
 from arbwb.pathclass import CandidateFilter
 from arbwb.retrievers import bm25, dense, grep, lexical, repomap
 from arbwb.retrievers.common import Method, rank_samples
+from arbwb.retrievers.termcache import TermSource
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,14 @@ class MethodOptions:
     cache_dir: str | Path | None = None
     weights: repomap.Weights = field(default_factory=repomap.Weights)
     index_cache_dir: Path | None = None
+    #: lexical/BM25: stream snapshots from the chunk files (term statistics cached in
+    #: ``term_cache_dir`` when given) instead of indexing chunk frames with a token memo.
+    stream_terms: bool = False
+    term_cache_dir: Path | None = None
+
+
+def _source(options: MethodOptions) -> TermSource | None:
+    return TermSource(options.term_cache_dir) if options.stream_terms else None
 
 
 def _dense(options: MethodOptions) -> Method:
@@ -31,9 +40,9 @@ def _dense(options: MethodOptions) -> Method:
 
 #: Chunk retrievers by name; each factory returns a ready :class:`Method` (dense loads its model).
 METHODS: dict[str, Callable[[MethodOptions], Method]] = {
-    "lexical": lambda _: lexical.method(),
-    "bm25-arb": lambda _: bm25.method(),
-    "bm25": lambda _: bm25.method(okapi=True),
+    "lexical": lambda o: lexical.method(_source(o)),
+    "bm25-arb": lambda o: bm25.method(source=_source(o)),
+    "bm25": lambda o: bm25.method(okapi=True, source=_source(o)),
     "grep": lambda _: grep.METHOD,
     "grep-expanded": lambda _: grep.METHOD_EXPANDED,
     "dense": _dense,

@@ -226,6 +226,7 @@ def run_method(
                 bar.update(1)
                 if on_sample is not None:
                     on_sample(i)
+            prepared = index = table = None  # free this snapshot before the next is read
     outcomes = [done[i] for i in range(len(targets))]
     rows = [o.row for o in outcomes if o.row is not None]
     skipped: dict[str, int] = {}

@@ -5,13 +5,15 @@ lower-cased) is ASCII-only, so on UTF-8 bytes a token is a maximal run of ASCII 
 bytes, cut where a lower-case letter meets an upper-case one; every other byte (punctuation,
 whitespace, any byte of a non-ASCII character) separates tokens. Boundaries are found with a
 few whole-array comparisons per batch of texts, the tokens' bytes are lower-cased into one
-Arrow string array and hashed once (``dictionary_encode``), and per-text counts come from one
+Arrow string array and hashed (``dictionary_encode``), and per-text counts come from one
 sort per batch. Exactly :func:`arbwb.tokenize.split_identifiers` (property-tested).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -20,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import scipy.sparse as sp
 
-#: Texts per batch: about a few MB of text, so the per-byte arrays stay in cache.
+#: Texts per batch: a few MB of chunk text, so the per-byte arrays stay small.
 BATCH_ROWS = 2048
 
 
@@ -28,7 +30,7 @@ BATCH_ROWS = 2048
 class TermCounts:
     """Term counts of texts: ``counts[i, j]`` = occurrences of ``terms[j]`` in text i (CSR).
 
-    ``terms`` is the local vocabulary in order of first occurrence.
+    ``terms`` is the local vocabulary (no particular order); a row's columns are not sorted.
     """
 
     counts: sp.csr_matrix
@@ -57,11 +59,11 @@ def _byte_tokens(
     np.not_equal(alnum[1:], alnum[:-1], out=edge[1:size])
     edge[1:size] |= lower[:-1] & upper[1:]  # camelCase cut
     edge[offsets] = True  # tokens never span two texts
-    at = np.flatnonzero(edge)
-    starts = at[:-1][alnum[at[:-1]]]
-    ends = at[1:][alnum[at[1:] - 1]]
-    lowered = data[alnum]
-    lowered |= upper[alnum].view(np.uint8) << 5  # 'A'..'Z' + 32 = 'a'..'z'
+    starts = np.flatnonzero(edge[:-1] & alnum)
+    ends = np.flatnonzero(edge[1:] & alnum) + 1
+    lowered = upper.view(np.uint8) << 5  # 'A'..'Z' + 32 = 'a'..'z'
+    lowered |= data
+    lowered = lowered[alnum]
     token_offsets = np.zeros(len(starts) + 1, dtype=np.int64)
     np.cumsum(ends - starts, out=token_offsets[1:])
     tokens = pa.LargeStringArray.from_buffers(
@@ -71,40 +73,64 @@ def _byte_tokens(
     return per_text, tokens
 
 
-def count_terms(texts: pl.Series) -> TermCounts:
-    """§7.1 term counts of every text (null counts as empty), as CSR over a local vocabulary."""
-    arrow = texts.fill_null("").cast(pl.String).to_arrow()
+def _pair_counts(
+    per_text: npt.NDArray[np.int64], ids: npt.NDArray[Any], n_ids: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Distinct ``row * n_ids + id`` keys of the tokens (ascending) and their counts."""
+    dtype = np.int32 if len(per_text) * n_ids < 2**31 else np.int64  # int32 sorts faster
+    keys = np.repeat(np.arange(len(per_text), dtype=dtype), per_text)
+    keys *= n_ids
+    keys += ids.astype(dtype, copy=False)
+    keys.sort()
+    new = np.empty(len(keys), dtype=bool)
+    new[:1] = True
+    np.not_equal(keys[1:], keys[:-1], out=new[1:])
+    first = np.flatnonzero(new)
+    counts = np.diff(np.append(first, len(keys)))
+    return keys[first].astype(np.int64), counts
+
+
+def _batch_arrow(batch: pl.Series) -> pa.LargeStringArray:
+    arrow = batch.fill_null("").cast(pl.String).to_arrow()
     if arrow.type != pa.large_string():
         arrow = arrow.cast(pa.large_string())
-    per_text: list[npt.NDArray[np.int64]] = []
-    token_parts: list[pa.LargeStringArray] = []
-    for start in range(0, len(arrow), BATCH_ROWS):
-        counts, tokens = _byte_tokens(arrow.slice(start, BATCH_ROWS))
-        per_text.append(counts)
-        token_parts.append(tokens)
-    n_texts = len(arrow)
-    if not n_texts or not any(len(t) for t in token_parts):
+    return arrow
+
+
+def batches(texts: pl.Series, size: int = BATCH_ROWS) -> Iterator[pl.Series]:
+    """``texts`` in consecutive slices of ``size`` (zero-copy)."""
+    for start in range(0, len(texts), size):
+        yield texts.slice(start, size)
+
+
+def count_terms(texts: Iterable[pl.Series]) -> TermCounts:
+    """§7.1 term counts of texts given in consecutive batches (null counts as empty), as CSR.
+
+    Each batch is tokenised and hashed on its own and then dropped; the batches' small
+    vocabularies are hashed together into the global one at the end, so memory holds one
+    batch's tokens plus the (row, term, count) triples, never the whole input's tokens.
+    """
+    rows_parts, cols_parts, freq_parts, vocab_parts = [], [], [], []
+    n_texts = n_local = 0
+    for batch in texts:
+        per_text, tokens = _byte_tokens(_batch_arrow(batch))
+        if len(tokens):
+            encoded = pc.dictionary_encode(tokens)
+            size = len(encoded.dictionary)
+            keys, freq = _pair_counts(per_text, np.asarray(encoded.indices), size)
+            rows_parts.append((keys // size + n_texts).astype(np.int32))
+            cols_parts.append((keys % size + n_local).astype(np.int32))
+            freq_parts.append(freq.astype(np.int32))
+            vocab_parts.append(encoded.dictionary)
+            n_local += size
+        n_texts += len(batch)
+    if not vocab_parts:
         return TermCounts(sp.csr_matrix((n_texts, 0)), [])
-    encoded = pc.dictionary_encode(pa.concat_arrays(token_parts))
-    ids = np.asarray(encoded.indices, dtype=np.int64)
-    terms: list[str] = encoded.dictionary.to_pylist()
-    n_terms = len(terms)
-    tokens_per_text = np.concatenate(per_text)
-    rows = np.repeat(np.arange(n_texts, dtype=np.int64), tokens_per_text)
-    keys = rows * n_terms + ids
-    # one sort per batch of texts (rows ascend batch by batch, so the result stays sorted)
-    bounds = np.concatenate([[0], np.cumsum([c.sum() for c in per_text])])
-    uniq, freq = [], []
-    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
-        u, f = np.unique(keys[lo:hi], return_counts=True)
-        uniq.append(u)
-        freq.append(f)
-    key = np.concatenate(uniq)
-    row_of = key // n_terms
+    merged = pc.dictionary_encode(pa.concat_arrays(vocab_parts))
+    global_id = np.asarray(merged.indices, dtype=np.int32)
+    terms: list[str] = merged.dictionary.to_pylist()
     indptr = np.zeros(n_texts + 1, dtype=np.int64)
-    np.cumsum(np.bincount(row_of, minlength=n_texts), out=indptr[1:])
-    matrix = sp.csr_matrix(
-        (np.concatenate(freq).astype(np.float64), (key % n_terms).astype(np.int32), indptr),
-        shape=(n_texts, n_terms),
-    )
-    return TermCounts(matrix, terms)
+    np.cumsum(np.bincount(np.concatenate(rows_parts), minlength=n_texts), out=indptr[1:])
+    cols = global_id[np.concatenate(cols_parts)]
+    data = np.concatenate(freq_parts).astype(np.float64)
+    return TermCounts(sp.csr_matrix((data, cols, indptr), shape=(n_texts, len(terms))), terms)
