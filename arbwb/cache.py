@@ -74,7 +74,7 @@ def write_arrays(path: Path, arrays: Mapping[str, npt.NDArray[Any]]) -> None:
     """Write an uncompressed ``.npz`` entry atomically, creating its folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_open(path, "wb") as handle:
-        np.savez(handle, **arrays)
+        np.savez(handle, **dict(arrays))  # type: ignore[arg-type]
 
 
 def info(root: Path | None = None) -> pl.DataFrame:

@@ -65,7 +65,11 @@ def needs_corpus(metrics: Sequence[str]) -> bool:
 
 
 def prefetch_costs(
-    runs: Sequence[RunData], samples: SampleSet | None, corpus: Corpus, *, depth: int = STORED_PREFIX
+    runs: Sequence[RunData],
+    samples: SampleSet | None,
+    corpus: Corpus,
+    *,
+    depth: int = STORED_PREFIX,
 ) -> None:
     """Look up the token costs of every run's top-``depth`` paths in one corpus pass.
 

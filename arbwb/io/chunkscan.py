@@ -65,7 +65,7 @@ def read_chunk_file(path: Path, columns: list[str]) -> pl.DataFrame:
 
 
 def iter_chunk_blocks(
-    path: Path, columns: list[str], block_bytes: int = 16 * 2**20
+    path: Path, columns: list[str], block_bytes: int = 2 * 2**20
 ) -> Iterator[pl.DataFrame]:
     """Selected chunk-file fields in consecutive blocks of whole lines (file order), so a
     large chunk file never sits in memory at once; a problem is located like

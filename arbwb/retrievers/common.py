@@ -126,7 +126,8 @@ def _tokenize(docs: pl.Series, vocab: dict[str, int]) -> sp.csr_matrix:
     mapping = {t: vocab.setdefault(t, len(vocab)) for t in sorted(found.terms)}
     ids = np.array([mapping[t] for t in found.terms], dtype=np.int32)
     local = found.counts
-    return sp.csr_matrix((local.data, ids[local.indices], local.indptr), (len(docs), len(vocab)))
+    data = local.data.astype(np.float64)
+    return sp.csr_matrix((data, ids[local.indices], local.indptr), (len(docs), len(vocab)))
 
 
 def _widen(matrix: sp.csr_matrix, width: int) -> sp.csr_matrix:

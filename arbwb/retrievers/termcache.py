@@ -23,7 +23,7 @@ import polars as pl
 import scipy.sparse as sp
 
 from arbwb import cache
-from arbwb.io.chunkscan import iter_chunk_blocks
+from arbwb.io.chunkscan import CHUNK_FIELDS, iter_chunk_blocks
 from arbwb.io.corpus import Corpus
 from arbwb.pathclass import CandidateFilter, keep_path
 from arbwb.retrievers.common import CHUNK_COLUMNS, TermMatrix, document_expr
@@ -61,12 +61,14 @@ def compute(chunk_file: Path) -> SnapshotTerms:
 
     found = count_terms(documents())
     chunks = pl.concat(metas) if metas else _empty_meta()
-    return SnapshotTerms(chunks, found.counts.tocsc(), found.terms)
+    terms, rows = found.terms, found.counts
+    del found
+    counts = rows.tocsc()
+    del rows  # the row-major copy is freed before the caller goes on
+    return SnapshotTerms(chunks, counts, terms)
 
 
 def _empty_meta() -> pl.DataFrame:
-    from arbwb.io.chunkscan import CHUNK_FIELDS
-
     schema = {c: CHUNK_FIELDS.get(c, pl.Int64) for c in META_COLUMNS}
     return pl.DataFrame(schema=schema)
 
@@ -76,9 +78,9 @@ def _to_arrays(terms: SnapshotTerms) -> dict[str, npt.NDArray[Any]]:
     terms.chunks.write_ipc(meta)
     counts = terms.counts
     return {
-        "indptr": counts.indptr.astype(np.int64),
-        "indices": counts.indices.astype(np.int32),
-        "data": counts.data.astype(np.int32),
+        "indptr": counts.indptr.astype(np.int64, copy=False),
+        "indices": counts.indices.astype(np.int32, copy=False),
+        "data": counts.data.astype(np.int32, copy=False),
         "shape": np.array(counts.shape, dtype=np.int64),
         "terms": np.frombuffer("\n".join(terms.terms).encode("ascii"), dtype=np.uint8),
         "meta": np.frombuffer(meta.getvalue(), dtype=np.uint8),

@@ -28,7 +28,8 @@ BATCH_ROWS = 2048
 
 @dataclass(frozen=True)
 class TermCounts:
-    """Term counts of texts: ``counts[i, j]`` = occurrences of ``terms[j]`` in text i (CSR).
+    """Term counts of texts: ``counts[i, j]`` = occurrences of ``terms[j]`` in text i (CSR,
+    int32).
 
     ``terms`` is the local vocabulary (no particular order); a row's columns are not sorted.
     """
@@ -78,7 +79,9 @@ def _pair_counts(
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Distinct ``row * n_ids + id`` keys of the tokens (ascending) and their counts."""
     dtype = np.int32 if len(per_text) * n_ids < 2**31 else np.int64  # int32 sorts faster
-    keys = np.repeat(np.arange(len(per_text), dtype=dtype), per_text)
+    keys: npt.NDArray[np.signedinteger[Any]] = np.repeat(
+        np.arange(len(per_text), dtype=dtype), per_text
+    )
     keys *= n_ids
     keys += ids.astype(dtype, copy=False)
     keys.sort()
@@ -125,12 +128,18 @@ def count_terms(texts: Iterable[pl.Series]) -> TermCounts:
             n_local += size
         n_texts += len(batch)
     if not vocab_parts:
-        return TermCounts(sp.csr_matrix((n_texts, 0)), [])
+        return TermCounts(sp.csr_matrix((n_texts, 0), dtype=np.int32), [])
     merged = pc.dictionary_encode(pa.concat_arrays(vocab_parts))
+    del vocab_parts
     global_id = np.asarray(merged.indices, dtype=np.int32)
     terms: list[str] = merged.dictionary.to_pylist()
     indptr = np.zeros(n_texts + 1, dtype=np.int64)
     np.cumsum(np.bincount(np.concatenate(rows_parts), minlength=n_texts), out=indptr[1:])
-    cols = global_id[np.concatenate(cols_parts)]
-    data = np.concatenate(freq_parts).astype(np.float64)
-    return TermCounts(sp.csr_matrix((data, cols, indptr), shape=(n_texts, len(terms))), terms)
+    del rows_parts
+    cols = np.concatenate(cols_parts)
+    del cols_parts
+    cols = global_id[cols]
+    data = np.concatenate(freq_parts)
+    del freq_parts
+    matrix = sp.csr_matrix((data, cols, indptr), shape=(n_texts, len(terms)), copy=False)
+    return TermCounts(matrix, terms)
