@@ -33,7 +33,9 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--model", default=None, help="dense: SentenceTransformers path or name")
     parser.add_argument(
-        "--cache-dir", default=None, help="dense: embedding cache; repomap: index cache folder"
+        "--cache-dir",
+        default=None,
+        help="dense: embedding cache (default <cache>/embeddings); repomap: index cache folder",
     )
     for name, default in (("query", 0.65), ("pagerank", 0.25), ("affinity", 0.1)):
         parser.add_argument(
@@ -104,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         if args.runs or args.weights:
             raise InputError("only applies to --method rrf", field="--runs/--weights")
-        cache_dir = args.cache_dir or out.parent / ".cache" / "embeddings"
+        cache_dir = args.cache_dir or (None if args.no_cache else cache_root() / "embeddings")
         options = MethodOptions(
             model=args.model,
             cache_dir=cache_dir,

@@ -281,6 +281,9 @@ class Method:
     rank_record: Callable[[Any, Mapping[str, Any]], ChunkRanking] | None = None
     #: Parameters that change rankings (e.g. RepoMap weights); part of a resume fingerprint.
     params: Mapping[str, Any] = field(default_factory=dict)
+    #: Work done once before ranking, given every snapshot the run will index (dense: encode
+    #: the distinct passages of all snapshots in length-sorted batches).
+    prefetch: Callable[[Corpus, Sequence[str], CandidateFilter], None] | None = None
 
 
 def snapshot_index(
