@@ -57,6 +57,8 @@ bench: $(VENV)/.dev-installed
 	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/bench_grep.py
 	$(BIN)/python benchmarks/bench_granularity.py
+	$(BIN)/python benchmarks/bench_cli_speed.py
+	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_dense.py
 
 clean-venv:
 	rm -rf $(VENV)

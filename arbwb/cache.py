@@ -12,9 +12,13 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import zipfile
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import polars as pl
 
 from arbwb.jsonio import atomic_open
@@ -55,6 +59,22 @@ def write_frame(path: Path, frame: pl.DataFrame) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_open(path, "wb") as handle:
         frame.write_parquet(handle)
+
+
+def read_arrays(path: Path) -> dict[str, npt.NDArray[Any]] | None:
+    """A cached ``.npz`` entry's arrays, or None when absent or unreadable (then recomputed)."""
+    try:
+        with np.load(path, allow_pickle=False) as entry:
+            return {name: entry[name] for name in entry.files}
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError):
+        return None
+
+
+def write_arrays(path: Path, arrays: Mapping[str, npt.NDArray[Any]]) -> None:
+    """Write an uncompressed ``.npz`` entry atomically, creating its folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_open(path, "wb") as handle:
+        np.savez(handle, **dict(arrays))  # type: ignore[arg-type]
 
 
 def info(root: Path | None = None) -> pl.DataFrame:

@@ -17,6 +17,7 @@ from arbwb.io.rankings import RunData, load_rankings
 from arbwb.io.samples import SampleSet
 from arbwb.metrics import DEFAULT_METRICS, coverage, evaluate, parse_metric, snapshot_map
 from arbwb.metrics.aggregate import aggregate
+from arbwb.metrics.budget import STORED_PREFIX
 
 SCORES_SCHEMA = {
     "run": pl.String,
@@ -58,6 +59,40 @@ def load_runs(paths: Sequence[str | Path]) -> list[RunData]:
     return list(runs.values())
 
 
+def needs_corpus(metrics: Sequence[str]) -> bool:
+    """Whether any metric reads file token costs from the corpus (BCY)."""
+    return any(parse_metric(m).family == "bcy" for m in metrics)
+
+
+def prefetch_costs(
+    runs: Sequence[RunData],
+    samples: SampleSet | None,
+    corpus: Corpus,
+    *,
+    depth: int = STORED_PREFIX,
+) -> None:
+    """Look up the token costs of every run's top-``depth`` paths in one corpus pass.
+
+    BCY asks the corpus run by run; runs ranking different paths of a snapshot would each
+    rescan its chunk file for the paths still unknown. Asking for the union first reads each
+    chunk file once; the later per-run lookups are then served from memory.
+    """
+    wanted: dict[str, set[str]] = {}
+    for run in runs:
+        frame = samples.samples if samples is not None else run.details
+        if frame is None:
+            continue
+        pairs = (
+            run.rankings.filter((pl.col("rank") <= depth) & (pl.col("path") != ""))
+            .join(snapshot_map(frame), on="sample_id")
+            .select("snapshot_id", "path")
+            .unique()
+        )
+        for sid, path in pairs.iter_rows():
+            wanted.setdefault(sid, set()).add(path)
+    corpus.file_costs({sid: paths for sid, paths in wanted.items() if corpus.has(sid)})
+
+
 def check_known(run: RunData, samples: SampleSet) -> None:
     """Every ranked sample id must exist in the samples (a typo would silently score 0)."""
     unknown = run.submitted.join(samples.samples, on="sample_id", how="anti")
@@ -93,7 +128,7 @@ def score_run(
     )
     counts = coverage(run.rankings, labels, frame, submitted=run.submitted).row(0, named=True)
     counted = {k: int(v) for k, v in counts.items() if k != "run"}
-    if corpus is not None and any(parse_metric(m).family == "bcy" for m in metrics):
+    if corpus is not None and needs_corpus(metrics):
         from arbwb.metrics.budget import missing_snapshots
 
         missing = missing_snapshots(labels, corpus, snapshots=snapshot_map(frame))

@@ -33,7 +33,9 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--model", default=None, help="dense: SentenceTransformers path or name")
     parser.add_argument(
-        "--cache-dir", default=None, help="dense: embedding cache; repomap: index cache folder"
+        "--cache-dir",
+        default=None,
+        help="dense: embedding cache (default <cache>/embeddings); repomap: index cache folder",
     )
     for name, default in (("query", 0.65), ("pagerank", 0.25), ("affinity", 0.1)):
         parser.add_argument(
@@ -75,6 +77,7 @@ def _repomap_options(args: argparse.Namespace) -> MethodOptions:
 
 def run(args: argparse.Namespace) -> int:
     """Validate everything that can fail (method, model, inputs) before ranking anything."""
+    from arbwb.cache import cache_root
     from arbwb.io.corpus import open_corpus
     from arbwb.io.samples import release_samples, select_tasks
     from arbwb.retrievers.registry import MethodOptions, get_method
@@ -104,8 +107,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         if args.runs or args.weights:
             raise InputError("only applies to --method rrf", field="--runs/--weights")
-        cache_dir = args.cache_dir or out.parent / ".cache" / "embeddings"
-        options = MethodOptions(model=args.model, cache_dir=cache_dir)
+        cache_dir = args.cache_dir or (None if args.no_cache else cache_root() / "embeddings")
+        options = MethodOptions(
+            model=args.model,
+            cache_dir=cache_dir,
+            stream_terms=True,
+            term_cache_dir=None if args.no_cache else cache_root() / "terms",
+        )
         if args.method == "repomap":
             options = _repomap_options(args)
         method = get_method(args.method, options)

@@ -66,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
 
         corpus = open_corpus(args.corpus, use_cache=not args.no_cache)
     runs = scoring.load_runs(args.rankings)
+    if corpus is not None and scoring.needs_corpus(metrics):
+        scoring.prefetch_costs(runs, samples, corpus)  # each chunk file read once, not per run
     scored = [scoring.score_run(r, samples, metrics, corpus) for r in runs]
     summaries = [scoring.run_summary(s, args.by) for s in scored]
     if args.format == "json":

@@ -9,13 +9,14 @@ Texts are tokenised in batches, each distinct text once (:class:`TokenCounter`).
 from __future__ import annotations
 
 import ctypes
+import io
 import json
 import mmap
 import re
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
@@ -61,6 +62,26 @@ def read_chunk_file(path: Path, columns: list[str]) -> pl.DataFrame:
     if frame.null_count().sum_horizontal().item() > 0:
         _locate_problem(path, columns)
     return frame
+
+
+def iter_chunk_blocks(
+    path: Path, columns: list[str], block_bytes: int = 2 * 2**20
+) -> Iterator[pl.DataFrame]:
+    """Selected chunk-file fields in consecutive blocks of whole lines (file order), so a
+    large chunk file never sits in memory at once; a problem is located like
+    :func:`read_chunk_file` does."""
+    schema = {name: CHUNK_FIELDS[name] for name in columns}
+    with path.open("rb") as handle:
+        while block := handle.read(block_bytes):
+            block += handle.readline()  # finish the last line
+            try:
+                frame = pl.read_ndjson(io.BytesIO(block), schema=schema)
+            except Exception:
+                _locate_problem(path, columns)
+                raise InputError("chunk file could not be read as JSON lines", path=path) from None
+            if frame.null_count().sum_horizontal().item() > 0:
+                _locate_problem(path, columns)
+            yield frame
 
 
 def _locate_problem(path: Path, columns: list[str]) -> None:

@@ -64,7 +64,14 @@ EMPTY_TABLE = ChunkTable([], [], [], [], [], [], [])
 
 
 def chunk_table(chunks: pl.DataFrame) -> ChunkTable:
-    """Lists of the chunk columns (text length in code points, Python ``len``), built once."""
+    """Lists of the chunk columns (text length in code points, Python ``len``), built once.
+
+    A frame carrying ``n_chars`` (chunks streamed without their text) uses it for the length.
+    """
+    if "n_chars" in chunks.columns:
+        n_chars = chunks["n_chars"].to_list()
+    else:
+        n_chars = chunks["text"].str.len_chars().to_list()
     return ChunkTable(
         paths=chunks["path"].to_list(),
         kinds=chunks["kind"].to_list(),
@@ -72,7 +79,7 @@ def chunk_table(chunks: pl.DataFrame) -> ChunkTable:
         starts=chunks["start_line"].to_list(),
         ends=chunks["end_line"].to_list(),
         chunk_ids=chunks["chunk_id"].to_list(),
-        n_chars=chunks["text"].str.len_chars().to_list(),
+        n_chars=n_chars,
     )
 
 

@@ -33,6 +33,7 @@ from arbwb.retrievers.common import (
     term_rows,
     tiebreak_order,
 )
+from arbwb.retrievers.termcache import TermSource, snapshot_indexer
 
 K1 = 1.5
 B = 0.75
@@ -81,7 +82,11 @@ def build_index(
 ) -> BM25Index:
     """Index for upstream's BM25 (``bm25-arb``), or rank-bm25's BM25Okapi with ``okapi``."""
     chunks = check_chunks(chunks)
-    terms = term_matrix(chunks, memo)
+    return index_from_terms(chunks, term_matrix(chunks, memo), okapi=okapi)
+
+
+def index_from_terms(chunks: pl.DataFrame, terms: TermMatrix, *, okapi: bool = False) -> BM25Index:
+    """The index of chunks (``path``, ``chunk_id`` columns) with their term counts."""
     n = chunks.height
     avgdl = float(terms.doc_len.sum()) / n if n else 0.0
     if avgdl > 0:
@@ -132,8 +137,20 @@ def rank_sample(index: BM25Index, query_text: str) -> ChunkRanking:
     return rank_chunks(chunk_scores, index.tiebreak, index.paths)
 
 
-def method(*, okapi: bool = False) -> Method:
-    """``bm25-arb`` (upstream) or ``bm25`` (rank-bm25 formula), with a run-level token memo."""
+def method(*, okapi: bool = False, source: TermSource | None = None) -> Method:
+    """``bm25-arb`` (upstream) or ``bm25`` (rank-bm25 formula): with a ``source``, snapshots
+    are streamed with their term statistics cached on disk; else a run-level token memo."""
+    if source is not None:
+        return Method(
+            name="bm25" if okapi else "bm25-arb",
+            ranker="bm25-okapi" if okapi else "bm25",
+            build_index=lambda chunks: build_index(chunks, okapi=okapi),
+            rank_sample=rank_sample,
+            stats=source.stats,
+            index_snapshot=snapshot_indexer(
+                source, lambda chunks, terms: index_from_terms(chunks, terms, okapi=okapi)
+            ),
+        )
     memo = TermMemo()
     return Method(
         name="bm25" if okapi else "bm25-arb",

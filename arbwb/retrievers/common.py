@@ -20,6 +20,7 @@ import scipy.sparse as sp
 from arbwb import schemas
 from arbwb.io.corpus import Corpus
 from arbwb.pathclass import CandidateFilter, keep_path
+from arbwb.retrievers.terms import batches, count_terms
 from arbwb.tokenize import split_identifiers
 
 #: Chunk columns a retriever needs (the CHUNKS schema minus nothing; snapshot_id is optional).
@@ -27,8 +28,6 @@ CHUNK_COLUMNS = ("chunk_id", "path", "kind", "symbol", "start_line", "end_line",
 
 #: The token memo restarts when it would hold more rows than this many times a snapshot's chunks.
 MEMO_FACTOR = 2
-_CAMEL = r"([a-z])([A-Z])"
-_ALNUM = r"[A-Za-z0-9]+"
 
 
 @dataclass(frozen=True)
@@ -116,36 +115,19 @@ class TermMemo:
 
 
 def _tokenize(docs: pl.Series, vocab: dict[str, int]) -> sp.csr_matrix:
-    """§7.1 term counts of ``docs`` as CSR rows, term ids from ``vocab`` (extended), in Polars.
+    """§7.1 term counts of ``docs`` as CSR rows, term ids from ``vocab`` (extended).
 
-    The Rust-regex pipeline gives exactly :func:`arbwb.tokenize.split_identifiers`: both
-    patterns are ASCII-only and non-overlapping left-to-right. New terms get ids in sorted
-    order, so ids do not depend on Polars' (parallel) group order.
+    Counted by :func:`arbwb.retrievers.terms.count_terms`; new terms get ids in sorted order,
+    so ids do not depend on the order terms were met.
     """
-    if docs.is_empty():  # skip the pipeline's fixed cost: most snapshots bring no new text
+    if docs.is_empty():  # most snapshots bring no new text
         return sp.csr_matrix((0, len(vocab)))
-    counts = (
-        pl.LazyFrame({"doc": docs})
-        .with_row_index("row")
-        .select(
-            "row",
-            pl.col("doc").str.replace_all(_CAMEL, "$1 $2").str.extract_all(_ALNUM).alias("tok"),
-        )
-        .explode("tok")
-        .drop_nulls("tok")
-        .with_columns(pl.col("tok").str.to_lowercase())
-        .group_by("row", "tok")
-        .len()
-        .sort("row")
-        .collect()
-    )
-    terms = counts["tok"].unique().sort().to_list()
-    mapping = {t: vocab.setdefault(t, len(vocab)) for t in terms}
-    ids = counts["tok"].replace_strict(mapping, return_dtype=pl.Int32).to_numpy()
-    per_doc = np.bincount(counts["row"].to_numpy(), minlength=len(docs))
-    indptr = np.concatenate([[0], np.cumsum(per_doc)])
-    tf = counts["len"].to_numpy().astype(np.float64)
-    return sp.csr_matrix((tf, ids, indptr), shape=(len(docs), len(vocab)))
+    found = count_terms(batches(docs))
+    mapping = {t: vocab.setdefault(t, len(vocab)) for t in sorted(found.terms)}
+    ids = np.array([mapping[t] for t in found.terms], dtype=np.int32)
+    local = found.counts
+    data = local.data.astype(np.float64)
+    return sp.csr_matrix((data, ids[local.indices], local.indptr), (len(docs), len(vocab)))
 
 
 def _widen(matrix: sp.csr_matrix, width: int) -> sp.csr_matrix:
@@ -210,7 +192,7 @@ def term_rows(
 
 def tiebreak_order(chunks: pl.DataFrame) -> npt.NDArray[np.int64]:
     """Chunk rows sorted by (path asc, chunk_id asc): the tie order of every chunk ranker."""
-    frame = check_chunks(chunks).select("path", "chunk_id").with_row_index("row")
+    frame = chunks.select("path", "chunk_id").with_row_index("row")
     return frame.sort("path", "chunk_id", maintain_order=True)["row"].to_numpy().astype(np.int64)
 
 
@@ -299,6 +281,9 @@ class Method:
     rank_record: Callable[[Any, Mapping[str, Any]], ChunkRanking] | None = None
     #: Parameters that change rankings (e.g. RepoMap weights); part of a resume fingerprint.
     params: Mapping[str, Any] = field(default_factory=dict)
+    #: Work done once before ranking, given every snapshot the run will index (dense: encode
+    #: the distinct passages of all snapshots in length-sorted batches).
+    prefetch: Callable[[Corpus, Sequence[str], CandidateFilter], None] | None = None
 
 
 def snapshot_index(

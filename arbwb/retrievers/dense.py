@@ -13,7 +13,7 @@ import hashlib
 import math
 import os
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,10 +22,13 @@ import numpy.typing as npt
 import polars as pl
 
 from arbwb.errors import InputError
+from arbwb.io.corpus import Corpus
+from arbwb.pathclass import CandidateFilter
 from arbwb.retrievers.common import (
     ChunkPaths,
     ChunkRanking,
     Method,
+    candidate_chunks,
     check_chunks,
     chunk_paths,
     rank_chunks,
@@ -79,6 +82,7 @@ class EmbeddingCache:
     hits: int = 0
     misses: int = 0
     _shards: int = 0
+    _prefetched: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         if self.directory is None:
@@ -90,25 +94,49 @@ class EmbeddingCache:
                     self.vectors[str(key)] = vector
             self._shards += 1
 
+    def prefetch(self, texts: Iterable[str], batch_texts: int = 4096) -> None:
+        """Encode the distinct texts not cached yet, gathered ``batch_texts`` at a time across
+        calls' worth of input and sorted by length, so batches pad little; hits and misses
+        are counted later by :meth:`embed`, as without prefetching."""
+        pending: dict[str, str] = {}
+        for text in texts:
+            key = text_key(text)
+            if key not in self.vectors and key not in pending:
+                pending[key] = text
+                if len(pending) >= batch_texts:
+                    self._encode(pending)
+                    pending = {}
+        self._encode(pending)
+
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        """Unit vectors of ``texts``, encoding only texts never seen by this cache."""
+        """Unit vectors of ``texts``, encoding only texts never seen by this cache (each distinct
+        new text once, in batches of similar length)."""
         keys = [text_key(t) for t in texts]
         todo: dict[str, str] = {}
         for key, text in zip(keys, texts, strict=True):
-            if key in self.vectors or key in todo:
+            if key in self._prefetched:  # encoded ahead: its first request is still the miss
+                self._prefetched.discard(key)
+                self.misses += 1
+            elif key in self.vectors or key in todo:
                 self.hits += 1
             else:
                 self.misses += 1
                 todo[key] = text
-        new_keys = list(todo)
+        self._encode(todo)
+        self._prefetched -= todo.keys()
+        if not keys:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack([self.vectors[k] for k in keys])
+
+    def _encode(self, todo: Mapping[str, str]) -> None:
+        """Encode ``todo`` (key -> text) in batches of similar length, saving each batch."""
+        new_keys = sorted(todo, key=lambda k: len(todo[k]))  # batch by length: less padding
         for i in range(0, len(new_keys), self.batch_size):
             batch = new_keys[i : i + self.batch_size]
             fresh = normalise(self.encoder([todo[k] for k in batch], False))
             self.vectors.update(zip(batch, fresh, strict=True))
+            self._prefetched.update(batch)
             self._save(batch, fresh)
-        if not keys:
-            return np.zeros((0, 0), dtype=np.float32)
-        return np.stack([self.vectors[k] for k in keys])
 
     def hit_ratio(self) -> float:
         """Fraction of requested texts served without encoding."""
@@ -192,6 +220,26 @@ def build_index(
     )
 
 
+def prefetch_frames(
+    cache: EmbeddingCache, frames: Iterable[pl.DataFrame], passage_prefix: str = ""
+) -> None:
+    """Encode every distinct passage of ``frames`` once, before ranking, in length-sorted
+    batches gathered across frames (each frame is rendered when reached)."""
+    cache.prefetch(text for chunks in frames for text in passages(chunks, passage_prefix))
+
+
+def prefetch(
+    cache: EmbeddingCache,
+    corpus: Corpus,
+    snapshot_ids: Sequence[str],
+    candidate_filter: CandidateFilter,
+) -> None:
+    """:func:`prefetch_frames` over the candidate chunks of the run's snapshots, one snapshot
+    read at a time."""
+    frames = (candidate_chunks(corpus.chunks(sid), candidate_filter) for sid in snapshot_ids)
+    prefetch_frames(cache, frames)
+
+
 def rank_sample(index: DenseIndex, query_text: str) -> ChunkRanking:
     """Chunks by float32 dot product with the query vector (desc, then path, chunk_id)."""
     if not index.paths.names:
@@ -226,6 +274,7 @@ def method(
         build_index=lambda chunks: build_index(chunks, cache),
         rank_sample=rank_sample,
         model=label,
+        prefetch=lambda corpus, snapshot_ids, filt: prefetch(cache, corpus, snapshot_ids, filt),
         stats=lambda: {
             "cache_hits": cache.hits,
             "cache_misses": cache.misses,

@@ -25,6 +25,7 @@ from arbwb.retrievers.common import (
     term_rows,
     tiebreak_order,
 )
+from arbwb.retrievers.termcache import TermSource, snapshot_indexer
 
 PATH_BONUS = 25.0
 BASENAME_BONUS = 8.0
@@ -48,10 +49,15 @@ class LexicalIndex:
 def build_index(chunks: pl.DataFrame, memo: TermMemo | None = None) -> LexicalIndex:
     """Index a snapshot's candidate chunks (file and symbol rows) for :func:`rank_sample`."""
     chunks = check_chunks(chunks)
+    return index_from_terms(chunks, term_matrix(chunks, memo))
+
+
+def index_from_terms(chunks: pl.DataFrame, terms: TermMatrix) -> LexicalIndex:
+    """The index of chunks (``path``, ``symbol``, ``chunk_id`` columns) with their terms."""
     paths = chunk_paths(chunks)
     symbol_codes, symbols = codes_of(chunks["symbol"])
     return LexicalIndex(
-        terms=term_matrix(chunks, memo),
+        terms=terms,
         n_chunks=chunks.height,
         paths=paths,
         tiebreak=tiebreak_order(chunks),
@@ -96,8 +102,19 @@ def rank_sample(index: LexicalIndex, query_text: str) -> ChunkRanking:
     return rank_chunks(chunk_scores, index.tiebreak, index.paths)
 
 
-def method() -> Method:
-    """The ``lexical`` method with a run-level token memo (snapshots share most chunk text)."""
+def method(source: TermSource | None = None) -> Method:
+    """The ``lexical`` method: with a ``source``, snapshots are streamed from the chunk files
+    with their term statistics cached on disk; else from chunk frames with a run-level token
+    memo (snapshots share most chunk text)."""
+    if source is not None:
+        return Method(
+            name="lexical",
+            ranker="lexical",
+            build_index=build_index,
+            rank_sample=rank_sample,
+            stats=source.stats,
+            index_snapshot=snapshot_indexer(source, index_from_terms),
+        )
     memo = TermMemo()
     return Method(
         name="lexical",

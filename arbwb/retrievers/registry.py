@@ -12,6 +12,7 @@ import polars as pl
 from arbwb.io.corpus import Corpus
 from arbwb.pathclass import CandidateFilter
 from arbwb.retrievers.common import Method, rank_samples
+from arbwb.retrievers.termcache import TermSource
 
 if TYPE_CHECKING:
     from arbwb.retrievers import dense, repomap
@@ -26,19 +27,27 @@ class MethodOptions:
     cache_dir: str | Path | None = None
     weights: repomap.Weights | None = None  # None: the spec's defaults
     index_cache_dir: Path | None = None
+    #: lexical/BM25: stream snapshots from the chunk files (term statistics cached in
+    #: ``term_cache_dir`` when given) instead of indexing chunk frames with a token memo.
+    stream_terms: bool = False
+    term_cache_dir: Path | None = None
 
 
-def _lexical(_: MethodOptions) -> Method:
+def _source(options: MethodOptions) -> TermSource | None:
+    return TermSource(options.term_cache_dir) if options.stream_terms else None
+
+
+def _lexical(options: MethodOptions) -> Method:
     from arbwb.retrievers import lexical
 
-    return lexical.method()
+    return lexical.method(_source(options))
 
 
 def _bm25(okapi: bool) -> Callable[[MethodOptions], Method]:
-    def factory(_: MethodOptions) -> Method:
+    def factory(options: MethodOptions) -> Method:
         from arbwb.retrievers import bm25
 
-        return bm25.method(okapi=okapi)
+        return bm25.method(okapi=okapi, source=_source(options))
 
     return factory
 

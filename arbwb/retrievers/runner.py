@@ -184,7 +184,10 @@ def run_method(
             total=len(targets), initial=len(done), desc=f"rank {method.name}", file=sys.stderr
         ) as bar,
     ):
-        for snapshot, members in _by_snapshot(samples, done):
+        groups = _by_snapshot(samples, done)
+        if method.prefetch is not None:
+            method.prefetch(corpus, [s for s, _ in groups if corpus.has(s)], candidate_filter)
+        for snapshot, members in groups:
             start = time.perf_counter()
             present = corpus.has(snapshot)
             prepared = (
@@ -226,6 +229,7 @@ def run_method(
                 bar.update(1)
                 if on_sample is not None:
                     on_sample(i)
+            prepared = index = table = None  # free this snapshot before the next is read
     outcomes = [done[i] for i in range(len(targets))]
     rows = [o.row for o in outcomes if o.row is not None]
     skipped: dict[str, int] = {}

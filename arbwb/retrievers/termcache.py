@@ -1,0 +1,178 @@
+"""Term statistics of a snapshot's chunks for lexical/BM25 (spec §7.1-7.3), cached on disk.
+
+A chunk file is read in blocks of whole lines (only the columns rankers use), each block's
+documents are tokenised (:mod:`arbwb.retrievers.terms`) and its text dropped, so memory stays
+flat however large the file. What is kept is small: the chunk columns without ``text`` (plus
+``n_chars``, the text length the 8k packing uses) and the chunk x term counts (CSC). That
+entry is written to ``<cache>/terms/<key>.npz`` keyed by the chunk file's path, size, mtime
+and inode (:func:`arbwb.cache.file_key`), so a changed chunk file is never served stale; the
+write is atomic, so concurrent processes at worst compute it twice.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+import scipy.sparse as sp
+
+from arbwb import cache
+from arbwb.io.chunkscan import CHUNK_FIELDS, iter_chunk_blocks
+from arbwb.io.corpus import Corpus
+from arbwb.pathclass import CandidateFilter, keep_path
+from arbwb.retrievers.common import CHUNK_COLUMNS, TermMatrix, document_expr
+from arbwb.retrievers.terms import batches, count_terms
+
+VERSION = "terms-v1"
+KIND = "terms"
+#: The chunk columns kept beside the counts (the CHUNKS columns rankers use, minus text).
+META_COLUMNS = ("chunk_id", "path", "kind", "symbol", "start_line", "end_line", "n_chars")
+
+
+@dataclass(frozen=True)
+class SnapshotTerms:
+    """A chunk file's chunks (``META_COLUMNS``, file order) and their §7.1 term counts.
+
+    ``counts[c, t]`` = occurrences of ``terms[t]`` in chunk c's §7.2 document (CSC).
+    """
+
+    chunks: pl.DataFrame
+    counts: sp.csc_matrix
+    terms: list[str]
+
+
+def compute(chunk_file: Path) -> SnapshotTerms:
+    """Read and tokenise a chunk file block by block (text is never held whole)."""
+    metas: list[pl.DataFrame] = []
+
+    def documents() -> Any:
+        for block in iter_chunk_blocks(chunk_file, list(CHUNK_COLUMNS)):
+            n_chars = pl.col("text").str.len_chars().cast(pl.Int64).alias("n_chars")
+            metas.append(block.with_columns(n_chars).select(META_COLUMNS))
+            docs = block.select(document_expr().alias("doc"))["doc"]
+            del block
+            yield from batches(docs)
+
+    found = count_terms(documents())
+    chunks = pl.concat(metas) if metas else _empty_meta()
+    terms, rows = found.terms, found.counts
+    del found
+    counts = rows.tocsc()
+    del rows  # the row-major copy is freed before the caller goes on
+    return SnapshotTerms(chunks, counts, terms)
+
+
+def _empty_meta() -> pl.DataFrame:
+    schema = {c: CHUNK_FIELDS.get(c, pl.Int64) for c in META_COLUMNS}
+    return pl.DataFrame(schema=schema)
+
+
+def _to_arrays(terms: SnapshotTerms) -> dict[str, npt.NDArray[Any]]:
+    meta = io.BytesIO()
+    terms.chunks.write_ipc(meta)
+    counts = terms.counts
+    return {
+        "indptr": counts.indptr.astype(np.int64, copy=False),
+        "indices": counts.indices.astype(np.int32, copy=False),
+        "data": counts.data.astype(np.int32, copy=False),
+        "shape": np.array(counts.shape, dtype=np.int64),
+        "terms": np.frombuffer("\n".join(terms.terms).encode("ascii"), dtype=np.uint8),
+        "meta": np.frombuffer(meta.getvalue(), dtype=np.uint8),
+    }
+
+
+def _from_arrays(arrays: dict[str, npt.NDArray[Any]]) -> SnapshotTerms | None:
+    try:
+        shape = tuple(int(x) for x in arrays["shape"])
+        # counts stay int32 (exact; BM25 arithmetic promotes them to float64 per term)
+        counts = sp.csc_matrix((arrays["data"], arrays["indices"], arrays["indptr"]), shape=shape)
+        text = arrays["terms"].tobytes().decode("ascii")
+        chunks = pl.read_ipc(io.BytesIO(arrays["meta"].tobytes()))
+    except (KeyError, ValueError, OSError, pl.exceptions.ComputeError):
+        return None
+    terms = text.split("\n") if text else []
+    if len(terms) != shape[1] or chunks.height != shape[0]:
+        return None
+    return SnapshotTerms(chunks, counts, terms)
+
+
+@dataclass
+class TermSource:
+    """Snapshot term statistics from the disk cache in ``folder`` (None: always computed).
+
+    Stateful on purpose: counts entries served from disk vs computed, for the run summary.
+    """
+
+    folder: Path | None
+    hits: int = 0
+    misses: int = 0
+
+    def load(self, corpus: Corpus, snapshot_id: str) -> SnapshotTerms:
+        """The snapshot's term statistics: the cached entry if valid, else computed (and saved)."""
+        chunk_file = corpus.chunk_path(snapshot_id)
+        entry = None
+        if self.folder is not None:
+            entry = cache.entry_path(self.folder, chunk_file, VERSION, ".npz")
+            arrays = cache.read_arrays(entry) if entry.is_file() else None
+            found = None if arrays is None else _from_arrays(arrays)
+            if found is not None:
+                self.hits += 1
+                return found
+        self.misses += 1
+        terms = compute(chunk_file)
+        if entry is not None:
+            cache.write_arrays(entry, _to_arrays(terms))
+        return terms
+
+    def stats(self) -> dict[str, Any]:
+        """Snapshots whose term statistics came from the disk cache vs were computed."""
+        return {"term_cache_hits": self.hits, "term_cache_misses": self.misses}
+
+
+def candidate_terms(
+    snapshot: SnapshotTerms, candidate_filter: CandidateFilter
+) -> tuple[pl.DataFrame, TermMatrix] | None:
+    """The candidate chunks (spec §6.2, file order) and their term matrix; None if none left."""
+    chunks, counts = snapshot.chunks, snapshot.counts
+    if candidate_filter != "all_files":
+        kept = {p for p in chunks["path"].unique().to_list() if keep_path(p, candidate_filter)}
+        mask = chunks["path"].is_in(sorted(kept)).to_numpy()
+        if not mask.all():
+            rows = np.flatnonzero(mask)
+            chunks, counts = chunks[rows], sp.csc_matrix(counts[rows])
+    if not chunks.height:
+        return None
+    n = chunks.height
+    rows_of = counts.indices
+    matrix = TermMatrix(
+        counts=counts,
+        vocab={t: i for i, t in enumerate(snapshot.terms)},
+        doc_len=np.bincount(rows_of, weights=counts.data, minlength=n).astype(np.float64),
+        n_unique=np.bincount(rows_of, minlength=n).astype(np.float64),
+        df=np.diff(counts.indptr).astype(np.int64),
+    )
+    return chunks, matrix
+
+
+def snapshot_indexer(
+    source: TermSource, build: Callable[[pl.DataFrame, TermMatrix], Any]
+) -> Callable[[Corpus, str, CandidateFilter], tuple[Any, pl.DataFrame] | None]:
+    """A :class:`Method` ``index_snapshot`` building ``build(chunks, matrix)`` from ``source``;
+    the chunk frame it returns carries ``n_chars`` instead of ``text``."""
+
+    def index_snapshot(
+        corpus: Corpus, snapshot_id: str, candidate_filter: CandidateFilter
+    ) -> tuple[Any, pl.DataFrame] | None:
+        prepared = candidate_terms(source.load(corpus, snapshot_id), candidate_filter)
+        if prepared is None:
+            return None
+        chunks, matrix = prepared
+        return build(chunks, matrix), chunks
+
+    return index_snapshot

@@ -1,0 +1,177 @@
+"""Vectorised §7.1 term counts and the streamed, disk-cached lexical/BM25 indexes (issue 10)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from collections import Counter
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from arbwb.io.corpus import open_corpus
+from arbwb.retrievers import termcache
+from arbwb.retrievers.common import rank_row, snapshot_index
+from arbwb.retrievers.registry import MethodOptions, get_method
+from arbwb.retrievers.terms import batches, count_terms
+from arbwb.tokenize import split_identifiers
+
+REPO = "o/r"
+COMMIT = "a" * 40
+QUERIES = [
+    '{"failure_excerpt": "refresh_token failed in src/auth/tokens.py"}',
+    '{"pr_title": "parseUrl splits the HTTPClient url"}',
+    '{"pr_title": "résumé ünïcode"}',
+    "{}",
+]
+
+
+def counts_of(texts: list[str | None], batch: int = 3) -> list[Counter[str]]:
+    found = count_terms(batches(pl.Series(texts, dtype=pl.String), batch))
+    rows = []
+    for i in range(len(texts)):
+        row = found.counts.getrow(i)
+        rows.append(
+            Counter({found.terms[c]: int(v) for c, v in zip(row.indices, row.data, strict=True)})
+        )
+    return rows
+
+
+def test_count_terms_hand_vector() -> None:
+    """Spec §7.1's example plus camel cuts, digits, non-ASCII and underscores, by hand."""
+    texts: list[str | None] = [
+        "getHTTPResponse v2Api snake_case",
+        "aB a1B ÀbC x\u212ay",  # a lone cut; a digit between keeps a run; non-ASCII separates
+        None,
+        "",
+        "Get get GET",
+    ]
+    assert counts_of(texts) == [
+        Counter(["get", "httpresponse", "v2api", "snake", "case"]),
+        Counter(["a", "b", "a1b", "b", "c", "x", "y"]),
+        Counter(),
+        Counter(),
+        Counter({"get": 3}),
+    ]
+
+
+def test_count_terms_equals_split_identifiers_on_random_text() -> None:
+    rng = random.Random(7)
+    alphabet = 'aAzZbB09_ -.\n\té€日\u0130\u212axyQ\\"'
+    texts: list[str | None] = [
+        "".join(rng.choice(alphabet) for _ in range(rng.randrange(40))) for _ in range(3000)
+    ]
+    got = counts_of(texts, batch=257)  # batches end mid-run of tokens and texts
+    assert got == [Counter(split_identifiers(t or "")) for t in texts]
+
+
+def write_corpus(root: Path, files: dict[str, str]) -> Path:
+    """A one-snapshot corpus: a file row and a symbol row per file (spec §3.1 fields)."""
+    rows = []
+    for n, (path, text) in enumerate(sorted(files.items())):
+        for kind, symbol in (("file", ""), ("symbol", f"sym{n}")):
+            rows.append(
+                {
+                    "base_commit": COMMIT,
+                    "chunk_id": f"{path}:{kind}",
+                    "end_line": text.count("\n") + 1,
+                    "kind": kind,
+                    "path": path,
+                    "repo": REPO,
+                    "start_line": 1,
+                    "symbol": symbol,
+                    "text": text,
+                }
+            )
+    chunk_file = root / "o__r" / f"{COMMIT}.chunks.jsonl"
+    chunk_file.parent.mkdir(parents=True, exist_ok=True)
+    chunk_file.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
+    manifest = {"base_commit": COMMIT, "chunks_path": "o__r/" + chunk_file.name, "repo": REPO}
+    (root / "corpus_manifest.jsonl").write_text(json.dumps(manifest) + "\n")
+    return chunk_file
+
+
+FILES = {
+    "src/auth/tokens.py": "def refresh_token(value):\n    return value  # résumé",
+    "src/http/client.py": "class HTTPClient:\n    def parseUrl(self, url):\n        return url",
+    "tests/test_tokens.py": "from src.auth.tokens import refresh_token\nrefresh_token(1)",
+    "README.md": "Refresh tokens and parse URLs.",
+}
+
+
+def rankings(name: str, corpus_dir: Path, options: MethodOptions, filt: str) -> list[object]:
+    """(chunk order, scores, files) per query of one method over the snapshot."""
+    method = get_method(name, options)
+    corpus = open_corpus(corpus_dir, use_cache=False)
+    prepared = snapshot_index(method, corpus, f"{REPO}@{COMMIT}", filt)  # type: ignore[arg-type]
+    assert prepared is not None
+    index, chunks = prepared
+    out = []
+    for query in QUERIES:
+        ranking = rank_row(method, index, {"query_text": query})
+        ids = chunks["chunk_id"].to_list()
+        out.append(([ids[i] for i in ranking.order], ranking.scores.tolist(), ranking.files))
+    return out
+
+
+@pytest.mark.parametrize("name", ["lexical", "bm25-arb", "bm25"])
+@pytest.mark.parametrize("filt", ["all_files", "code_only", "tests_only"])
+def test_streamed_index_ranks_exactly_like_chunk_frames(
+    tmp_path: Path, name: str, filt: str
+) -> None:
+    """Streaming from the chunk file (cold, then from the disk cache) = the chunk-frame path."""
+    write_corpus(tmp_path / "c", FILES)
+    expected = rankings(name, tmp_path / "c", MethodOptions(), filt)
+    cache_dir = tmp_path / "terms"
+    streamed = MethodOptions(stream_terms=True, term_cache_dir=cache_dir)
+    assert rankings(name, tmp_path / "c", streamed, filt) == expected  # computed, saved
+    assert len(list(cache_dir.glob("*.npz"))) == 1
+    assert rankings(name, tmp_path / "c", streamed, filt) == expected  # from the entry
+    uncached = MethodOptions(stream_terms=True)
+    assert rankings(name, tmp_path / "c", uncached, filt) == expected
+
+
+def test_term_cache_hits_and_never_serves_a_changed_chunk_file(tmp_path: Path) -> None:
+    chunk_file = write_corpus(tmp_path / "c", FILES)
+    corpus = open_corpus(tmp_path / "c", use_cache=False)
+    sid = f"{REPO}@{COMMIT}"
+    source = termcache.TermSource(tmp_path / "terms")
+    first = source.load(corpus, sid)
+    again = source.load(corpus, sid)
+    assert source.stats() == {"term_cache_hits": 1, "term_cache_misses": 1}
+    assert again.terms == first.terms
+    assert again.chunks.equals(first.chunks)
+    assert (again.counts != first.counts).nnz == 0
+    assert "zebra" not in first.terms
+    # the same file rewritten in place (same inode) with new text: a new key, recomputed
+    before = chunk_file.stat()
+    new_readme = "zebra crossing zebra crossing!"  # same length: same file size
+    assert len(new_readme) == len(FILES["README.md"])
+    write_corpus(tmp_path / "c", FILES | {"README.md": new_readme})
+    assert chunk_file.stat().st_size == before.st_size
+    assert chunk_file.stat().st_ino == before.st_ino
+    os.utime(chunk_file, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000))
+    changed = source.load(corpus, sid)
+    assert source.stats() == {"term_cache_hits": 1, "term_cache_misses": 2}
+    assert "zebra" in changed.terms
+    # an unreadable entry is recomputed, not trusted
+    for entry in (tmp_path / "terms").glob("*.npz"):
+        entry.write_bytes(b"not a zip")
+    assert "zebra" in source.load(corpus, sid).terms
+    assert source.stats()["term_cache_misses"] == 3
+
+
+def test_snapshot_terms_match_a_literal_reading(tmp_path: Path) -> None:
+    """Counts, n_chars and chunk columns of the streamed entry, checked row by row."""
+    chunk_file = write_corpus(tmp_path / "c", FILES)
+    found = termcache.compute(chunk_file)
+    rows = [json.loads(line) for line in chunk_file.read_text().splitlines()]
+    assert found.chunks["chunk_id"].to_list() == [r["chunk_id"] for r in rows]
+    assert found.chunks["n_chars"].to_list() == [len(r["text"]) for r in rows]
+    dense = found.counts.toarray()
+    for i, row in enumerate(rows):
+        doc = " ".join(v for v in (row["path"], row["symbol"], row["kind"], row["text"]) if v)
+        got = {found.terms[j]: int(n) for j, n in enumerate(dense[i]) if n}
+        assert got == dict(Counter(split_identifiers(doc)))
