@@ -135,10 +135,11 @@ def scores(
                         level=level,
                     )
                 )
-    return pl.DataFrame(rows, schema=_SCORES_SCHEMA, orient="row")
+    return pl.DataFrame(rows, schema=SCORES_SCHEMA, orient="row")
 
 
-_SCORES_SCHEMA = {
+#: Columns of :func:`scores` (one row per group, run, scope, subset, aggregation, metric).
+SCORES_SCHEMA = {
     "group": pl.String,
     "run": pl.String,
     "scope": pl.String,

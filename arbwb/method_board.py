@@ -42,22 +42,12 @@ _LAYERED = (
     ("weighted", "mrr", "MRR"),
     ("weighted", "bcy@8000", "BCY@8k"),
 )
-#: :func:`arbwb.leaderboard.scores` columns with the three counts after ``metric``.
-BOARD = {
-    "group": pl.String,
-    "run": pl.String,
-    "scope": pl.String,
-    "subset": pl.String,
-    "aggregation": pl.String,
-    "metric": pl.String,
-    "n": pl.Int64,
-    "n_evaluated": pl.Int64,
-    "n_missing": pl.Int64,
-    "n_groups": pl.Int64,
-    "value": pl.Float64,
-    "ci_low": pl.Float64,
-    "ci_high": pl.Float64,
-}
+_COLUMNS = list(lb.SCORES_SCHEMA.items())
+_AFTER_N = [name for name, _ in _COLUMNS].index("n") + 1
+#: :func:`arbwb.leaderboard.scores` columns with ``n_evaluated`` and ``n_missing`` after ``n``.
+BOARD = dict(
+    [*_COLUMNS[:_AFTER_N], ("n_evaluated", pl.Int64), ("n_missing", pl.Int64), *_COLUMNS[_AFTER_N:]]
+)
 _BCY = tuple(("weighted", m, lb.metric_label(m)) for m in BCY_METRICS)
 
 
