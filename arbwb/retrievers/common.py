@@ -10,18 +10,19 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
-import scipy.sparse as sp
 
 from arbwb import schemas
 from arbwb.io.corpus import Corpus
 from arbwb.pathclass import CandidateFilter, keep_path
-from arbwb.retrievers.terms import batches, count_terms
 from arbwb.tokenize import split_identifiers
+
+if TYPE_CHECKING:  # scipy and the term counter load only for the methods that use them
+    import scipy.sparse as sp
 
 #: Chunk columns a retriever needs (the CHUNKS schema minus nothing; snapshot_id is optional).
 CHUNK_COLUMNS = ("chunk_id", "path", "kind", "symbol", "start_line", "end_line", "text")
@@ -88,6 +89,12 @@ def chunk_documents(chunks: pl.DataFrame) -> list[str]:
     return check_chunks(chunks).select(document_expr().alias("doc"))["doc"].to_list()
 
 
+def _empty_csr() -> sp.csr_matrix:
+    import scipy.sparse as sp
+
+    return sp.csr_matrix((0, 0))
+
+
 @dataclass
 class TermMemo:
     """Term counts of chunk documents seen recently, reused by the next snapshots.
@@ -105,7 +112,7 @@ class TermMemo:
     table: pl.DataFrame = field(
         default_factory=lambda: pl.DataFrame(schema={"doc": pl.String, "row": pl.Int64})
     )
-    counts: sp.csr_matrix = field(default_factory=lambda: sp.csr_matrix((0, 0)))
+    counts: sp.csr_matrix = field(default_factory=_empty_csr)
     hits: int = 0
     misses: int = 0
 
@@ -120,6 +127,10 @@ def _tokenize(docs: pl.Series, vocab: dict[str, int]) -> sp.csr_matrix:
     Counted by :func:`arbwb.retrievers.terms.count_terms`; new terms get ids in sorted order,
     so ids do not depend on the order terms were met.
     """
+    import scipy.sparse as sp
+
+    from arbwb.retrievers.terms import batches, count_terms
+
     if docs.is_empty():  # most snapshots bring no new text
         return sp.csr_matrix((0, len(vocab)))
     found = count_terms(batches(docs))
@@ -132,6 +143,8 @@ def _tokenize(docs: pl.Series, vocab: dict[str, int]) -> sp.csr_matrix:
 
 def _widen(matrix: sp.csr_matrix, width: int) -> sp.csr_matrix:
     """The same CSR rows seen with ``width`` columns (the vocabulary grew since)."""
+    import scipy.sparse as sp
+
     return sp.csr_matrix((matrix.data, matrix.indices, matrix.indptr), (matrix.shape[0], width))
 
 
@@ -142,6 +155,8 @@ def term_matrix(chunks: pl.DataFrame, memo: TermMemo | None = None) -> TermMatri
     hashing) and only unseen ones are tokenised; scipy then gathers the rows (CSR) and
     converts once to CSC for per-term queries.
     """
+    import scipy.sparse as sp
+
     memo = TermMemo() if memo is None else memo
     docs = check_chunks(chunks).select(document_expr().alias("doc"))
     found = docs.join(memo.table, on="doc", how="left", maintain_order="left").with_row_index("i")
