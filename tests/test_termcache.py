@@ -127,7 +127,7 @@ def test_streamed_index_ranks_exactly_like_chunk_frames(
     cache_dir = tmp_path / "terms"
     streamed = MethodOptions(stream_terms=True, term_cache_dir=cache_dir)
     assert rankings(name, tmp_path / "c", streamed, filt) == expected  # computed, saved
-    assert len(list(cache_dir.glob("*.npz"))) == 1
+    assert len(list(cache_dir.glob("*.bin"))) == 1
     assert rankings(name, tmp_path / "c", streamed, filt) == expected  # from the entry
     uncached = MethodOptions(stream_terms=True)
     assert rankings(name, tmp_path / "c", uncached, filt) == expected
@@ -157,7 +157,7 @@ def test_term_cache_hits_and_never_serves_a_changed_chunk_file(tmp_path: Path) -
     assert source.stats() == {"term_cache_hits": 1, "term_cache_misses": 2}
     assert "zebra" in changed.terms
     # an unreadable entry is recomputed, not trusted
-    for entry in (tmp_path / "terms").glob("*.npz"):
+    for entry in (tmp_path / "terms").glob("*.bin"):
         entry.write_bytes(b"not a zip")
     assert "zebra" in source.load(corpus, sid).terms
     assert source.stats()["term_cache_misses"] == 3
