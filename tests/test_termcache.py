@@ -140,7 +140,11 @@ def test_term_cache_hits_and_never_serves_a_changed_chunk_file(tmp_path: Path) -
     source = termcache.TermSource(tmp_path / "terms")
     first = source.load(corpus, sid)
     again = source.load(corpus, sid)
-    assert source.stats() == {"term_cache_hits": 1, "term_cache_misses": 1}
+    assert source.stats() == {
+        "term_cache_hits": 1,
+        "term_cache_misses": 1,
+        "term_cache_prefetched": 0,
+    }
     assert again.terms == first.terms
     assert again.chunks.equals(first.chunks)
     assert (again.counts != first.counts).nnz == 0
@@ -154,7 +158,7 @@ def test_term_cache_hits_and_never_serves_a_changed_chunk_file(tmp_path: Path) -
     assert chunk_file.stat().st_ino == before.st_ino
     os.utime(chunk_file, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000))
     changed = source.load(corpus, sid)
-    assert source.stats() == {"term_cache_hits": 1, "term_cache_misses": 2}
+    assert source.stats()["term_cache_misses"] == 2
     assert "zebra" in changed.terms
     # an unreadable entry is recomputed, not trusted
     for entry in (tmp_path / "terms").glob("*.bin"):
@@ -175,3 +179,56 @@ def test_snapshot_terms_match_a_literal_reading(tmp_path: Path) -> None:
         doc = " ".join(v for v in (row["path"], row["symbol"], row["kind"], row["text"]) if v)
         got = {found.terms[j]: int(n) for j, n in enumerate(dense[i]) if n}
         assert got == dict(Counter(split_identifiers(doc)))
+
+
+def test_prefetched_entries_equal_entries_computed_here(tmp_path: Path) -> None:
+    """The second process's entries load exactly like this process's own (issue 10)."""
+    commits = [c * 40 for c in "abcdef"]
+    lines = []
+    for k, commit in enumerate(commits):
+        files = {p: f"{t} rev{k} " + "word " * k for p, t in FILES.items()}
+        chunk_file = write_corpus(tmp_path / "staging", files)
+        target = tmp_path / "c" / "o__r" / f"{commit}.chunks.jsonl"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(chunk_file.read_text().replace(COMMIT, commit))
+        lines.append(
+            json.dumps(
+                {"base_commit": commit, "chunks_path": f"o__r/{commit}.chunks.jsonl", "repo": REPO}
+            )
+        )
+    (tmp_path / "c" / "corpus_manifest.jsonl").write_text("\n".join(lines) + "\n")
+    corpus = open_corpus(tmp_path / "c", use_cache=False)
+    ids = [f"{REPO}@{c}" for c in commits]
+    source = termcache.TermSource(tmp_path / "terms")
+    source.prefetch(corpus, ids, "all_files")
+    assert len(source.pending) == 3  # every other file by size goes to the second process
+    loaded = [source.load(corpus, sid) for sid in ids]
+    assert source.stats() == {
+        "term_cache_hits": 3,
+        "term_cache_misses": 3,
+        "term_cache_prefetched": 3,
+    }
+    for sid, found in zip(ids, loaded, strict=True):
+        here = termcache.compute(corpus.chunk_path(sid))
+        assert found.terms == here.terms
+        assert found.chunks.equals(here.chunks)
+        assert (found.counts != here.counts).nnz == 0
+        assert found.doc_len.tolist() == here.doc_len.tolist()
+        assert found.n_unique.tolist() == here.n_unique.tolist()
+
+
+def test_torn_entry_is_recomputed(tmp_path: Path) -> None:
+    """An entry cut short (or padded) fails the blob's size check and is computed again."""
+    write_corpus(tmp_path / "c", FILES)
+    corpus = open_corpus(tmp_path / "c", use_cache=False)
+    sid = f"{REPO}@{COMMIT}"
+    source = termcache.TermSource(tmp_path / "terms")
+    first = source.load(corpus, sid)
+    (entry,) = (tmp_path / "terms").glob("*.bin")
+    whole = entry.read_bytes()
+    for torn in (whole[:-1], whole + b"\0", b""):
+        entry.write_bytes(torn)
+        assert source.load(corpus, sid).terms == first.terms
+    assert source.stats()["term_cache_misses"] == 4
+    assert source.load(corpus, sid).terms == first.terms  # the rewritten entry is served
+    assert source.stats()["term_cache_hits"] == 1
