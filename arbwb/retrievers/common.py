@@ -299,6 +299,8 @@ class Method:
     #: Work done once before ranking, given every snapshot the run will index (dense: encode
     #: the distinct passages of all snapshots in length-sorted batches).
     prefetch: Callable[[Corpus, Sequence[str], CandidateFilter], None] | None = None
+    #: Index the next snapshot on a second thread while one is ranked (thread-safe indexing).
+    index_ahead: bool = False
 
 
 def snapshot_index(
