@@ -51,6 +51,23 @@ class ChunkRanking:
 
 
 @dataclass(frozen=True)
+class ColumnCounts:
+    """Chunk x term counts in scipy's CSC layout, held without importing scipy (a warm run
+    only reads the columns of the query's terms)."""
+
+    indptr: npt.NDArray[np.integer[Any]]
+    indices: npt.NDArray[np.int32]
+    data: npt.NDArray[np.int32]
+    shape: tuple[int, int]
+
+    def to_scipy(self) -> sp.csc_matrix:
+        """The same counts as a scipy CSC matrix (no copy)."""
+        import scipy.sparse as sp
+
+        return sp.csc_matrix((self.data, self.indices, self.indptr), shape=self.shape)
+
+
+@dataclass(frozen=True)
 class TermMatrix:
     """Identifier-splitter term counts of chunk documents (spec §7.1-7.3), column-compressed.
 
@@ -59,7 +76,7 @@ class TermMatrix:
     ``doc_len`` = tokens per document, ``n_unique`` = distinct terms per document.
     """
 
-    counts: sp.csc_matrix
+    counts: sp.csc_matrix | ColumnCounts
     vocab: dict[str, int]
     doc_len: npt.NDArray[np.float64]
     n_unique: npt.NDArray[np.float64]
@@ -194,8 +211,11 @@ def query_terms(query_text: str) -> Counter[str]:
 
 def term_rows(
     matrix: TermMatrix, terms: Counter[str]
-) -> Iterator[tuple[str, int, npt.NDArray[np.int32], npt.NDArray[np.float64]]]:
-    """For each query term present in the vocabulary: (term, n_q, chunk rows, term counts)."""
+) -> Iterator[tuple[str, int, npt.NDArray[np.int32], npt.NDArray[Any]]]:
+    """For each query term present in the vocabulary: (term, n_q, chunk rows, term counts).
+
+    Counts are int32 (streamed snapshots) or float64 (token memo); both hold exact integers.
+    """
     indptr, indices, data = matrix.counts.indptr, matrix.counts.indices, matrix.counts.data
     for term, n_q in terms.items():
         col = matrix.vocab.get(term)

@@ -19,19 +19,20 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
-import scipy.sparse as sp
 
 from arbwb import cache
 from arbwb.io.chunkscan import CHUNK_FIELDS, iter_raw_blocks, parse_block
 from arbwb.io.corpus import Corpus
 from arbwb.pathclass import CandidateFilter, keep_path
-from arbwb.retrievers.common import CHUNK_COLUMNS, TermMatrix, document_expr
-from arbwb.retrievers.terms import BatchCounts, batches, count_batch, merge_counts
+from arbwb.retrievers.common import CHUNK_COLUMNS, ColumnCounts, TermMatrix, document_expr
+
+if TYPE_CHECKING:  # the term counter (pyarrow) loads only when a chunk file is tokenised
+    from arbwb.retrievers.terms import BatchCounts
 
 VERSION = "terms-v2"
 KIND = "terms"
@@ -51,7 +52,7 @@ class SnapshotTerms:
     """
 
     chunks: pl.DataFrame
-    counts: sp.csc_matrix
+    counts: ColumnCounts
     terms: list[str]
     doc_len: npt.NDArray[np.int64]  # tokens per chunk document
     n_unique: npt.NDArray[np.int64]  # distinct terms per chunk document
@@ -64,6 +65,8 @@ def compute(chunk_file: Path) -> SnapshotTerms:
     GIL), at most ``AHEAD`` blocks in flight, and merged in file order: the result does not
     depend on the scheduling.
     """
+    from arbwb.retrievers.terms import merge_counts
+
     metas: list[pl.DataFrame] = []
     parts: list[BatchCounts] = []
     pending: deque[Future[tuple[pl.DataFrame, list[BatchCounts]]]] = deque()
@@ -89,13 +92,16 @@ def compute(chunk_file: Path) -> SnapshotTerms:
     np.cumsum(rows.data, out=summed[1:])
     doc_len, n_unique = np.diff(summed[rows.indptr]), np.diff(rows.indptr).astype(np.int64)
     del summed
-    counts = rows.tocsc()
+    csc = rows.tocsc()
     del rows  # the row-major copy is freed before the caller goes on
+    counts = ColumnCounts(csc.indptr, csc.indices, csc.data, (csc.shape[0], csc.shape[1]))
     return SnapshotTerms(chunks, counts, terms, doc_len, n_unique)
 
 
 def _count_block(chunk_file: Path, raw: bytes) -> tuple[pl.DataFrame, list[BatchCounts]]:
     """One block's chunk columns (``META_COLUMNS``) and the term counts of its documents."""
+    from arbwb.retrievers.terms import batches, count_batch
+
     block = parse_block(chunk_file, raw, list(CHUNK_COLUMNS))
     n_chars = pl.col("text").str.len_chars().cast(pl.Int64).alias("n_chars")
     meta = block.with_columns(n_chars).select(META_COLUMNS)
@@ -131,7 +137,7 @@ def _from_arrays(arrays: dict[str, npt.NDArray[Any]]) -> SnapshotTerms | None:
         shape = tuple(int(x) for x in arrays["shape"])
         # counts stay int32 (exact; BM25 arithmetic promotes them to float64 per term)
         data = arrays["data"].astype(np.int32)
-        counts = sp.csc_matrix((data, arrays["indices"], arrays["indptr"]), shape=shape)
+        counts = ColumnCounts(arrays["indptr"], arrays["indices"], data, (shape[0], shape[1]))
         text = arrays["terms"].tobytes().decode("ascii")
         chunks = pl.read_ipc(io.BytesIO(arrays["meta"].tobytes()))
         doc_len = arrays["doc_len"].astype(np.int64, copy=False)
@@ -256,7 +262,10 @@ def candidate_terms(
         mask = chunks["path"].is_in(sorted(kept)).to_numpy()
         if not mask.all():
             rows = np.flatnonzero(mask)
-            chunks, counts = chunks[rows], sp.csc_matrix(counts[rows])
+            kept_rows = counts.to_scipy()[rows].tocsc()
+            chunks = chunks[rows]
+            shape = (kept_rows.shape[0], kept_rows.shape[1])
+            counts = ColumnCounts(kept_rows.indptr, kept_rows.indices, kept_rows.data, shape)
             doc_len, n_unique = doc_len[rows], n_unique[rows]
     if not chunks.height:
         return None
