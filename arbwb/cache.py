@@ -3,13 +3,15 @@
 Location: ``$ARBWB_CACHE_DIR``, else ``$XDG_CACHE_HOME/arbwb``, else ``~/.cache/arbwb``; one
 folder per kind of entry. An entry's key hashes the source file's resolved path, size,
 mtime and inode with the kind's format version, so a changed chunk file is never served
-stale. Entries are written atomically (temporary file, then rename), so concurrent
-processes at worst compute the same entry twice.
+stale. Entries are written atomically (temporary file, then rename, no fsync: an entry
+that is unreadable is recomputed), so concurrent processes at worst compute it twice.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import mmap
 import os
 import shutil
 import zipfile
@@ -22,6 +24,9 @@ import numpy.typing as npt
 import polars as pl
 
 from arbwb.jsonio import atomic_open
+
+_BLOB_MAGIC = b"ARBWB-BLOB-1\n"
+_ALIGN = 64
 
 
 def cache_root(env: Mapping[str, str] | None = None) -> Path:
@@ -57,7 +62,7 @@ def read_frame(path: Path) -> pl.DataFrame | None:
 def write_frame(path: Path, frame: pl.DataFrame) -> None:
     """Write a Parquet entry atomically, creating its folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_open(path, "wb") as handle:
+    with atomic_open(path, "wb", durable=False) as handle:
         frame.write_parquet(handle)
 
 
@@ -73,8 +78,61 @@ def read_arrays(path: Path) -> dict[str, npt.NDArray[Any]] | None:
 def write_arrays(path: Path, arrays: Mapping[str, npt.NDArray[Any]]) -> None:
     """Write an uncompressed ``.npz`` entry atomically, creating its folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_open(path, "wb") as handle:
+    with atomic_open(path, "wb", durable=False) as handle:
         np.savez(handle, **dict(arrays))  # type: ignore[arg-type]
+
+
+def write_blob(path: Path, arrays: Mapping[str, npt.NDArray[Any]]) -> None:
+    """Write arrays as one raw entry (magic, JSON header, 64-byte aligned buffers) atomically.
+
+    arbwb-defined format: no compression and no checksum, so reading maps the file and views
+    its buffers without a copy; a torn or foreign file fails the size checks of
+    :func:`read_blob` and is recomputed.
+    """
+    layout, offset = {}, 0
+    for name, array in arrays.items():
+        layout[name] = {"dtype": array.dtype.str, "shape": list(array.shape), "offset": offset}
+        offset += -(-array.nbytes // _ALIGN) * _ALIGN
+    header = json.dumps({"arrays": layout, "size": offset}, sort_keys=True).encode("ascii")
+    head = _BLOB_MAGIC + len(header).to_bytes(8, "little") + header
+    head += bytes(-len(head) % _ALIGN)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_open(path, "wb", durable=False) as handle:
+        handle.write(head)
+        for array in arrays.values():
+            data = np.ascontiguousarray(array)
+            handle.write(data.tobytes() if data.nbytes < 2**16 else data.data.cast("B"))
+            handle.write(bytes(-data.nbytes % _ALIGN))
+
+
+def read_blob(path: Path) -> dict[str, npt.NDArray[Any]] | None:
+    """A :func:`write_blob` entry's arrays (read-only views of the mapped file), or None when
+    it is absent, torn or not such an entry (then it is recomputed)."""
+    try:
+        with path.open("rb") as handle:
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # ValueError: an empty file cannot be mapped
+        return None
+    try:
+        if mapped[: len(_BLOB_MAGIC)] != _BLOB_MAGIC:
+            return None
+        start = len(_BLOB_MAGIC) + 8
+        length = int.from_bytes(mapped[len(_BLOB_MAGIC) : start], "little")
+        header = json.loads(mapped[start : start + length])
+        base = start + length + (-(start + length) % _ALIGN)
+        if base + int(header["size"]) != len(mapped):
+            return None
+        out = {}
+        for name, spec in header["arrays"].items():
+            dtype = np.dtype(spec["dtype"])
+            shape = tuple(int(n) for n in spec["shape"])
+            count = int(np.prod(shape, dtype=np.int64))
+            at = base + int(spec["offset"])
+            array = np.frombuffer(mapped, dtype=dtype, count=count, offset=at)
+            out[name] = array.reshape(shape)
+        return out
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        return None
 
 
 def info(root: Path | None = None) -> pl.DataFrame:

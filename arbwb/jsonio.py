@@ -91,8 +91,12 @@ def sha256_file(path: str | Path) -> str:
 
 
 @contextlib.contextmanager
-def atomic_open(path: str | Path, mode: str = "w") -> Iterator[IO[Any]]:
-    """Open a temporary file beside ``path``; rename it over ``path`` only on success."""
+def atomic_open(path: str | Path, mode: str = "w", *, durable: bool = True) -> Iterator[IO[Any]]:
+    """Open a temporary file beside ``path``; rename it over ``path`` only on success.
+
+    ``durable``: fsync before the rename (results); a cache entry that is recomputed when
+    unreadable only needs the rename's atomicity.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -100,7 +104,8 @@ def atomic_open(path: str | Path, mode: str = "w") -> Iterator[IO[Any]]:
         with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as handle:
             yield handle
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

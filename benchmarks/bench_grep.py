@@ -1,8 +1,9 @@
 """Grep speed, whole process: ``arbwb rank --method grep`` / ``grep-expanded`` against a literal,
 single-threaded reading of upstream's ``eval-grep`` loop (arb-grep.md §2-§7, written here from
-the contract alone), on snapshots of the realistic stdlib corpus; top-20 file records, every
-pattern list and gold rank must be identical. Usage:
-.venv/bin/python benchmarks/bench_grep.py [--snapshots 4 --per-snapshot 8 ...]
+the contract alone), on snapshots of the realistic stdlib corpus and on the ARB-shaped corpus
+of ``_arb_shape.py`` (issue 16 target: >= 5x); top-20 file records, every pattern list and
+gold rank must be identical. Usage:
+.venv/bin/python benchmarks/bench_grep.py [--snapshots 4 --per-snapshot 8 --arb-snapshots 24 ...]
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _arb_subset import arb_release, gold_files, release_inputs, release_mib
 from _realistic import REPO, realistic
 
 # ---- the literal reference: arb-grep.md read line by line, no arbwb imports ----------------
@@ -159,16 +161,8 @@ def lit_rank(
 
 
 def literal_run(data: Path, mode: str, out: Path) -> None:
-    """§2 loop: manifest, samples grouped by chunk file, rows read per file, details written."""
-    corpus = data / "corpus" / "bench"
-    chunk_files = {}
-    for line in (corpus / "corpus_manifest.jsonl").read_text().splitlines():
-        m = json.loads(line)
-        if m.get("status") == "ok":
-            chunk_files[(m["repo"], m["base_commit"])] = corpus.parent / m["chunks_path"]
-    samples = [
-        json.loads(x) for x in (data / "benchmark/bench/samples.jsonl").read_text().splitlines()
-    ]
+    """§2 loop: manifests, samples grouped by chunk file, rows read per file, details written."""
+    samples, chunk_files = release_inputs(data)
     queued: dict[Path, list[int]] = {}
     for i, s in enumerate(samples):
         queued.setdefault(chunk_files[(s["repo"], s["base_commit"])], []).append(i)
@@ -182,7 +176,7 @@ def literal_run(data: Path, mode: str, out: Path) -> None:
             pats = lit_patterns(t_text, mode)
             ranked = lit_rank(rows, pats)
             files = [r["path"] for r in ranked]
-            gold = s["gold"]["related_tests"]
+            gold = gold_files(s)
             used = gold_chars = 0
             for r in ranked:  # §7 packing, so the reference does upstream's per-sample work
                 if used + len(r["_text"]) > 8000 and used:
@@ -251,10 +245,22 @@ def timed(cmd: list[str]) -> float:
 def comparable(path: Path) -> list[dict[str, Any]]:
     keys = ("sample_id", "patterns", "gold_ranks", "top_file_scores", "top_files")
     rows = [json.loads(x) for x in path.read_text().splitlines()]
-    return [
+    found = [
         {k: r[k] for k in keys} | {"ratio": r.get("metrics", r).get("gold_token_ratio@8k")}
         for r in rows
     ]
+    return sorted(found, key=lambda r: str(r["sample_id"]))
+
+
+def compare(name: str, data: Path, mode: str, work: Path) -> tuple[float, float, int]:
+    """Both sides as whole processes on one release root; (arbwb s, literal s, rankings)."""
+    ours, ref = work / f"{name}_{data.parent.name}.jsonl", work / f"literal_{data.parent.name}"
+    cli = [sys.executable, "-m", "arbwb.cli", "rank", "--method", name]
+    fast = timed([*cli, "--data", str(data), "--out", str(ours)])
+    slow = timed([sys.executable, __file__, "--literal", f"{data},{mode},{ref}"])
+    got, want = comparable(ours), comparable(ref)
+    assert got == want, f"{name}: rankings differ from the literal loop"
+    return fast, slow, len(got)
 
 
 def main() -> None:
@@ -263,32 +269,46 @@ def main() -> None:
     parser.add_argument("--per-snapshot", type=int, default=8, help="strict: samples each")
     parser.add_argument("--expanded-snapshots", type=int, default=2)
     parser.add_argument("--expanded-per-snapshot", type=int, default=3)
+    parser.add_argument("--arb-snapshots", type=int, default=24, help="ARB-shaped, strict")
+    parser.add_argument("--arb-expanded-snapshots", type=int, default=2)
+    parser.add_argument("--skip-stdlib", action="store_true", help="only the ARB-shaped corpus")
     parser.add_argument("--literal", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.literal:  # worker: data, mode, out
         data, mode, out = args.literal.split(",")
         literal_run(Path(data), mode, Path(out))
         return
-    corpus_dir = realistic(n_commits=max(args.snapshots, 2), per_snapshot=1).corpus_dir
     work = Path(tempfile.mkdtemp(prefix="arbwb-bench-grep-"))
-    # the literal expanded loop runs one regex per token per row (~6 s a sample): fewer samples
-    runs = (
-        ("grep", "strict", args.snapshots, args.per_snapshot),
-        ("grep-expanded", "expanded", args.expanded_snapshots, args.expanded_per_snapshot),
+    if not args.skip_stdlib:
+        corpus_dir = realistic(n_commits=max(args.snapshots, 2), per_snapshot=1).corpus_dir
+        # the literal expanded loop runs one regex per token per row (~6 s a sample): fewer samples
+        runs = (
+            ("grep", "strict", args.snapshots, args.per_snapshot),
+            ("grep-expanded", "expanded", args.expanded_snapshots, args.expanded_per_snapshot),
+        )
+        print("realistic stdlib corpus (~28k chunks a snapshot); times include process start")
+        for name, mode, snapshots, per_snapshot in runs:
+            data = work / f"data_{mode}"
+            make_release(data, corpus_dir, snapshots, per_snapshot)
+            fast, slow, n = compare(name, data, mode, work)
+            print(
+                f"{name:<14} {snapshots} snapshots x {per_snapshot} samples: arbwb rank "
+                f"{fast:6.2f} s, literal upstream loop {slow:6.2f} s -> {slow / fast:4.1f}x "
+                f"faster, {n} identical rankings"
+            )
+    print("ARB-shaped corpus (benchmarks/_arb_shape.py); times include process start")
+    arb_runs = (
+        ("grep", "strict", args.arb_snapshots),
+        ("grep-expanded", "expanded", args.arb_expanded_snapshots),
     )
-    print("realistic stdlib corpus (~28k chunks a snapshot); times include process start")
-    for name, mode, snapshots, per_snapshot in runs:
-        data = work / f"data_{mode}"
-        make_release(data, corpus_dir, snapshots, per_snapshot)
-        ours, ref = work / f"{name}_details.jsonl", work / f"literal_{mode}.jsonl"
-        cli = [sys.executable, "-m", "arbwb.cli", "rank", "--method", name]
-        fast = timed([*cli, "--data", str(data), "--out", str(ours)])
-        slow = timed([sys.executable, __file__, "--literal", f"{data},{mode},{ref}"])
-        assert comparable(ours) == comparable(ref), f"{name}: rankings differ from the literal loop"
+    for name, mode, snapshots in arb_runs:
+        data = arb_release(work / f"arb_{mode}", snapshots)
+        size = release_mib(data)
+        fast, slow, n = compare(name, data, mode, work)
         print(
-            f"{name:<14} {snapshots} snapshots x {per_snapshot} samples: arbwb rank {fast:6.2f} s, "
-            f"literal upstream loop {slow:6.2f} s -> {slow / fast:4.1f}x faster, "
-            f"{snapshots * per_snapshot} identical rankings"
+            f"{name:<14} {snapshots} snapshots ({size:.0f} MiB of chunk files), {n} samples: "
+            f"arbwb rank {fast:6.2f} s, literal upstream loop {slow:6.2f} s -> "
+            f"{slow / fast:4.1f}x faster (target >= 5x), {n} identical rankings"
         )
 
 

@@ -8,9 +8,11 @@ _realistic.py) with generated code2test / trace2code / comment2context samples, 
   arb-repomap.md alone (JSON rows read line by line, Python sets and dicts, per-node loops,
   dict-of-dict PageRank; canonical order of §4.4.5 so the result is defined), also in a
   fresh process. It computes rankings only (no metrics), which favours it.
+The same on a subset of the ARB-shaped corpus of ``_arb_shape.py`` (issue 16 target: >= 5x).
 Every sample's 20 ``top_file_scores`` (path, score and the three components, bit for bit) and
 ``gold_ranks`` must be identical. Prints the cold and warm speed-up ratios.
-Usage: .venv/bin/python benchmarks/bench_repomap.py [--snapshots 12 --per-snapshot 4]
+Usage: .venv/bin/python benchmarks/bench_repomap.py [--snapshots 12 --per-snapshot 4
+--arb-snapshots 8 --skip-stdlib]
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _arb_subset import arb_release, gold_files, release_inputs, release_mib
 from _realistic import REPO, realistic
 
 from arbwb.pathclass import is_code_path, is_test_path
@@ -417,13 +420,7 @@ def literal_rank(
 
 def literal_main(data: Path, out: Path) -> None:
     """Upstream's loop: samples grouped per chunk file, one index each, rankings written."""
-    corpus = data / "corpus" / RELEASE
-    manifest = {}
-    for line in (corpus / "corpus_manifest.jsonl").read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        manifest[(row["repo"], row["base_commit"])] = corpus / row["chunks_path"].split("/", 1)[1]
-    samples_path = data / "benchmark" / RELEASE / "samples.jsonl"
-    samples = [json.loads(line) for line in samples_path.read_text(encoding="utf-8").splitlines()]
+    samples, manifest = release_inputs(data)
     queued: dict[Path, list[dict[str, Any]]] = {}
     for sample in samples:
         queued.setdefault(manifest[(sample["repo"], sample["base_commit"])], []).append(sample)
@@ -438,7 +435,7 @@ def literal_main(data: Path, out: Path) -> None:
             position = {r[0]: i for i, r in enumerate(ranked, start=1)}
             result[sample["id"]] = {
                 "top": [list(r) for r in ranked[:20]],
-                "gold_ranks": {g: position.get(g) for g in sample["gold"]["files"]},
+                "gold_ranks": {g: position.get(g) for g in gold_files(sample)},
             }
     out.write_text(json.dumps(result), encoding="utf-8")
 
@@ -452,29 +449,18 @@ def timed(cmd: list[str]) -> float:
     return time.perf_counter() - start
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--snapshots", type=int, default=12)
-    parser.add_argument("--per-snapshot", type=int, default=4)
-    parser.add_argument("--literal", nargs=2, default=None, help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.literal:
-        literal_main(Path(args.literal[0]), Path(args.literal[1]))
-        return
-    realistic()
-    with tempfile.TemporaryDirectory(prefix="arbwb-bench-repomap-") as tmp:
-        root = Path(tmp)
-        data = make_release(root, args.snapshots, args.per_snapshot)
-        details, cache = root / "out" / "repomap_details.jsonl", root / "index-cache"
-        rank = [sys.executable, "-m", "arbwb.cli", "rank", "--method", "repomap"]
-        rank += ["--data", str(data), "--out", str(details), "--cache-dir", str(cache)]
-        cold = timed(rank)
-        rows = [json.loads(line) for line in details.read_text(encoding="utf-8").splitlines()]
-        warm = timed(rank)
-        literal_out = root / "literal.json"
-        slow = timed([sys.executable, __file__, "--literal", str(data), str(literal_out)])
-        expected = json.loads(literal_out.read_text(encoding="utf-8"))
-    assert len(rows) == len(expected) == args.snapshots * args.per_snapshot, "sample count"
+def compare(data: Path, root: Path) -> tuple[float, float, float, int]:
+    """Cold, warm and literal whole-process seconds on one release root; rankings checked."""
+    details, cache = root / "out" / "repomap_details.jsonl", root / "index-cache"
+    rank = [sys.executable, "-m", "arbwb.cli", "rank", "--method", "repomap"]
+    rank += ["--data", str(data), "--out", str(details), "--cache-dir", str(cache)]
+    cold = timed(rank)
+    rows = [json.loads(line) for line in details.read_text(encoding="utf-8").splitlines()]
+    warm = timed(rank)
+    literal_out = root / "literal.json"
+    slow = timed([sys.executable, __file__, "--literal", str(data), str(literal_out)])
+    expected = json.loads(literal_out.read_text(encoding="utf-8"))
+    assert len(rows) == len(expected), "sample count"
     for row in rows:
         want = expected[row["sample_id"]]
         got = [
@@ -483,14 +469,44 @@ def main() -> None:
         ]
         assert got == want["top"], f"{row['sample_id']}: top_file_scores differ"
         assert row["gold_ranks"] == want["gold_ranks"], f"{row['sample_id']}: gold_ranks differ"
-    n = len(rows)
+    return cold, warm, slow, len(rows)
+
+
+def report(label: str, cold: float, warm: float, slow: float, n: int) -> None:
     print(
-        f"{args.snapshots} snapshots x {args.per_snapshot} samples ({n} rankings identical, "
-        f"top-20 scores bit for bit)\n"
+        f"{label} ({n} rankings identical, top-20 scores bit for bit)\n"
         f"literal spec loop      {slow:7.2f} s\n"
-        f"arbwb rank cold cache  {cold:7.2f} s   {slow / cold:5.1f}x\n"
+        f"arbwb rank cold cache  {cold:7.2f} s   {slow / cold:5.1f}x (target >= 5x)\n"
         f"arbwb rank warm cache  {warm:7.2f} s   {slow / warm:5.1f}x"
     )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--snapshots", type=int, default=12)
+    parser.add_argument("--per-snapshot", type=int, default=4)
+    parser.add_argument("--arb-snapshots", type=int, default=8, help="ARB-shaped snapshots")
+    parser.add_argument("--skip-stdlib", action="store_true", help="only the ARB-shaped corpus")
+    parser.add_argument("--literal", nargs=2, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.literal:
+        literal_main(Path(args.literal[0]), Path(args.literal[1]))
+        return
+    if not args.skip_stdlib:
+        realistic()
+        with tempfile.TemporaryDirectory(prefix="arbwb-bench-repomap-") as tmp:
+            root = Path(tmp)
+            data = make_release(root, args.snapshots, args.per_snapshot)
+            found = compare(data, root)
+        assert found[3] == args.snapshots * args.per_snapshot, "sample count"
+        label = f"realistic stdlib: {args.snapshots} snapshots x {args.per_snapshot} samples"
+        report(label, *found)
+    with tempfile.TemporaryDirectory(prefix="arbwb-bench-repomap-arb-") as tmp:
+        root = Path(tmp)
+        data = arb_release(root, args.arb_snapshots)
+        size = release_mib(data)
+        found = compare(data, root)
+    report(f"ARB-shaped: {args.arb_snapshots} snapshots ({size:.0f} MiB of chunk files)", *found)
 
 
 if __name__ == "__main__":

@@ -450,3 +450,14 @@ def test_lower_casing_is_python_str_lower() -> None:
     """§1: ``lower`` is Python's (special casings, final sigma), not Polars' Unicode tables."""
     values = ["ABC", "ÀÉ x", "İstanbul", "ΣΑΣ word", "", "K\u212a", "ǅ"]
     assert grep.python_lower(pl.Series(values)).to_list() == [v.lower() for v in values]
+
+
+def test_basename_is_pure_posix_path_name() -> None:
+    """The fast basename equals ``PurePosixPath(p).name`` on odd paths too (arb-grep §5)."""
+    from pathlib import PurePosixPath
+
+    from arbwb.retrievers.grep import basename
+
+    odd = ["a/b.py", "a/b/", "a/.", ".", "", "/", "a//b", "./x", "a/..", "..", "x", "a/b/./", "//"]
+    for path in [*odd, "src/ü.py", " a / b "]:
+        assert basename(path) == PurePosixPath(path).name, path

@@ -70,18 +70,28 @@ def iter_chunk_blocks(
     """Selected chunk-file fields in consecutive blocks of whole lines (file order), so a
     large chunk file never sits in memory at once; a problem is located like
     :func:`read_chunk_file` does."""
-    schema = {name: CHUNK_FIELDS[name] for name in columns}
+    for block in iter_raw_blocks(path, block_bytes):
+        yield parse_block(path, block, columns)
+
+
+def iter_raw_blocks(path: Path, block_bytes: int = 2 * 2**20) -> Iterator[bytes]:
+    """A chunk file's bytes in consecutive blocks of whole lines (for :func:`parse_block`)."""
     with path.open("rb") as handle:
         while block := handle.read(block_bytes):
-            block += handle.readline()  # finish the last line
-            try:
-                frame = pl.read_ndjson(io.BytesIO(block), schema=schema)
-            except Exception:
-                _locate_problem(path, columns)
-                raise InputError("chunk file could not be read as JSON lines", path=path) from None
-            if frame.null_count().sum_horizontal().item() > 0:
-                _locate_problem(path, columns)
-            yield frame
+            yield block + handle.readline()  # finish the last line
+
+
+def parse_block(path: Path, block: bytes, columns: list[str]) -> pl.DataFrame:
+    """Selected fields of a block of whole chunk-file lines; a problem in ``path`` is located."""
+    schema = {name: CHUNK_FIELDS[name] for name in columns}
+    try:
+        frame = pl.read_ndjson(io.BytesIO(block), schema=schema)
+    except Exception:
+        _locate_problem(path, columns)
+        raise InputError("chunk file could not be read as JSON lines", path=path) from None
+    if frame.null_count().sum_horizontal().item() > 0:
+        _locate_problem(path, columns)
+    return frame
 
 
 def _locate_problem(path: Path, columns: list[str]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, overload
 
 import polars as pl
 
@@ -47,39 +48,65 @@ class Block:
     chunk_id: str | None = None
 
 
+class Column(Sequence[Any]):
+    """One chunk column whose values become Python objects only when read.
+
+    A details row reads a handful of rows of a snapshot's table (the chunks packed into
+    8,000 characters), so converting whole columns to lists per snapshot is wasted work.
+    """
+
+    def __init__(self, values: pl.Series) -> None:
+        self._values = values
+        self._numbers = values.to_numpy() if values.dtype.is_integer() else None
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    @overload
+    def __getitem__(self, i: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Any]: ...
+
+    def __getitem__(self, i: int | slice) -> Any:
+        if isinstance(i, slice):
+            return self._values[i].to_list()
+        if self._numbers is not None:
+            return int(self._numbers[i])
+        return self._values[int(i)]
+
+
 @dataclass(frozen=True)
 class ChunkTable:
     """Per-chunk columns of one snapshot's candidate chunks, for the chunk-level walks."""
 
-    paths: list[str]
-    kinds: list[str]
-    symbols: list[str]
-    starts: list[int]
-    ends: list[int]
-    chunk_ids: list[str]
-    n_chars: list[int]
+    paths: Sequence[str]
+    kinds: Sequence[str]
+    symbols: Sequence[str]
+    starts: Sequence[int]
+    ends: Sequence[int]
+    chunk_ids: Sequence[str]
+    n_chars: Sequence[int]
 
 
 EMPTY_TABLE = ChunkTable([], [], [], [], [], [], [])
 
 
 def chunk_table(chunks: pl.DataFrame) -> ChunkTable:
-    """Lists of the chunk columns (text length in code points, Python ``len``), built once.
+    """Lazy columns of the chunk frame (text length in code points, Python ``len``).
 
     A frame carrying ``n_chars`` (chunks streamed without their text) uses it for the length.
     """
-    if "n_chars" in chunks.columns:
-        n_chars = chunks["n_chars"].to_list()
-    else:
-        n_chars = chunks["text"].str.len_chars().to_list()
+    has_n = "n_chars" in chunks.columns
+    n_chars = chunks["n_chars"] if has_n else chunks["text"].str.len_chars()
     return ChunkTable(
-        paths=chunks["path"].to_list(),
-        kinds=chunks["kind"].to_list(),
-        symbols=chunks["symbol"].to_list(),
-        starts=chunks["start_line"].to_list(),
-        ends=chunks["end_line"].to_list(),
-        chunk_ids=chunks["chunk_id"].to_list(),
-        n_chars=n_chars,
+        paths=Column(chunks["path"]),
+        kinds=Column(chunks["kind"]),
+        symbols=Column(chunks["symbol"]),
+        starts=Column(chunks["start_line"]),
+        ends=Column(chunks["end_line"]),
+        chunk_ids=Column(chunks["chunk_id"]),
+        n_chars=Column(n_chars),
     )
 
 

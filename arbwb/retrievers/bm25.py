@@ -147,6 +147,7 @@ def method(*, okapi: bool = False, source: TermSource | None = None) -> Method:
             build_index=lambda chunks: build_index(chunks, okapi=okapi),
             rank_sample=rank_sample,
             stats=source.stats,
+            prefetch=source.prefetch,
             index_snapshot=snapshot_indexer(
                 source, lambda chunks, terms: index_from_terms(chunks, terms, okapi=okapi)
             ),

@@ -10,18 +10,19 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
-import scipy.sparse as sp
 
 from arbwb import schemas
 from arbwb.io.corpus import Corpus
 from arbwb.pathclass import CandidateFilter, keep_path
-from arbwb.retrievers.terms import batches, count_terms
 from arbwb.tokenize import split_identifiers
+
+if TYPE_CHECKING:  # scipy and the term counter load only for the methods that use them
+    import scipy.sparse as sp
 
 #: Chunk columns a retriever needs (the CHUNKS schema minus nothing; snapshot_id is optional).
 CHUNK_COLUMNS = ("chunk_id", "path", "kind", "symbol", "start_line", "end_line", "text")
@@ -50,6 +51,23 @@ class ChunkRanking:
 
 
 @dataclass(frozen=True)
+class ColumnCounts:
+    """Chunk x term counts in scipy's CSC layout, held without importing scipy (a warm run
+    only reads the columns of the query's terms)."""
+
+    indptr: npt.NDArray[np.integer[Any]]
+    indices: npt.NDArray[np.int32]
+    data: npt.NDArray[np.int32]
+    shape: tuple[int, int]
+
+    def to_scipy(self) -> sp.csc_matrix:
+        """The same counts as a scipy CSC matrix (no copy)."""
+        import scipy.sparse as sp
+
+        return sp.csc_matrix((self.data, self.indices, self.indptr), shape=self.shape)
+
+
+@dataclass(frozen=True)
 class TermMatrix:
     """Identifier-splitter term counts of chunk documents (spec §7.1-7.3), column-compressed.
 
@@ -58,7 +76,7 @@ class TermMatrix:
     ``doc_len`` = tokens per document, ``n_unique`` = distinct terms per document.
     """
 
-    counts: sp.csc_matrix
+    counts: sp.csc_matrix | ColumnCounts
     vocab: dict[str, int]
     doc_len: npt.NDArray[np.float64]
     n_unique: npt.NDArray[np.float64]
@@ -88,6 +106,12 @@ def chunk_documents(chunks: pl.DataFrame) -> list[str]:
     return check_chunks(chunks).select(document_expr().alias("doc"))["doc"].to_list()
 
 
+def _empty_csr() -> sp.csr_matrix:
+    import scipy.sparse as sp
+
+    return sp.csr_matrix((0, 0))
+
+
 @dataclass
 class TermMemo:
     """Term counts of chunk documents seen recently, reused by the next snapshots.
@@ -105,7 +129,7 @@ class TermMemo:
     table: pl.DataFrame = field(
         default_factory=lambda: pl.DataFrame(schema={"doc": pl.String, "row": pl.Int64})
     )
-    counts: sp.csr_matrix = field(default_factory=lambda: sp.csr_matrix((0, 0)))
+    counts: sp.csr_matrix = field(default_factory=_empty_csr)
     hits: int = 0
     misses: int = 0
 
@@ -120,6 +144,10 @@ def _tokenize(docs: pl.Series, vocab: dict[str, int]) -> sp.csr_matrix:
     Counted by :func:`arbwb.retrievers.terms.count_terms`; new terms get ids in sorted order,
     so ids do not depend on the order terms were met.
     """
+    import scipy.sparse as sp
+
+    from arbwb.retrievers.terms import batches, count_terms
+
     if docs.is_empty():  # most snapshots bring no new text
         return sp.csr_matrix((0, len(vocab)))
     found = count_terms(batches(docs))
@@ -132,6 +160,8 @@ def _tokenize(docs: pl.Series, vocab: dict[str, int]) -> sp.csr_matrix:
 
 def _widen(matrix: sp.csr_matrix, width: int) -> sp.csr_matrix:
     """The same CSR rows seen with ``width`` columns (the vocabulary grew since)."""
+    import scipy.sparse as sp
+
     return sp.csr_matrix((matrix.data, matrix.indices, matrix.indptr), (matrix.shape[0], width))
 
 
@@ -142,6 +172,8 @@ def term_matrix(chunks: pl.DataFrame, memo: TermMemo | None = None) -> TermMatri
     hashing) and only unseen ones are tokenised; scipy then gathers the rows (CSR) and
     converts once to CSC for per-term queries.
     """
+    import scipy.sparse as sp
+
     memo = TermMemo() if memo is None else memo
     docs = check_chunks(chunks).select(document_expr().alias("doc"))
     found = docs.join(memo.table, on="doc", how="left", maintain_order="left").with_row_index("i")
@@ -179,8 +211,11 @@ def query_terms(query_text: str) -> Counter[str]:
 
 def term_rows(
     matrix: TermMatrix, terms: Counter[str]
-) -> Iterator[tuple[str, int, npt.NDArray[np.int32], npt.NDArray[np.float64]]]:
-    """For each query term present in the vocabulary: (term, n_q, chunk rows, term counts)."""
+) -> Iterator[tuple[str, int, npt.NDArray[np.int32], npt.NDArray[Any]]]:
+    """For each query term present in the vocabulary: (term, n_q, chunk rows, term counts).
+
+    Counts are int32 (streamed snapshots) or float64 (token memo); both hold exact integers.
+    """
     indptr, indices, data = matrix.counts.indptr, matrix.counts.indices, matrix.counts.data
     for term, n_q in terms.items():
         col = matrix.vocab.get(term)
@@ -284,6 +319,8 @@ class Method:
     #: Work done once before ranking, given every snapshot the run will index (dense: encode
     #: the distinct passages of all snapshots in length-sorted batches).
     prefetch: Callable[[Corpus, Sequence[str], CandidateFilter], None] | None = None
+    #: Index the next snapshot on a second thread while one is ranked (thread-safe indexing).
+    index_ahead: bool = False
 
 
 def snapshot_index(

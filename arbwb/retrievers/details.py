@@ -135,7 +135,7 @@ def details_row(
     row["hard_negative_ranks"] = rank_of(files, target.hard_negatives)
     table = table if ranking is not None and table is not None else EMPTY_TABLE
     if ranking is not None and ranking.n_chars is not None:
-        table = replace(table, n_chars=list(ranking.n_chars))
+        table = replace(table, n_chars=ranking.n_chars)
     taken = [] if ranking is None else taken_chunks(ranking.order.tolist(), table.n_chars)
     metrics = row_metrics(files, target.gold, target.hard_negatives)
     row["metrics"] = metrics | packing_metrics(taken, table, target.gold)

@@ -88,6 +88,13 @@ def python_lower(values: pl.Series) -> pl.Series:
     return lowered
 
 
+def basename(path: str) -> str:
+    """``PurePosixPath(path).name``, without building a path object when the last component is
+    a plain name (only an empty or ``.`` last component is changed by the normalisation)."""
+    last = path.rpartition("/")[2]
+    return last if last not in ("", ".") else PurePosixPath(path).name
+
+
 def build_index(chunks: pl.DataFrame, mode: PatternMode = "strict") -> GrepIndex:
     """Lower-case path, basename, symbol and text of a snapshot's (filtered) rows, in order."""
     chunks = check_chunks(chunks)
@@ -104,7 +111,7 @@ def build_index(chunks: pl.DataFrame, mode: PatternMode = "strict") -> GrepIndex
         mode=mode,
         paths=paths,
         path_lower=pl.Series([p.lower() for p in names], dtype=pl.String),
-        base_lower=pl.Series([PurePosixPath(p).name.lower() for p in names], dtype=pl.String),
+        base_lower=pl.Series([basename(p).lower() for p in names], dtype=pl.String),
         path_rank=ranks,
         symbol_lower=python_lower(chunks["symbol"]),
         text_lower=python_lower(chunks["text"]),
@@ -288,6 +295,7 @@ def method(mode: PatternMode = "strict") -> Method:
         stats=lambda: {"pattern_mode": mode},
         gold_only=True,
         row_stats=row_stats,
+        index_ahead=True,
     )
 
 

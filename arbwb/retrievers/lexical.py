@@ -113,6 +113,7 @@ def method(source: TermSource | None = None) -> Method:
             build_index=build_index,
             rank_sample=rank_sample,
             stats=source.stats,
+            prefetch=source.prefetch,
             index_snapshot=snapshot_indexer(source, index_from_terms),
         )
     memo = TermMemo()

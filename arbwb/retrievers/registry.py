@@ -12,10 +12,10 @@ import polars as pl
 from arbwb.io.corpus import Corpus
 from arbwb.pathclass import CandidateFilter
 from arbwb.retrievers.common import Method, rank_samples
-from arbwb.retrievers.termcache import TermSource
 
 if TYPE_CHECKING:
     from arbwb.retrievers import dense, repomap
+    from arbwb.retrievers.termcache import TermSource
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,8 @@ class MethodOptions:
 
 
 def _source(options: MethodOptions) -> TermSource | None:
+    from arbwb.retrievers.termcache import TermSource
+
     return TermSource(options.term_cache_dir) if options.stream_terms else None
 
 

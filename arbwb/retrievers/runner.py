@@ -18,6 +18,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -187,12 +188,9 @@ def run_method(
         groups = _by_snapshot(samples, done)
         if method.prefetch is not None:
             method.prefetch(corpus, [s for s, _ in groups if corpus.has(s)], candidate_filter)
-        for snapshot, members in groups:
+        for snapshot, members, prepared in _indexes(method, corpus, groups, candidate_filter):
             start = time.perf_counter()
             present = corpus.has(snapshot)
-            prepared = (
-                snapshot_index(method, corpus, snapshot, candidate_filter) if present else None
-            )
             index = None if prepared is None else prepared[0]
             table = None if prepared is None else chunk_table(prepared[1])
             index_seconds += time.perf_counter() - start
@@ -255,6 +253,37 @@ def run_method(
     write_json(det.summary_path(out), summary)
     ckpt.unlink(missing_ok=True)
     return summary
+
+
+def _indexes(
+    method: Method,
+    corpus: Corpus,
+    groups: list[tuple[str, list[int]]],
+    candidate_filter: CandidateFilter,
+) -> Iterator[tuple[str, list[int], tuple[Any, pl.DataFrame] | None]]:
+    """Each group with its snapshot's index (None: missing or nothing ranked), in order.
+
+    A method with ``index_ahead`` has the next snapshot indexed on a second thread while the
+    current one's samples are ranked (its indexing must be thread-safe); the result does not
+    depend on it.
+    """
+
+    def prepare(snapshot: str) -> tuple[Any, pl.DataFrame] | None:
+        present = corpus.has(snapshot)
+        return snapshot_index(method, corpus, snapshot, candidate_filter) if present else None
+
+    if not method.index_ahead:
+        for snapshot, members in groups:
+            yield snapshot, members, prepare(snapshot)
+        return
+    with ThreadPoolExecutor(1, thread_name_prefix="arbwb-index") as pool:
+        upcoming = [pool.submit(prepare, snapshot) for snapshot, _ in groups[:1]]
+        for k, (snapshot, members) in enumerate(groups):
+            prepared = upcoming.pop().result()
+            if k + 1 < len(groups):
+                upcoming.append(pool.submit(prepare, groups[k + 1][0]))
+            yield snapshot, members, prepared
+            prepared = None  # free this snapshot before the one after next is read
 
 
 def _by_snapshot(samples: pl.DataFrame, done: Mapping[int, Outcome]) -> list[tuple[str, list[int]]]:

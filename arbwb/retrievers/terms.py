@@ -106,27 +106,49 @@ def batches(texts: pl.Series, size: int = BATCH_ROWS) -> Iterator[pl.Series]:
         yield texts.slice(start, size)
 
 
-def count_terms(texts: Iterable[pl.Series]) -> TermCounts:
-    """§7.1 term counts of texts given in consecutive batches (null counts as empty), as CSR.
+@dataclass(frozen=True)
+class BatchCounts:
+    """One batch's (text, local term, count) triples and its local vocabulary (see
+    :func:`count_batch`); batches are independent, so they can be counted in parallel."""
 
-    Each batch is tokenised and hashed on its own and then dropped; the batches' small
-    vocabularies are hashed together into the global one at the end, so memory holds one
-    batch's tokens plus the (row, term, count) triples, never the whole input's tokens.
-    """
+    n_texts: int
+    rows: npt.NDArray[np.int32]  # text index within the batch
+    cols: npt.NDArray[np.int32]  # index into ``vocab``
+    freq: npt.NDArray[np.int32]
+    vocab: pa.Array | None  # None: the batch has no token
+
+
+def count_batch(batch: pl.Series) -> BatchCounts:
+    """§7.1 term counts of one batch of texts (null counts as empty), as triples."""
+    per_text, tokens = _byte_tokens(_batch_arrow(batch))
+    if not len(tokens):
+        empty = np.zeros(0, dtype=np.int32)
+        return BatchCounts(len(batch), empty, empty, empty, None)
+    encoded = pc.dictionary_encode(tokens)
+    size = len(encoded.dictionary)
+    keys, freq = _pair_counts(per_text, np.asarray(encoded.indices), size)
+    return BatchCounts(
+        len(batch),
+        (keys // size).astype(np.int32),
+        (keys % size).astype(np.int32),
+        freq.astype(np.int32),
+        encoded.dictionary,
+    )
+
+
+def merge_counts(parts: Iterable[BatchCounts]) -> TermCounts:
+    """The CSR term counts of consecutive batches' texts; the batches' small vocabularies are
+    hashed together into the global one here."""
     rows_parts, cols_parts, freq_parts, vocab_parts = [], [], [], []
     n_texts = n_local = 0
-    for batch in texts:
-        per_text, tokens = _byte_tokens(_batch_arrow(batch))
-        if len(tokens):
-            encoded = pc.dictionary_encode(tokens)
-            size = len(encoded.dictionary)
-            keys, freq = _pair_counts(per_text, np.asarray(encoded.indices), size)
-            rows_parts.append((keys // size + n_texts).astype(np.int32))
-            cols_parts.append((keys % size + n_local).astype(np.int32))
-            freq_parts.append(freq.astype(np.int32))
-            vocab_parts.append(encoded.dictionary)
-            n_local += size
-        n_texts += len(batch)
+    for part in parts:
+        if part.vocab is not None:
+            rows_parts.append(part.rows + np.int32(n_texts))
+            cols_parts.append(part.cols + np.int32(n_local))
+            freq_parts.append(part.freq)
+            vocab_parts.append(part.vocab)
+            n_local += len(part.vocab)
+        n_texts += part.n_texts
     if not vocab_parts:
         return TermCounts(sp.csr_matrix((n_texts, 0), dtype=np.int32), [])
     merged = pc.dictionary_encode(pa.concat_arrays(vocab_parts))
@@ -143,3 +165,12 @@ def count_terms(texts: Iterable[pl.Series]) -> TermCounts:
     del freq_parts
     matrix = sp.csr_matrix((data, cols, indptr), shape=(n_texts, len(terms)), copy=False)
     return TermCounts(matrix, terms)
+
+
+def count_terms(texts: Iterable[pl.Series]) -> TermCounts:
+    """§7.1 term counts of texts given in consecutive batches (null counts as empty), as CSR.
+
+    Each batch is tokenised and hashed on its own and then dropped, so memory holds one
+    batch's tokens plus the (row, term, count) triples, never the whole input's tokens.
+    """
+    return merge_counts(count_batch(batch) for batch in texts)
