@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import resource
 import statistics
 import subprocess
@@ -24,6 +23,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import polars as pl
+from _literal_bcy import literal_covered
 from _realistic import realistic
 
 from arbwb.io.corpus import open_corpus
@@ -31,7 +31,6 @@ from arbwb.metrics.budget import bcy_table
 
 BUDGETS = (4000, 8000, 16000, 32000)
 TAUS = (1, 16, 32, 64, 128)
-TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[^A-Za-z0-9_\s]")
 
 
 def reference(corpus_dir: Path, details: Path) -> dict[str, float]:
@@ -59,27 +58,7 @@ def reference(corpus_dir: Path, details: Path) -> dict[str, float]:
             gold = set(row["gold_files"])
             ranked = list(dict.fromkeys(p for p in row["top_files"] if p))[:20]
             for budget in BUDGETS:
-                used = 0
-                covered = {t: 0 for t in TAUS}
-                for path in ranked:
-                    if path not in texts:
-                        continue
-                    h = len(TOKEN.findall("### " + path + "\n"))
-                    c = len(TOKEN.findall(texts[path]))
-                    total = h + c + (1 if texts[path] else 0)
-                    if budget - used <= 0:
-                        break
-                    if total <= budget - used:
-                        used += total
-                        m = c
-                    else:
-                        m = min(c, max(0, budget - used - h))
-                        used = budget
-                    if path in gold and c > 0:
-                        for t in TAUS:
-                            covered[t] += m >= min(t, c)
-                    if used >= budget:
-                        break
+                covered = literal_covered(ranked, texts, gold, budget, TAUS)
                 for t in TAUS:
                     out[f"{row['id']}|{budget}|{t}"] = covered[t] / len(gold)
     return out

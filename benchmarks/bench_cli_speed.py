@@ -33,12 +33,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _arb_shape import SUBSETS, Shape, arb_shape, describe
+from _literal_bcy import literal_covered
 
 ROOT = Path(__file__).resolve().parent.parent
 BUDGETS = (4000, 8000, 16000, 32000)
 _CAMEL = re.compile(r"([a-z])([A-Z])")
 _ALNUM = re.compile(r"[A-Za-z0-9]+")
-_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[^A-Za-z0-9_\s]")
 
 
 # --- literal references (stdlib only, so their processes import nothing else) -------------
@@ -154,25 +154,7 @@ def reference_bcy(data: Path, runs: list[Path]) -> dict[str, dict[str, float]]:
                     continue
                 ranked = list(dict.fromkeys(p for p in row["top_files"] if p))[:20]
                 for budget in BUDGETS:
-                    used, covered = 0, 0
-                    for path in ranked:
-                        if path not in texts:
-                            continue
-                        h = len(_TOKEN.findall("### " + path + "\n"))
-                        c = len(_TOKEN.findall(texts[path]))
-                        total = h + c + (1 if texts[path] else 0)
-                        if budget - used <= 0:
-                            break
-                        if total <= budget - used:
-                            used += total
-                            m = c
-                        else:
-                            m = min(c, max(0, budget - used - h))
-                            used = budget
-                        if path in gold and c > 0 and m >= min(1, c):
-                            covered += 1
-                        if used >= budget:
-                            break
+                    covered = literal_covered(ranked, texts, gold, budget, (1,))[1]
                     value = covered / len(gold)
                     for group in ("overall", f"task:{row['task_type']}"):
                         per_group.setdefault(f"{group}|bcy@{budget}", []).append(value)
