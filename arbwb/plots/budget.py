@@ -12,6 +12,8 @@ import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from arbwb.plots.style import demo_title
+
 
 def budget_label(budget: int) -> str:
     """``8000`` -> ``8k`` when divisible by 1000 (spec §13.1), else the number."""
@@ -60,7 +62,7 @@ def plot_bcy_curves(
     ax.set_ylabel("BCY@B" if tau == 1 else f"BCY τ={tau} @B")
     n = int(part["n"].to_numpy().max())
     title = f"{task} (n={n})"
-    ax.set_title(f"{title} — demo data" if demo else title)
+    ax.set_title(demo_title(title, demo=demo))
     if legend:
         ax.legend(fontsize="small", frameon=False, loc="lower right")
     return ax

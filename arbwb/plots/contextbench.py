@@ -15,12 +15,10 @@ import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from arbwb.plots.style import demo_title
+
 LEVEL_ORDER = ("file", "symbol", "span", "line")
 STATS = ("coverage", "precision", "f1")
-
-
-def _title(text: str, demo: bool) -> str:
-    return f"{text} — demo data" if demo else text
 
 
 def composition(
@@ -48,7 +46,7 @@ def composition(
     ax.set_xlabel(by)
     ax.tick_params(axis="x", rotation=30)
     ax.legend(title=hue, fontsize="small", frameon=False)
-    ax.set_title(_title(f"ContextBench instances by {by} (n={instances.height})", demo))
+    ax.set_title(demo_title(f"ContextBench instances by {by} (n={instances.height})", demo=demo))
     return ax
 
 
@@ -88,7 +86,7 @@ def granularity_bars(board: pl.DataFrame, *, demo: bool = False) -> Figure:
     axes[0].set_ylabel("macro mean, 95% bootstrap CI")
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, fontsize="small", frameon=False, loc="lower center", ncol=len(runs))
-    fig.suptitle(_title("ContextBench final context per granularity", demo))
+    fig.suptitle(demo_title("ContextBench final context per granularity", demo=demo))
     fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig
 
@@ -148,7 +146,7 @@ def recall_precision(
     ax.set_xlabel(f"{level} coverage (recall)")
     ax.set_ylabel(f"{level} precision")
     ax.legend(fontsize="x-small", frameon=False, loc="lower left")
-    ax.set_title(_title(f"Recall-precision trade-off, {level} level", demo))
+    ax.set_title(demo_title(f"Recall-precision trade-off, {level} level", demo=demo))
     return ax
 
 
@@ -184,5 +182,5 @@ def coverage_by_step(
     ax.set_xlabel("step t")
     ax.set_ylabel(f"cumulative {level} coverage (mean)")
     ax.legend(fontsize="small", frameon=False, loc="lower right")
-    ax.set_title(_title(f"Coverage by trajectory step, {level} level", demo))
+    ax.set_title(demo_title(f"Coverage by trajectory step, {level} level", demo=demo))
     return ax

@@ -12,6 +12,7 @@ import seaborn as sns
 from matplotlib.axes import Axes
 
 from arbwb.depth import DEPTHS
+from arbwb.plots.style import demo_title
 
 
 def plot_first_gold_cdf(
@@ -53,7 +54,7 @@ def plot_first_gold_cdf(
     ax.set_ylabel("share of samples with first gold <= K")
     n = part["sample_id"].n_unique()
     title = f"{task} (n={n})"
-    ax.set_title(f"{title} — demo data" if demo else title)
+    ax.set_title(demo_title(title, demo=demo))
     if legend:
         ax.legend(fontsize="small", frameon=False, loc="lower right")
     return ax
@@ -85,6 +86,6 @@ def plot_coverage_distribution(
     ax.set_xlabel(f"runs with Recall@{k} > 0")
     ax.set_ylabel("share of samples")
     title = f"cross-run coverage at {k}"
-    ax.set_title(f"{title} — demo data" if demo else title)
+    ax.set_title(demo_title(title, demo=demo))
     ax.legend(fontsize="small", frameon=False)
     return ax

@@ -15,10 +15,7 @@ import seaborn as sns
 from matplotlib.axes import Axes
 
 from arbwb.plots.budget import budget_label
-
-
-def _title(ax: Axes, text: str, demo: bool) -> None:
-    ax.set_title(f"{text} — demo data" if demo else text)
+from arbwb.plots.style import demo_title
 
 
 def plot_file_lines(
@@ -42,7 +39,7 @@ def plot_file_lines(
     ax.set_yscale("log")
     ax.set_xlabel("")
     ax.set_ylabel("gold file lines (log scale)")
-    _title(ax, f"gold-file size (n={resolved.height} occurrences)", demo)
+    ax.set_title(demo_title(f"gold-file size (n={resolved.height} occurrences)", demo=demo))
     return ax
 
 
@@ -64,7 +61,7 @@ def plot_evidence_ratio(
     ax.set_xlim(0, 1)
     ax.set_xlabel("evidence lines / gold file lines")
     ax.set_ylabel("span-file pairs")
-    _title(ax, f"evidence density (n={density.height})", demo)
+    ax.set_title(demo_title(f"evidence density (n={density.height})", demo=demo))
     return ax
 
 
@@ -106,7 +103,7 @@ def plot_file_vs_line(
     ax.set_ylabel("line F1 @8k chars")
     if capable:
         ax.legend(fontsize="small", frameon=False)
-    _title(ax, "file-level vs line-level", demo)
+    ax.set_title(demo_title("file-level vs line-level", demo=demo))
     return ax
 
 
@@ -153,7 +150,7 @@ def plot_span_yield(
         ax.set_ylim(0, 1)
     ax.set_xlabel("context budget B (regex_code_tokenizer_v1 tokens)")
     ax.set_ylabel({"line_recall": "gold evidence lines packed (share)"}.get(metric, metric))
-    _title(ax, "span yield: whole files vs chunks", demo)
+    ax.set_title(demo_title("span yield: whole files vs chunks", demo=demo))
     if legend:
         ax.legend(fontsize="x-small", frameon=False, loc="lower right")
     return ax

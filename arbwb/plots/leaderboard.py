@@ -5,24 +5,13 @@ Inputs are the frames of :mod:`arbwb.leaderboard` (``scores`` and ``pairwise_tes
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 import seaborn as sns
 from matplotlib.axes import Axes
 
 from arbwb.leaderboard import metric_label
-
-
-def _axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
-    if ax is not None:
-        return ax
-    _, new = plt.subplots(figsize=size)
-    return new
-
-
-def _title(ax: Axes, text: str, *, demo: bool) -> None:
-    ax.set_title(f"{text} (demo data)" if demo else text)
+from arbwb.plots.style import demo_title, new_axes
 
 
 def _weighted(board: pl.DataFrame, group: str, metric: str) -> pl.DataFrame:
@@ -65,7 +54,7 @@ def task_bars(
 ) -> Axes:
     """Grouped bars of the weighted ``metric`` per task (and overall) with bootstrap intervals."""
     part, runs, tasks = _by_task(board, group, metric)
-    ax = _axes(ax, (1.6 + 1.4 * len(tasks), 4.0))
+    ax = new_axes(ax, (1.6 + 1.4 * len(tasks), 4.0))
     width = 0.8 / max(len(runs), 1)
     palette = sns.color_palette("colorblind", len(runs))
     for i, run in enumerate(runs):
@@ -88,7 +77,7 @@ def task_bars(
     ax.set_ylabel(f"{metric_label(metric)} (95% bootstrap CI)")
     ax.set_ylim(0, 1.05 * max(1e-9, float(np.nanmax(part["ci_high"].to_numpy()))))
     ax.legend(fontsize="small", frameon=False)
-    _title(ax, f"{metric_label(metric)} by task — {group}", demo=demo)
+    ax.set_title(demo_title(f"{metric_label(metric)} by task — {group}", demo=demo))
     return ax
 
 
@@ -105,7 +94,7 @@ def run_task_heatmap(
     matrix = np.full((len(runs), len(tasks)), np.nan)
     for row in part.iter_rows(named=True):
         matrix[runs.index(row["run"]), tasks.index(row["task"])] = row["value"]
-    ax = _axes(ax, (1.5 + 1.3 * len(tasks), 1.0 + 0.45 * len(runs)))
+    ax = new_axes(ax, (1.5 + 1.3 * len(tasks), 1.0 + 0.45 * len(runs)))
     sns.heatmap(
         matrix,
         annot=True,
@@ -117,7 +106,7 @@ def run_task_heatmap(
         cbar_kws={"label": metric_label(metric)},
         ax=ax,
     )
-    _title(ax, f"{metric_label(metric)}: run x task — {group}", demo=demo)
+    ax.set_title(demo_title(f"{metric_label(metric)}: run x task — {group}", demo=demo))
     return ax
 
 
@@ -149,7 +138,7 @@ def significance_matrix(
         p_text = f"p={row['p_holm']:.3f}{star}"
         notes[i, j] = f"{row['diff']:+.3f}\n{p_text}"
         notes[j, i] = f"{-row['diff']:+.3f}\n{p_text}"
-    ax = _axes(ax, (2.0 + 1.4 * size, 1.2 + 0.9 * size))
+    ax = new_axes(ax, (2.0 + 1.4 * size, 1.2 + 0.9 * size))
     sns.heatmap(
         pvals,
         annot=notes,
@@ -163,5 +152,5 @@ def significance_matrix(
         ax=ax,
     )
     title = f"Paired randomization tests, {metric_label(metric)} (row - column) — {group}"
-    _title(ax, title, demo=demo)
+    ax.set_title(demo_title(title, demo=demo))
     return ax

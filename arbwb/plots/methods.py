@@ -15,6 +15,7 @@ from matplotlib.axes import Axes
 from matplotlib.patches import Patch
 
 from arbwb.leaderboard import metric_label
+from arbwb.plots.style import demo_title
 
 
 def _weighted(board: pl.DataFrame, group: str, metrics: list[str]) -> pl.DataFrame:
@@ -33,10 +34,6 @@ def _weighted(board: pl.DataFrame, group: str, metrics: list[str]) -> pl.DataFra
 def _colors(names: list[str]) -> dict[str, tuple[float, float, float]]:
     unique = sorted(set(names))
     return dict(zip(unique, sns.color_palette("colorblind", len(unique)), strict=True))
-
-
-def _title(ax: Axes, text: str, *, demo: bool) -> None:
-    ax.set_title(f"{text} (demo data)" if demo else text)
 
 
 def method_bars(
@@ -72,7 +69,7 @@ def method_bars(
         frameon=False,
         loc="lower right",
     )
-    _title(ax, f"{metric_label(metric)} by method — {group}", demo=demo)
+    ax.set_title(demo_title(f"{metric_label(metric)} by method — {group}", demo=demo))
     return ax
 
 
@@ -120,5 +117,5 @@ def bcy_by_budget(
     ax.set_xlabel("context budget (regex_code_tokenizer_v1 tokens)")
     ax.set_ylabel("BCY (sample-weighted, 95% bootstrap CI)")
     ax.legend(fontsize="small", frameon=False)
-    _title(ax, f"BCY by budget and method — {group}", demo=demo)
+    ax.set_title(demo_title(f"BCY by budget and method — {group}", demo=demo))
     return ax

@@ -8,6 +8,7 @@ import seaborn as sns
 from matplotlib.axes import Axes
 
 from arbwb.overview import NO_GOLD_STRATA, POSITIVE_TASKS
+from arbwb.plots.style import demo_title
 
 
 def composition_bars(table: pl.DataFrame, *, demo: bool = False, ax: Axes | None = None) -> Axes:
@@ -32,5 +33,5 @@ def composition_bars(table: pl.DataFrame, *, demo: bool = False, ax: Axes | None
     ax.set_xlabel("samples")
     ax.legend(loc="lower right", fontsize="small", frameon=False)
     title = "Samples per repository by task and stratum"
-    ax.set_title(f"{title} (demo data)" if demo else title)
+    ax.set_title(demo_title(title, demo=demo))
     return ax

@@ -8,18 +8,11 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
-import seaborn as sns
 from matplotlib.axes import Axes
 
+from arbwb.plots.style import demo_title, run_colors
+
 STRATUM_ORDER = ("positive", "natural", "counterfactual")
-
-
-def _titled(ax: Axes, title: str, demo: bool) -> None:
-    ax.set_title(f"{title} — demo data" if demo else title)
-
-
-def _colors(names: list[str]) -> dict[str, tuple[float, float, float]]:
-    return dict(zip(names, sns.color_palette("colorblind", len(names)), strict=True))
 
 
 def plot_confidence_by_stratum(
@@ -36,7 +29,7 @@ def plot_confidence_by_stratum(
     data = [part.filter(pl.col("stratum") == s)["confidence"].to_numpy() for s in present]
     ax.boxplot(data, positions=range(len(present)), widths=0.5, showfliers=False)
     rng = np.random.default_rng(0)
-    colors = _colors(list(STRATUM_ORDER))
+    colors = run_colors(list(STRATUM_ORDER))
     for i, (stratum, values) in enumerate(zip(present, data, strict=True)):
         jitter = rng.uniform(-0.15, 0.15, values.size)
         ax.scatter(i + jitter, values, s=12, alpha=0.7, color=colors[stratum], zorder=3)
@@ -44,7 +37,7 @@ def plot_confidence_by_stratum(
         range(len(present)), [f"{s}\n(n={d.size})" for s, d in zip(present, data, strict=True)]
     )
     ax.set_ylabel("confidence (top chunk score)")
-    _titled(ax, run, demo)
+    ax.set_title(demo_title(run, demo=demo))
     return ax
 
 
@@ -64,7 +57,7 @@ def plot_risk_coverage(
     if ax is None:
         _, ax = plt.subplots(figsize=(5.5, 3.8))
     runs = curves["run"].unique(maintain_order=True).to_list()
-    colors = _colors(runs)
+    colors = run_colors(runs)
     for run in runs:
         line = curves.filter(pl.col("run") == run).sort("coverage")
         if metric == "accepted_positive_hit@20":
@@ -80,7 +73,7 @@ def plot_risk_coverage(
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("coverage (share of samples returned)")
     ax.set_ylabel(metric)
-    _titled(ax, f"{metric} vs coverage", demo)
+    ax.set_title(demo_title(f"{metric} vs coverage", demo=demo))
     if legend:
         ax.legend(fontsize="small", frameon=False)
     return ax
@@ -105,7 +98,7 @@ def plot_fold_thresholds(
     ax.set_xticks(sorted(set(part["fold"].to_list())))
     ax.set_xlabel("fold (held-out repositories)")
     ax.set_ylabel("threshold selected on the other folds")
-    _titled(ax, run, demo)
+    ax.set_title(demo_title(run, demo=demo))
     ax.legend(fontsize="small", frameon=False)
     return ax
 
@@ -141,7 +134,7 @@ def plot_protocol_contrast(
     ax.set_xticks(range(len(runs)), runs, rotation=15, ha="right", fontsize="small")
     ax.set_ylim(0, 1)
     ax.set_ylabel(metric)
-    _titled(ax, "mixed vs natural-only evidence", demo)
+    ax.set_title(demo_title("mixed vs natural-only evidence", demo=demo))
     ax.legend(fontsize="x-small", frameon=False, ncols=2, loc="lower left")
     return ax
 
@@ -164,6 +157,6 @@ def plot_auroc(separability: pl.DataFrame, *, demo: bool = False, ax: Axes | Non
     ax.set_xticks(range(len(runs)), runs, rotation=15, ha="right", fontsize="small")
     ax.set_ylim(0, 1.02)
     ax.set_ylabel("AUROC (positive vs no-gold)")
-    _titled(ax, "separability by no-gold stratum", demo)
+    ax.set_title(demo_title("separability by no-gold stratum", demo=demo))
     ax.legend(fontsize="small", frameon=False, loc="lower right")
     return ax

@@ -6,25 +6,14 @@ Inputs are the annotation frame of :mod:`arbwb.taxonomy` and the ``slice_scores`
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 import seaborn as sns
 from matplotlib.axes import Axes
 
 from arbwb.leaderboard import metric_label
+from arbwb.plots.style import demo_title, new_axes, run_colors
 from arbwb.taxonomy import CONFIDENCES, LABELS
-
-
-def _axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
-    if ax is not None:
-        return ax
-    _, new = plt.subplots(figsize=size)
-    return new
-
-
-def _title(ax: Axes, text: str, *, demo: bool) -> None:
-    ax.set_title(f"{text} (demo data)" if demo else text)
 
 
 def _stacked(
@@ -57,9 +46,9 @@ def label_distribution(
         pl.len().alias("n")
     )
     tasks = sorted(annotations["task_type"].unique().to_list())
-    ax = _axes(ax, (7.5, 1.2 + 0.5 * len(tasks)))
+    ax = new_axes(ax, (7.5, 1.2 + 0.5 * len(tasks)))
     _stacked(ax, counts, tasks, "primary_relevance_type", list(LABELS))
-    _title(ax, "Primary relevance type by task", demo=demo)
+    ax.set_title(demo_title("Primary relevance type by task", demo=demo))
     return ax
 
 
@@ -74,9 +63,9 @@ def confidence_mix(
     )
     present = set(annotations["primary_relevance_type"].to_list())
     labels = [label for label in LABELS if label in present]
-    ax = _axes(ax, (7.5, 1.2 + 0.5 * len(labels)))
+    ax = new_axes(ax, (7.5, 1.2 + 0.5 * len(labels)))
     _stacked(ax, counts, labels, "confidence", list(CONFIDENCES))
-    _title(ax, "Annotation confidence per primary label", demo=demo)
+    ax.set_title(demo_title("Annotation confidence per primary label", demo=demo))
     return ax
 
 
@@ -110,8 +99,8 @@ def slice_intervals(
         .sort(["value", "run"], descending=[True, False])["run"]
         .to_list()
     )
-    ax = _axes(ax, (8.0, 1.2 + 0.35 * len(slices) * max(len(runs), 2)))
-    palette = sns.color_palette("colorblind", len(runs))
+    ax = new_axes(ax, (8.0, 1.2 + 0.35 * len(slices) * max(len(runs), 2)))
+    colors = run_colors(scores.filter(pl.col("group") == group)["run"].to_list())
     step = 0.8 / max(len(runs), 1)
     for i, run in enumerate(runs):
         rows = {r["slice"]: r for r in part.filter(pl.col("run") == run).iter_rows(named=True)}
@@ -124,8 +113,8 @@ def slice_intervals(
             ys,
             xerr=[values - low, high - values],
             fmt="o",
-            color=palette[i],
-            ecolor=palette[i],
+            color=colors[run],
+            ecolor=colors[run],
             elinewidth=1.0,
             capsize=2,
             markersize=4,
@@ -137,5 +126,5 @@ def slice_intervals(
     ax.set_xlabel(f"{metric_label(metric)} (95% bootstrap CI, arbwb-defined)")
     ax.set_xlim(0, 1.02)
     ax.legend(fontsize="small", frameon=False, bbox_to_anchor=(1.02, 1), loc="upper left")
-    _title(ax, f"{metric_label(metric)} per {view} slice — {group}", demo=demo)
+    ax.set_title(demo_title(f"{metric_label(metric)} per {view} slice — {group}", demo=demo))
     return ax
