@@ -164,6 +164,29 @@ class TextMemo:
             out.append(found)
         return out
 
+    def series_ids(self, tokens: pl.Series) -> npt.NDArray[np.int64]:
+        """Run-wide ids of a token column, adding new ones in order of first appearance.
+
+        The same ids as :meth:`token_ids` over ``tokens.to_list()``, by one join.
+        """
+        frame = tokens.alias("tok").to_frame()
+        table = pl.DataFrame(
+            {"tok": list(self.ids), "id": np.fromiter(self.ids.values(), np.int64, len(self.ids))},
+            schema={"tok": pl.String, "id": pl.Int64},
+        )
+        found = frame.join(table, on="tok", how="left", maintain_order="left")["id"]
+        if found.null_count():
+            new = tokens.filter(found.is_null()).unique(maintain_order=True).to_list()
+            start = len(self.words)
+            self.ids.update(zip(new, range(start, start + len(new)), strict=True))
+            self.words.extend(new)
+            ids = pl.Series("id", np.arange(start, start + len(new), dtype=np.int64))
+            added = pl.DataFrame({"tok": pl.Series(new, dtype=pl.String), "id": ids})
+            found = found.fill_null(
+                frame.join(added, on="tok", how="left", maintain_order="left")["id"]
+            )
+        return found.to_numpy().astype(np.int64)
+
     def content_tokens(self, texts: list[str]) -> list[npt.NDArray[np.int64]]:
         """Distinct content-token ids of each text (first 20,000 characters, §3.4)."""
         if len(self.content) > self.limit:
@@ -174,8 +197,11 @@ class TextMemo:
             tokens = pl.DataFrame({"text": fresh}).select(
                 tokens_expr(pl.col("text").str.slice(0, CONTENT_PREFIX)).list.unique().list.sort()
             )
-            for text, found in zip(fresh, tokens.to_series().to_list(), strict=True):
-                self.content[text] = np.array(self.token_ids(found), dtype=np.int64)
+            column = tokens.to_series()
+            ids = self.series_ids(column.explode().drop_nulls())
+            ends = np.cumsum(column.list.len().to_numpy().astype(np.int64))
+            for text, found in zip(fresh, np.split(ids, ends[:-1]), strict=True):
+                self.content[text] = found
         return [self.content[t] for t in texts]
 
     def import_specs(self, text: str) -> list[str]:
