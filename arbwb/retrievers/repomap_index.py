@@ -82,6 +82,25 @@ def tokens_expr(column: str | pl.Expr) -> pl.Expr:
     )
 
 
+def content_tokens_expr(column: str) -> pl.Expr:
+    """:func:`tokens_expr` of the first 20,000 characters, as distinct sorted tokens.
+
+    Faster, same tokens: non-ASCII characters become spaces first (they are never in a token,
+    never in a camel pair, and one character stays one), so the whole text can be lower-cased
+    before the extraction instead of each token after it.
+    """
+    return (
+        pl.col(column)
+        .str.slice(0, CONTENT_PREFIX)
+        .str.replace_all(r"[^\x00-\x7f]", " ")
+        .str.replace_all(_CAMEL, "$1 $2")
+        .str.to_lowercase()
+        .str.extract_all(r"[a-z0-9]+")
+        .list.unique()
+        .list.sort()
+    )
+
+
 def _nodes(chunks: pl.DataFrame) -> tuple[list[str], pl.DataFrame]:
     """Node paths in order of first appearance and the rows with their node id (§3.1)."""
     rows = chunks.select("path", "kind", "symbol", "text").filter(pl.col("path") != "")
@@ -194,9 +213,7 @@ class TextMemo:
             self.specs.clear()
         fresh = [t for t in dict.fromkeys(texts) if t not in self.content]
         if fresh:
-            tokens = pl.DataFrame({"text": fresh}).select(
-                tokens_expr(pl.col("text").str.slice(0, CONTENT_PREFIX)).list.unique().list.sort()
-            )
+            tokens = pl.DataFrame({"text": fresh}).select(content_tokens_expr("text"))
             column = tokens.to_series()
             ids = self.series_ids(column.explode().drop_nulls())
             ends = np.cumsum(column.list.len().to_numpy().astype(np.int64))

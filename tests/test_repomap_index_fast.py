@@ -1,0 +1,46 @@
+"""The RepoMap index's fast text paths equal their literal Python definitions (arbwb-defined)."""
+
+from __future__ import annotations
+
+import random
+
+import polars as pl
+
+from arbwb.retrievers.repomap_index import CONTENT_PREFIX, TextMemo, content_tokens_expr
+from arbwb.tokenize import split_identifiers
+
+TRICKY = [
+    "",
+    "getHTTPResponse v2Api snake_case",
+    "\u212aelvin caf\u00e9Bar \u0130stanbul aB\u00e9Cd x\u00dfY",  # Kelvin sign, dotted I, sharp s
+    "fooé\u0301Bar\u2028bazQux\x1cquux",
+    "a" * (CONTENT_PREFIX - 2) + "bCdE tail",  # a token cut at the 20,000-character prefix
+]
+
+
+def _random_texts(n: int) -> list[str]:
+    rng = random.Random(7)
+    alphabet = "aAzZ09 _\n.\u212a\u0130\u00e9\u00df\u2028K"
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randrange(60))) for _ in range(n)]
+
+
+def test_content_tokens_expr_is_the_identifier_splitter() -> None:
+    texts = TRICKY + _random_texts(400)
+    got = pl.DataFrame({"t": texts}).select(content_tokens_expr("t")).to_series().to_list()
+    want = [sorted(set(split_identifiers(t[:CONTENT_PREFIX]))) for t in texts]
+    assert got == want
+
+
+def test_content_token_ids_follow_first_appearance() -> None:
+    memo = TextMemo()
+    texts = ["zeta alpha", "beta alpha", "", "gammaDelta zeta"]
+    ids = memo.content_tokens(texts)
+    # Literal: ids assigned token by token over each text's sorted distinct tokens.
+    literal: dict[str, int] = {}
+    want = []
+    for text in texts:
+        tokens = sorted(set(split_identifiers(text)))
+        want.append([literal.setdefault(t, len(literal)) for t in tokens])
+    assert [list(x) for x in ids] == want
+    assert memo.words == list(literal)
+    assert memo.token_ids(["beta", "new"]) == [literal["beta"], len(literal)]
