@@ -6,6 +6,7 @@ import random
 
 import polars as pl
 
+from arbwb.retrievers import repomap_paths as rp
 from arbwb.retrievers.repomap_index import CONTENT_PREFIX, TextMemo, content_tokens_expr
 from arbwb.tokenize import split_identifiers
 
@@ -44,3 +45,20 @@ def test_content_token_ids_follow_first_appearance() -> None:
     assert [list(x) for x in ids] == want
     assert memo.words == list(literal)
     assert memo.token_ids(["beta", "new"]) == [literal["beta"], len(literal)]
+
+
+def test_batch_import_specs_equal_per_text_scan() -> None:
+    texts = [
+        "",
+        "import os\nfrom a.b import c\n\n# import hidden\n  use crate::x::y;\n",
+        "import a\r\nimport b\x0bimport c\x1cfrom d import e\u2028require('f')\x85import g",
+        "x\n" * 1999 + "import last\nimport beyond",
+        "import many\n" * 300,
+        "\n\nimport 'z'\n",
+        'const q = require( "lib/q" )\n#include <stdio.h>\n * import doc\n',
+    ]
+    memo = TextMemo()
+    got = memo.import_specs(texts + texts[:2])
+    assert got == [rp.import_specs(t) for t in texts + texts[:2]]
+    assert got[3] == ["last"] and len(got[4]) == rp.MAX_SPECS
+    assert got[2] == ["a", "b", "c", "d", "f", "g"]

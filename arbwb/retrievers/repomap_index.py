@@ -48,6 +48,8 @@ IMPORT_WEIGHT, REFERENCE_WEIGHT, SOURCE_TEST_WEIGHT = 1.5, 1.0, 2.0
 PATH_FACTOR, SYMBOL_FACTOR, CONTENT_FACTOR = 3.0, 2.0, 1.0
 #: ``add(u, v, w)`` calls of one pass as arrays (u, v, w), in call order.
 Edges = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]
+#: Line boundaries of ``str.splitlines`` other than ``\n``, as a Rust character class.
+_OTHER_BREAKS = "[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]"
 _CAMEL = r"([a-z])([A-Z])"
 _ALNUM = r"[A-Za-z0-9]+"
 
@@ -221,12 +223,26 @@ class TextMemo:
                 self.content[text] = found
         return [self.content[t] for t in texts]
 
-    def import_specs(self, text: str) -> list[str]:
-        """The import specs of a text (§4.3.1), memoised."""
-        found = self.specs.get(text)
-        if found is None:
-            found = self.specs[text] = rp.import_specs(text)
-        return found
+    def import_specs(self, texts: list[str]) -> list[list[str]]:
+        """The import specs of each text (§4.3.1), memoised; fresh texts scanned in one batch.
+
+        Texts whose only line break is ``\\n`` have ``splitlines`` lines = ``split("\\n")``
+        pieces (an extra trailing "" never holds a word), so Polars picks their candidate
+        lines; any other text takes :func:`rp.import_specs`.
+        """
+        fresh = [t for t in dict.fromkeys(texts) if t and t not in self.specs]
+        if fresh:
+            lines = pl.DataFrame({"text": fresh}).select(
+                pl.col("text").str.contains(_OTHER_BREAKS).alias("other"),
+                pl.col("text")
+                .str.split("\n")
+                .list.head(rp.MAX_SCAN_LINES)
+                .list.eval(pl.element().filter(pl.element().str.contains(rp.IMPORT_WORDS)))
+                .alias("lines"),
+            )
+            for text, other, found in zip(fresh, *lines.get_columns(), strict=True):
+                self.specs[text] = rp.import_specs(text) if other else rp.specs_of_lines(found)
+        return [self.specs[t] if t else [] for t in texts]
 
 
 def _terms(
@@ -293,11 +309,9 @@ def _import_edges(paths: list[str], texts: list[str], memo: TextMemo) -> Edges:
     resolved: dict[tuple[str, str], list[int]] = {}
     us: list[int] = []
     vs: list[int] = []
-    for i, text in enumerate(texts):
-        if not text:
-            continue
+    for i, specs in enumerate(memo.import_specs(texts)):
         importer = paths[i]
-        for spec in memo.import_specs(text):
+        for spec in specs:
             key = (spec, rp.parent(importer))  # resolution depends on the parent only
             targets = resolved.get(key)
             if targets is None:

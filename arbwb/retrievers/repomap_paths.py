@@ -28,7 +28,8 @@ IMPORT_RE = re.compile(
     r"|use\s+(?:crate::|super::)?([A-Za-z0-9_:]+))"
 )
 #: Every IMPORT_RE match contains one of these words, so other lines are skipped unscanned.
-_IMPORT_WORDS = re.compile(r"from|import|require|#include|use")
+IMPORT_WORDS = r"from|import|require|#include|use"
+_IMPORT_WORDS = re.compile(IMPORT_WORDS)
 _TEST_SUFFIXES = ("_test", "test", "tests", ".test", ".spec", "_spec")
 _TEST_PREFIXES = ("test_", "tests_")
 _NON_KEY = re.compile(r"[^a-z0-9]")
@@ -111,9 +112,17 @@ def build_path_index(paths: Iterable[str]) -> dict[str, list[str]]:
 
 def import_specs(text: str) -> list[str]:
     """Import specs of a file text (§4.3.1): first 2,000 lines, first 200 specs."""
-    specs: list[str] = []
     search = _IMPORT_WORDS.search
-    for line in [x for x in text.splitlines()[:MAX_SCAN_LINES] if search(x)]:
+    return specs_of_lines(x for x in text.splitlines()[:MAX_SCAN_LINES] if search(x))
+
+
+def specs_of_lines(lines: Iterable[str]) -> list[str]:
+    """Import specs of a text's scanned lines in order, first 200 (§4.3.1).
+
+    Lines without an ``IMPORT_WORDS`` word may be left out: they cannot match.
+    """
+    specs: list[str] = []
+    for line in lines:
         stripped = line.strip()
         if stripped.startswith(("//", "# ", "*")):
             continue
