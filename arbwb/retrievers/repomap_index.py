@@ -26,7 +26,6 @@ import polars as pl
 
 from arbwb.jsonio import atomic_open
 from arbwb.retrievers import repomap_paths as rp
-from arbwb.tokenize import split_identifiers
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -157,22 +156,45 @@ def _symbols(rows: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+#: What :meth:`TextMemo.path_facts` knows of a path: kind, path-index keys, source-test keys.
+PathFacts = tuple[int, list[str], list[str]]
+
+
 @dataclass
 class TextMemo:
     """Text-level results reused by the next snapshots of a run (arbwb-defined speed-up).
 
+    ``table`` is ``words`` as a (tok, id) frame for :meth:`series_ids`.
     ARB snapshots of a repository share most file texts, so each distinct text is tokenised
     and scanned for import specs once: ``content`` maps a text to its distinct content-token
     ids, ``specs`` to its import specs. Both depend on the text alone, so reuse cannot change
     an index. Token ids index ``words`` (run-wide, append-only); the text tables restart once
-    they hold more than ``limit`` texts, which bounds memory. Stateful on purpose.
+    they hold more than ``limit`` texts, which bounds memory. ``facts`` keeps each node path's
+    kind and keys (:meth:`path_facts`) the same way. Stateful on purpose.
     """
 
     ids: dict[str, int] = field(default_factory=dict)
     words: list[str] = field(default_factory=list)
     content: dict[str, npt.NDArray[np.int64]] = field(default_factory=dict)
     specs: dict[str, list[str]] = field(default_factory=dict)
+    facts: dict[str, PathFacts] = field(default_factory=dict)
+    table: pl.DataFrame = field(
+        default_factory=lambda: pl.DataFrame(schema={"tok": pl.String, "id": pl.Int64})
+    )
     limit: int = 20000
+
+    def path_facts(self, path: str) -> PathFacts:
+        """Kind, path-index keys and source-test keys of a node path (§3.1, §4.2, §4.5)."""
+        found = self.facts.get(path)
+        if found is None:
+            if len(self.facts) > 4 * self.limit:
+                self.facts.clear()
+            found = self.facts[path] = (
+                rp.node_kind(path),
+                rp.path_index_keys(path),
+                rp.source_test_keys(path),
+            )
+        return found
 
     def token_ids(self, tokens: Iterable[str]) -> list[int]:
         """Run-wide ids of ``tokens``, adding new ones."""
@@ -191,11 +213,14 @@ class TextMemo:
         The same ids as :meth:`token_ids` over ``tokens.to_list()``, by one join.
         """
         frame = tokens.alias("tok").to_frame()
-        table = pl.DataFrame(
-            {"tok": list(self.ids), "id": np.fromiter(self.ids.values(), np.int64, len(self.ids))},
-            schema={"tok": pl.String, "id": pl.Int64},
-        )
-        found = frame.join(table, on="tok", how="left", maintain_order="left")["id"]
+        if self.table.height != len(self.words):  # token_ids added words since
+            self.table = pl.DataFrame(
+                {
+                    "tok": pl.Series(self.words, dtype=pl.String),
+                    "id": pl.int_range(0, len(self.words), dtype=pl.Int64, eager=True),
+                }
+            )
+        found = frame.join(self.table, on="tok", how="left", maintain_order="left")["id"]
         if found.null_count():
             new = tokens.filter(found.is_null()).unique(maintain_order=True).to_list()
             start = len(self.words)
@@ -203,6 +228,7 @@ class TextMemo:
             self.words.extend(new)
             ids = pl.Series("id", np.arange(start, start + len(new), dtype=np.int64))
             added = pl.DataFrame({"tok": pl.Series(new, dtype=pl.String), "id": ids})
+            self.table = pl.concat([self.table, added], rechunk=False)
             found = found.fill_null(
                 frame.join(added, on="tok", how="left", maintain_order="left")["id"]
             )
@@ -257,27 +283,31 @@ def _terms(
 
     n = len(paths)
     content = memo.content_tokens(texts)
-    path_ids = [memo.token_ids(dict.fromkeys(split_identifiers(p))) for p in paths]
+    path_tok = (
+        pl.DataFrame({"path": paths})
+        .select(
+            pl.int_range(n, dtype=pl.Int64).alias("node"),
+            tokens_expr("path").list.unique(maintain_order=True).alias("tok"),
+        )
+        .explode("tok")
+        .drop_nulls("tok")
+    )
+    path_ids = memo.series_ids(path_tok["tok"])
     sym = symbols.select("node", "tok").explode("tok").drop_nulls("tok")
+    sym_ids = memo.series_ids(sym["tok"])
     node = np.concatenate(
         [
-            np.repeat(np.arange(n, dtype=np.int64), [len(x) for x in path_ids]),
+            path_tok["node"].to_numpy().astype(np.int64),
             sym["node"].to_numpy().astype(np.int64),
             np.repeat(np.arange(n, dtype=np.int64), [len(x) for x in content]),
         ]
     )
-    token = np.concatenate(
-        [
-            np.array([t for ids in path_ids for t in ids], dtype=np.int64),
-            np.array(memo.token_ids(sym["tok"].to_list()), dtype=np.int64),
-            *content,
-        ]
-    )
+    token = np.concatenate([path_ids, sym_ids, *content])
     factor = np.concatenate(
         [
-            np.full(sum(len(x) for x in path_ids), PATH_FACTOR),
-            np.full(sym.height, SYMBOL_FACTOR),
-            np.full(len(node) - sum(len(x) for x in path_ids) - sym.height, CONTENT_FACTOR),
+            np.full(len(path_ids), PATH_FACTOR),
+            np.full(len(sym_ids), SYMBOL_FACTOR),
+            np.full(len(node) - len(path_ids) - len(sym_ids), CONTENT_FACTOR),
         ]
     )
     pair = node * len(memo.words) + token
@@ -304,7 +334,7 @@ def _edges(u: Any, v: Any, weight: float) -> Edges:
 
 def _import_edges(paths: list[str], texts: list[str], memo: TextMemo) -> Edges:
     """Import edges (§4.3): every node's specs in order, each target ≠ importer, weight 1.5."""
-    index = rp.build_path_index(paths)
+    index = rp.build_path_index(paths, lambda p: memo.path_facts(p)[1])
     node_of = {p: i for i, p in enumerate(paths)}
     resolved: dict[tuple[str, str], list[int]] = {}
     us: list[int] = []
@@ -430,7 +460,7 @@ def _reference_edges(
     return _edges(files[linked], targets[linked], REFERENCE_WEIGHT), False
 
 
-def _source_test_edges(paths: list[str], kinds: npt.NDArray[np.int8]) -> Edges:
+def _source_test_edges(paths: list[str], kinds: npt.NDArray[np.int8], memo: TextMemo) -> Edges:
     """Source-test edges (§4.5): first 20 sources x first 20 tests of every shared key."""
     sources: dict[str, list[int]] = {}
     tests: dict[str, list[int]] = {}
@@ -438,7 +468,7 @@ def _source_test_edges(paths: list[str], kinds: npt.NDArray[np.int8]) -> Edges:
         if kind == rp.KIND_OTHER:
             continue
         bucket = tests if kind == rp.KIND_TEST else sources
-        for key in rp.source_test_keys(path):
+        for key in memo.path_facts(path)[2]:
             bucket.setdefault(key, []).append(i)
     us: list[int] = []
     vs: list[int] = []
@@ -479,12 +509,12 @@ def build_index(chunks: pl.DataFrame, cap: int = 80, memo: TextMemo | None = Non
     paths, rows = _nodes(chunks)
     n = len(paths)
     texts = _texts(rows, n)
-    kinds = np.array([rp.node_kind(p) for p in paths], dtype=np.int8)
+    kinds = np.array([memo.path_facts(p)[0] for p in paths], dtype=np.int8)
     symbols = _symbols(rows)
     vocab, terms, n_terms, idf = _terms(paths, texts, symbols, memo)
     refs, skipped = _reference_edges(paths, kinds, symbols, terms, n_terms, vocab, cap)
     graph = weight_matrix(
-        n, [_import_edges(paths, texts, memo), refs, _source_test_edges(paths, kinds)]
+        n, [_import_edges(paths, texts, memo), refs, _source_test_edges(paths, kinds, memo)]
     )
     stats = {
         "file_count": n,

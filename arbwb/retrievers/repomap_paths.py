@@ -7,7 +7,7 @@ quirks included (prose import specs, bare-name resolution, directory-free source
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from arbwb.pathclass import is_code_path, is_test_path
 from arbwb.tokenize import split_identifiers
@@ -101,11 +101,17 @@ def path_index_keys(path: str) -> list[str]:
     return list(dict.fromkeys(v.lower() for v in variants if v))
 
 
-def build_path_index(paths: Iterable[str]) -> dict[str, list[str]]:
-    """Key -> node paths producing it (§4.2); lists keep first-seen order (callers sort)."""
+def build_path_index(
+    paths: Iterable[str], keys_of: Callable[[str], list[str]] | None = None
+) -> dict[str, list[str]]:
+    """Key -> node paths producing it (§4.2); lists keep first-seen order (callers sort).
+
+    ``keys_of`` stands in for :func:`path_index_keys` (e.g. a memo of it).
+    """
+    keys_of = path_index_keys if keys_of is None else keys_of
     index: dict[str, list[str]] = {}
     for path in paths:
-        for key in path_index_keys(path):
+        for key in keys_of(path):
             index.setdefault(key, []).append(path)
     return index
 
