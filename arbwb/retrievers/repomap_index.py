@@ -156,6 +156,8 @@ def _symbols(rows: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+#: Texts not memoised yet and their distinct sorted content tokens (:meth:`TextMemo.tokenise`).
+Tokenised = tuple[list[str], pl.Series]
 #: What :meth:`TextMemo.path_facts` knows of a path: kind, path-index keys, source-test keys.
 PathFacts = tuple[int, list[str], list[str]]
 
@@ -234,15 +236,34 @@ class TextMemo:
             )
         return found.to_numpy().astype(np.int64)
 
-    def content_tokens(self, texts: list[str]) -> list[npt.NDArray[np.int64]]:
-        """Distinct content-token ids of each text (first 20,000 characters, §3.4)."""
+    def trim(self) -> None:
+        """Restart the text tables once they hold more than ``limit`` texts."""
         if len(self.content) > self.limit:
             self.content.clear()
             self.specs.clear()
+
+    def tokenise(self, texts: list[str]) -> Tokenised:
+        """The texts not memoised yet and their distinct sorted content tokens.
+
+        Reads the memo only, so it may run on a second thread while the caller works on
+        anything but ``content`` (then call :meth:`trim` first).
+        """
         fresh = [t for t in dict.fromkeys(texts) if t not in self.content]
+        tokens = pl.DataFrame({"text": fresh}, schema={"text": pl.String})
+        return fresh, tokens.select(content_tokens_expr("text")).to_series()
+
+    def content_tokens(
+        self, texts: list[str], tokenised: Tokenised | None = None
+    ) -> list[npt.NDArray[np.int64]]:
+        """Distinct content-token ids of each text (first 20,000 characters, §3.4).
+
+        ``tokenised`` is :meth:`tokenise` of ``texts``, when already done.
+        """
+        if tokenised is None:
+            self.trim()
+            tokenised = self.tokenise(texts)
+        fresh, column = tokenised
         if fresh:
-            tokens = pl.DataFrame({"text": fresh}).select(content_tokens_expr("text"))
-            column = tokens.to_series()
             ids = self.series_ids(column.explode().drop_nulls())
             ends = np.cumsum(column.list.len().to_numpy().astype(np.int64))
             for text, found in zip(fresh, np.split(ids, ends[:-1]), strict=True):
@@ -272,7 +293,11 @@ class TextMemo:
 
 
 def _terms(
-    paths: list[str], texts: list[str], symbols: pl.DataFrame, memo: TextMemo
+    paths: list[str],
+    texts: list[str],
+    symbols: pl.DataFrame,
+    memo: TextMemo,
+    tokenised: Tokenised | None = None,
 ) -> tuple[list[str], sp.csc_matrix, npt.NDArray[np.int64], npt.NDArray[np.float64]]:
     """Vocabulary, factor matrix, |TS| per node and IDF (§3.4-3.5, ``math.log`` per token).
 
@@ -282,7 +307,7 @@ def _terms(
     import scipy.sparse as sp
 
     n = len(paths)
-    content = memo.content_tokens(texts)
+    content = memo.content_tokens(texts, tokenised)
     path_tok = (
         pl.DataFrame({"path": paths})
         .select(
@@ -505,17 +530,25 @@ def build_index(chunks: pl.DataFrame, cap: int = 80, memo: TextMemo | None = Non
 
     ``memo`` carries text-level work over from earlier snapshots of the run.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     memo = TextMemo() if memo is None else memo
+    memo.trim()
     paths, rows = _nodes(chunks)
     n = len(paths)
     texts = _texts(rows, n)
-    kinds = np.array([memo.path_facts(p)[0] for p in paths], dtype=np.int8)
-    symbols = _symbols(rows)
-    vocab, terms, n_terms, idf = _terms(paths, texts, symbols, memo)
+    # Polars work (content tokens, symbols) on a second thread while this one does the
+    # Python-heavy passes; the memo parts each side touches are disjoint (arbwb-defined).
+    with ThreadPoolExecutor(1, thread_name_prefix="arbwb-repomap") as pool:
+        tokenising = pool.submit(memo.tokenise, texts)
+        symbolising = pool.submit(_symbols, rows)
+        kinds = np.array([memo.path_facts(p)[0] for p in paths], dtype=np.int8)
+        imports = _import_edges(paths, texts, memo)
+        source_test = _source_test_edges(paths, kinds, memo)
+        tokenised, symbols = tokenising.result(), symbolising.result()
+    vocab, terms, n_terms, idf = _terms(paths, texts, symbols, memo, tokenised)
     refs, skipped = _reference_edges(paths, kinds, symbols, terms, n_terms, vocab, cap)
-    graph = weight_matrix(
-        n, [_import_edges(paths, texts, memo), refs, _source_test_edges(paths, kinds, memo)]
-    )
+    graph = weight_matrix(n, [imports, refs, source_test])
     stats = {
         "file_count": n,
         "symbol_count": symbols.height,
