@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import polars as pl
 
 from arbwb.retrievers import repomap_paths as rp
-from arbwb.retrievers.repomap_index import CONTENT_PREFIX, TextMemo, content_tokens_expr
+from arbwb.retrievers.repomap_index import (
+    CONTENT_PREFIX,
+    TextMemo,
+    build_index,
+    content_tokens_expr,
+    load_index,
+    save_index,
+)
 from arbwb.tokenize import split_identifiers
 
 TRICKY = [
@@ -62,3 +70,20 @@ def test_batch_import_specs_equal_per_text_scan() -> None:
     assert got == [rp.import_specs(t) for t in texts + texts[:2]]
     assert got[3] == ["last"] and len(got[4]) == rp.MAX_SPECS
     assert got[2] == ["a", "b", "c", "d", "f", "g"]
+
+
+def test_saved_texts_round_trip_with_non_ascii_and_empty(tmp_path: Path) -> None:
+    rows = [
+        ("a.py", "file", "", "caf\u00e9 \U0001f600 import b\n"),
+        ("b.py", "file", "", ""),
+        ("c.md", "function", "Sym", "x"),
+        ("d/\u00e9.py", "file", "", "\u2028\x00\u212a"),
+    ]
+    chunks = pl.DataFrame(rows, schema=["path", "kind", "symbol", "text"], orient="row")
+    for frame in (chunks, chunks.clear()):
+        index = build_index(frame)
+        save_index(index, tmp_path / "i.npz")
+        loaded = load_index(tmp_path / "i.npz")
+        assert loaded is not None
+        assert (loaded.paths, loaded.texts) == (index.paths, index.texts)
+    assert build_index(chunks).texts == [rows[0][3], "", "", rows[3][3]]

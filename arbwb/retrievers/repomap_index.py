@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import scipy.sparse as sp
 
 #: Bump when the saved arrays or any rule behind them change; old cache files are then ignored.
-FORMAT_VERSION = "repomap-index-v1"
+FORMAT_VERSION = "repomap-index-v2"
 #: Python's ``str.strip()`` whitespace (Rust's differs on U+001C-U+001F), for Polars.
 PY_WHITESPACE = (
     "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
@@ -309,7 +309,7 @@ def _terms(
     n = len(paths)
     content = memo.content_tokens(texts, tokenised)
     path_tok = (
-        pl.DataFrame({"path": paths})
+        pl.DataFrame({"path": paths}, schema={"path": pl.String})
         .select(
             pl.int_range(n, dtype=pl.Int64).alias("node"),
             tokens_expr("path").list.unique(maintain_order=True).alias("tok"),
@@ -565,15 +565,19 @@ def save_index(index: RepoMapIndex, path: Path) -> None:
     meta = {
         "version": FORMAT_VERSION,
         "paths": index.paths,
-        "texts": index.texts,
         "vocab": index.vocab,
         "stats": index.stats,
     }
     blob = np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
+    # Texts as one UTF-8 string and character end offsets: no per-character JSON escaping.
+    texts = np.frombuffer("".join(index.texts).encode("utf-8"), dtype=np.uint8)
+    text_ends = np.cumsum([len(t) for t in index.texts], dtype=np.int64)
     with atomic_open(path, "wb") as handle:
         np.savez(
             handle,
             meta=blob,
+            texts=texts,
+            text_ends=text_ends,
             kinds=index.kinds,
             terms_data=index.terms.data,
             terms_indices=index.terms.indices,
@@ -599,6 +603,9 @@ def load_index(path: Path) -> RepoMapIndex | None:
     if not isinstance(meta, dict) or meta.get("version") != FORMAT_VERSION:
         return None
     n, n_vocab = len(meta["paths"]), len(meta["vocab"])
+    joined = arrays["texts"].tobytes().decode("utf-8")
+    ends = arrays["text_ends"].tolist()
+    texts = [joined[a:b] for a, b in zip([0, *ends][:-1], ends, strict=True)]
     terms = sp.csc_matrix(
         (arrays["terms_data"], arrays["terms_indices"], arrays["terms_indptr"]), shape=(n, n_vocab)
     )
@@ -607,7 +614,7 @@ def load_index(path: Path) -> RepoMapIndex | None:
     )
     return RepoMapIndex(
         meta["paths"],
-        meta["texts"],
+        texts,
         arrays["kinds"],
         meta["vocab"],
         terms,
