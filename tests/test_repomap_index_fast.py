@@ -87,3 +87,12 @@ def test_saved_texts_round_trip_with_non_ascii_and_empty(tmp_path: Path) -> None
         assert loaded is not None
         assert (loaded.paths, loaded.texts) == (index.paths, index.texts)
     assert build_index(chunks).texts == [rows[0][3], "", "", rows[3][3]]
+
+
+def test_batch_import_specs_equal_per_text_scan_on_random_texts() -> None:
+    rng = random.Random(3)
+    pieces = ["import ", "from ", "require(", "'", '"', ")", "use ", "crate::", "super::"]
+    pieces += ["#include ", "<", ">", "a.b", "x/y", "::", "\n", " ", "\t", "\xa0", "\u3000"]
+    pieces += ["//", "# ", "*", "-", ":", ".", "\u00e9", "\x1f", "z", "\u2028", "\r"]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(40))) for _ in range(3000)]
+    assert TextMemo().import_specs(texts) == [rp.import_specs(t) for t in texts]

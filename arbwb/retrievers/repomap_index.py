@@ -47,8 +47,9 @@ IMPORT_WEIGHT, REFERENCE_WEIGHT, SOURCE_TEST_WEIGHT = 1.5, 1.0, 2.0
 PATH_FACTOR, SYMBOL_FACTOR, CONTENT_FACTOR = 3.0, 2.0, 1.0
 #: ``add(u, v, w)`` calls of one pass as arrays (u, v, w), in call order.
 Edges = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]
-#: Line boundaries of ``str.splitlines`` other than ``\n``, as a Rust character class.
-_OTHER_BREAKS = "[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]"
+#: Texts :func:`import_specs_frame` leaves to Python: a ``str.splitlines`` line boundary other
+#: than ``\n``, or U+001F (whitespace to Python's ``\s`` and ``str.strip``, not to Rust's ``\s``).
+_PYTHON_ONLY = "[\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\u2028\u2029]"
 _CAMEL = r"([a-z])([A-Z])"
 _ALNUM = r"[A-Za-z0-9]+"
 
@@ -99,6 +100,33 @@ def content_tokens_expr(column: str) -> pl.Expr:
         .str.extract_all(r"[a-z0-9]+")
         .list.unique()
         .list.sort()
+    )
+
+
+def import_specs_frame(texts: pl.DataFrame) -> pl.DataFrame:
+    """(i, specs) of (i, text) rows with only ``\\n`` breaks and no U+001F (§4.3.1 in Polars).
+
+    Same steps as :func:`rp.import_specs`: first 2,000 lines, lines holding an import word,
+    stripped, comment prefixes skipped, every match of the import pattern in order (Rust's
+    leftmost-first = Python's), its first non-empty group, first 200 per text. Rows without
+    specs are absent.
+    """
+    line = pl.col("line")
+    groups = pl.col("m").str.extract_groups(rp.IMPORT_RE.pattern)
+    return (
+        texts.select("i", pl.col("text").str.split("\n").list.head(rp.MAX_SCAN_LINES).alias("line"))
+        .explode("line")
+        .filter(line.str.contains(rp.IMPORT_WORDS))
+        .with_columns(line.str.strip_chars(PY_WHITESPACE))
+        .filter(
+            ~(line.str.starts_with("//") | line.str.starts_with("# ") | line.str.starts_with("*"))
+        )
+        .select("i", line.str.extract_all(rp.IMPORT_RE.pattern).alias("m"))
+        .explode("m")
+        .drop_nulls("m")
+        .select("i", pl.coalesce(groups.struct[k] for k in range(7)).alias("spec"))
+        .group_by("i", maintain_order=True)
+        .agg(pl.col("spec").head(rp.MAX_SPECS))
     )
 
 
@@ -273,22 +301,21 @@ class TextMemo:
     def import_specs(self, texts: list[str]) -> list[list[str]]:
         """The import specs of each text (§4.3.1), memoised; fresh texts scanned in one batch.
 
-        Texts whose only line break is ``\\n`` have ``splitlines`` lines = ``split("\\n")``
-        pieces (an extra trailing "" never holds a word), so Polars picks their candidate
-        lines; any other text takes :func:`rp.import_specs`.
+        A text whose only line break is ``\\n`` has ``splitlines`` lines = ``split("\\n")``
+        pieces (an extra trailing "" holds no spec), and without U+001F in it Rust's ``\\s``
+        = Python's, so :func:`import_specs_frame` scans it in Polars; any other text takes
+        :func:`rp.import_specs`.
         """
         fresh = [t for t in dict.fromkeys(texts) if t and t not in self.specs]
         if fresh:
-            lines = pl.DataFrame({"text": fresh}).select(
-                pl.col("text").str.contains(_OTHER_BREAKS).alias("other"),
-                pl.col("text")
-                .str.split("\n")
-                .list.head(rp.MAX_SCAN_LINES)
-                .list.eval(pl.element().filter(pl.element().str.contains(rp.IMPORT_WORDS)))
-                .alias("lines"),
-            )
-            for text, other, found in zip(fresh, *lines.get_columns(), strict=True):
-                self.specs[text] = rp.import_specs(text) if other else rp.specs_of_lines(found)
+            frame = pl.DataFrame({"text": fresh}, schema={"text": pl.String})
+            other = frame["text"].str.contains(_PYTHON_ONLY).to_list()
+            found: list[list[str]] = [[] for _ in fresh]
+            specs = import_specs_frame(frame.with_row_index("i").filter(~pl.Series(other)))
+            for i, spec in specs.iter_rows():
+                found[i] = spec
+            for i, (text, python) in enumerate(zip(fresh, other, strict=True)):
+                self.specs[text] = rp.import_specs(text) if python else found[i]
         return [self.specs[t] if t else [] for t in texts]
 
 
