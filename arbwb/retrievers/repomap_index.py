@@ -200,7 +200,8 @@ class TextMemo:
     ids, ``specs`` to its import specs. Both depend on the text alone, so reuse cannot change
     an index. Token ids index ``words`` (run-wide, append-only); the text tables restart once
     they hold more than ``limit`` texts, which bounds memory. ``facts`` keeps each node path's
-    kind and keys (:meth:`path_facts`) the same way. Stateful on purpose.
+    kind and keys (:meth:`path_facts`) the same way, ``spec_keys`` the keys of an import spec
+    from a directory (§4.3.2). Stateful on purpose.
     """
 
     ids: dict[str, int] = field(default_factory=dict)
@@ -208,6 +209,7 @@ class TextMemo:
     content: dict[str, npt.NDArray[np.int64]] = field(default_factory=dict)
     specs: dict[str, list[str]] = field(default_factory=dict)
     facts: dict[str, PathFacts] = field(default_factory=dict)
+    spec_keys: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     table: pl.DataFrame = field(
         default_factory=lambda: pl.DataFrame(schema={"tok": pl.String, "id": pl.Int64})
     )
@@ -269,6 +271,7 @@ class TextMemo:
         if len(self.content) > self.limit:
             self.content.clear()
             self.specs.clear()
+            self.spec_keys.clear()
 
     def tokenise(self, texts: list[str]) -> Tokenised:
         """The texts not memoised yet and their distinct sorted content tokens.
@@ -393,11 +396,15 @@ def _import_edges(paths: list[str], texts: list[str], memo: TextMemo) -> Edges:
     vs: list[int] = []
     for i, specs in enumerate(memo.import_specs(texts)):
         importer = paths[i]
+        folder = rp.parent(importer)  # resolution depends on the parent only
         for spec in specs:
-            key = (spec, rp.parent(importer))  # resolution depends on the parent only
+            key = (spec, folder)
             targets = resolved.get(key)
             if targets is None:
-                targets = [node_of[t] for t in rp.resolve_import(spec, importer, index)]
+                keys = memo.spec_keys.get(key)
+                if keys is None:
+                    keys = memo.spec_keys[key] = rp.spec_keys(spec, importer)
+                targets = [node_of[t] for t in rp.targets_of(keys, index)]
                 resolved[key] = targets
             for t in targets:
                 if t != i:

@@ -182,8 +182,13 @@ def spec_keys(spec: str, importer: str) -> list[str]:
 
 def resolve_import(spec: str, importer: str, index: Mapping[str, list[str]]) -> list[str]:
     """Node paths a spec resolves to: the union over its keys, ascending, first 8 (§4.3.2)."""
+    return targets_of(spec_keys(spec, importer), index)
+
+
+def targets_of(keys: Iterable[str], index: Mapping[str, list[str]]) -> list[str]:
+    """The union of ``index`` entries over a spec's keys, ascending, first 8 (§4.3.2)."""
     found: set[str] = set()
-    for key in spec_keys(spec, importer):
+    for key in keys:
         found.update(index.get(key, ()))
     return sorted(found)[:MAX_TARGETS]
 
