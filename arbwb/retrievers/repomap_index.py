@@ -374,11 +374,13 @@ def _terms(
     matrix = sp.csc_matrix((factor, (node, column)), shape=(n, len(used)))
     matrix.sort_indices()
     n_terms = np.bincount(node, minlength=n).astype(np.int64)
-    df = np.bincount(column, minlength=len(used)).tolist()
+    df, df_of = np.unique(np.bincount(column, minlength=len(used)), return_inverse=True)
     big_n = max(1, n)
     # idf(t) = ln((N + 1)/(df + 1)) + 1.0 with the C library log, token by token (§3.5).
-    idf = np.array([math.log((big_n + 1) / (d + 1)) + 1.0 for d in df], dtype=np.float64)
-    return [memo.words[t] for t in used.tolist()], matrix, n_terms, idf
+    # Computed once per distinct df, then spread: the same doubles.
+    per_df = np.array([math.log((big_n + 1) / (d + 1)) + 1.0 for d in df.tolist()])
+    idf = per_df[df_of].astype(np.float64)
+    return list(map(memo.words.__getitem__, used.tolist())), matrix, n_terms, idf
 
 
 def _edges(u: Any, v: Any, weight: float) -> Edges:
