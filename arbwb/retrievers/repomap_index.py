@@ -98,8 +98,7 @@ def content_tokens_expr(column: str) -> pl.Expr:
         .str.replace_all(_CAMEL, "$1 $2")
         .str.to_lowercase()
         .str.extract_all(r"[a-z0-9]+")
-        .list.unique()
-        .list.sort()
+        .list.eval(pl.element().unique().sort())  # distinct, ascending
     )
 
 
