@@ -15,6 +15,7 @@ from arbwb.retrievers.repomap_index import (
     content_tokens_expr,
     load_index,
     save_index,
+    tokens_expr,
 )
 from arbwb.tokenize import split_identifiers
 
@@ -96,3 +97,9 @@ def test_batch_import_specs_equal_per_text_scan_on_random_texts() -> None:
     pieces += ["//", "# ", "*", "-", ":", ".", "\u00e9", "\x1f", "z", "\u2028", "\r"]
     texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(40))) for _ in range(3000)]
     assert TextMemo().import_specs(texts) == [rp.import_specs(t) for t in texts]
+
+
+def test_tokens_expr_is_the_identifier_splitter_in_order() -> None:
+    texts = TRICKY + _random_texts(400)
+    got = pl.DataFrame({"t": texts}).select(tokens_expr("t")).to_series().to_list()
+    assert got == [split_identifiers(t) for t in texts]

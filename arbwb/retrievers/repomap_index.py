@@ -51,7 +51,6 @@ Edges = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float
 #: than ``\n``, or U+001F (whitespace to Python's ``\s`` and ``str.strip``, not to Rust's ``\s``).
 _PYTHON_ONLY = "[\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\u2028\u2029]"
 _CAMEL = r"([a-z])([A-Z])"
-_ALNUM = r"[A-Za-z0-9]+"
 
 
 @dataclass(frozen=True)
@@ -75,30 +74,25 @@ class RepoMapIndex:
 
 
 def tokens_expr(column: str | pl.Expr) -> pl.Expr:
-    """Identifier-splitter tokens (spec S§7.1) of a string column, as a list column."""
+    """Identifier-splitter tokens (spec S§7.1) of a string column, as a list column.
+
+    Non-ASCII characters become spaces first (never in a token, never in a camel pair, one
+    character stays one), so the whole text is lower-cased once instead of token by token:
+    the same tokens in the same order.
+    """
     expr = pl.col(column) if isinstance(column, str) else column
     return (
-        expr.str.replace_all(_CAMEL, "$1 $2")
-        .str.extract_all(_ALNUM)
-        .list.eval(pl.element().str.to_lowercase())
+        expr.str.replace_all(r"[^\x00-\x7f]", " ")
+        .str.replace_all(_CAMEL, "$1 $2")
+        .str.to_lowercase()
+        .str.extract_all(r"[a-z0-9]+")
     )
 
 
 def content_tokens_expr(column: str) -> pl.Expr:
-    """:func:`tokens_expr` of the first 20,000 characters, as distinct sorted tokens.
-
-    Faster, same tokens: non-ASCII characters become spaces first (they are never in a token,
-    never in a camel pair, and one character stays one), so the whole text can be lower-cased
-    before the extraction instead of each token after it.
-    """
-    return (
-        pl.col(column)
-        .str.slice(0, CONTENT_PREFIX)
-        .str.replace_all(r"[^\x00-\x7f]", " ")
-        .str.replace_all(_CAMEL, "$1 $2")
-        .str.to_lowercase()
-        .str.extract_all(r"[a-z0-9]+")
-        .list.eval(pl.element().unique().sort())  # distinct, ascending
+    """Distinct :func:`tokens_expr` tokens of the first 20,000 characters, ascending."""
+    return tokens_expr(pl.col(column).str.slice(0, CONTENT_PREFIX)).list.eval(
+        pl.element().unique().sort()
     )
 
 
