@@ -166,7 +166,7 @@ def prepare(index: RepoMapIndex, candidate_filter: CandidateFilter = "all_files"
     path_rank[np.argsort(np.array(paths, dtype=object), kind="stable")] = np.arange(len(paths))
     return Prepared(
         index=index,
-        token_id={t: i for i, t in enumerate(index.vocab)},
+        token_id=dict(zip(index.vocab, range(len(index.vocab)), strict=True)),
         lower_paths=[p.lower() for p in paths],
         lower_names=[rp.name(p).lower() for p in paths],
         path_rank=path_rank,
