@@ -44,7 +44,7 @@ def test_content_tokens_expr_is_the_identifier_splitter() -> None:
 def test_content_token_ids_follow_first_appearance() -> None:
     memo = TextMemo()
     texts = ["zeta alpha", "beta alpha", "", "gammaDelta zeta"]
-    ids = memo.content_tokens(texts)
+    ids, then = memo.content_tokens(texts, then=pl.Series(["zeta", "omega", "omega"]))
     # Literal: ids assigned token by token over each text's sorted distinct tokens.
     literal: dict[str, int] = {}
     want = []
@@ -52,6 +52,8 @@ def test_content_token_ids_follow_first_appearance() -> None:
         tokens = sorted(set(split_identifiers(text)))
         want.append([literal.setdefault(t, len(literal)) for t in tokens])
     assert [list(x) for x in ids] == want
+    assert then.tolist() == [literal["zeta"], len(literal), len(literal)]
+    literal["omega"] = len(literal)
     assert memo.words == list(literal)
     assert memo.token_ids(["beta", "new"]) == [literal["beta"], len(literal)]
 

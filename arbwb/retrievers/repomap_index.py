@@ -277,9 +277,10 @@ class TextMemo:
         return fresh, tokens.select(content_tokens_expr("text")).to_series()
 
     def content_tokens(
-        self, texts: list[str], tokenised: Tokenised | None = None
-    ) -> list[npt.NDArray[np.int64]]:
-        """Distinct content-token ids of each text (first 20,000 characters, §3.4).
+        self, texts: list[str], tokenised: Tokenised | None = None, then: pl.Series | None = None
+    ) -> tuple[list[npt.NDArray[np.int64]], npt.NDArray[np.int64]]:
+        """Distinct content-token ids of each text (first 20,000 characters, §3.4), and the ids
+        of the tokens ``then`` (numbered after the content tokens, in one join).
 
         ``tokenised`` is :meth:`tokenise` of ``texts``, when already done.
         """
@@ -287,12 +288,14 @@ class TextMemo:
             self.trim()
             tokenised = self.tokenise(texts)
         fresh, column = tokenised
+        then = pl.Series("tok", [], dtype=pl.String) if then is None else then
+        flat = column.explode().drop_nulls() if fresh else pl.Series("tok", [], dtype=pl.String)
+        ids = self.series_ids(pl.concat([flat.alias("tok"), then.alias("tok")]))
         if fresh:
-            ids = self.series_ids(column.explode().drop_nulls())
             ends = np.cumsum(column.list.len().to_numpy().astype(np.int64))
-            for text, found in zip(fresh, np.split(ids, ends[:-1]), strict=True):
+            for text, found in zip(fresh, np.split(ids[: len(flat)], ends[:-1]), strict=True):
                 self.content[text] = found
-        return [self.content[t] for t in texts]
+        return [self.content[t] for t in texts], ids[len(flat) :]
 
     def import_specs(self, texts: list[str]) -> list[list[str]]:
         """The import specs of each text (§4.3.1), memoised; fresh texts scanned in one batch.
@@ -330,7 +333,6 @@ def _terms(
     import scipy.sparse as sp
 
     n = len(paths)
-    content = memo.content_tokens(texts, tokenised)
     path_tok = (
         pl.DataFrame({"path": paths}, schema={"path": pl.String})
         .select(
@@ -340,9 +342,10 @@ def _terms(
         .explode("tok")
         .drop_nulls("tok")
     )
-    path_ids = memo.series_ids(path_tok["tok"])
     sym = symbols.select("node", "tok").explode("tok").drop_nulls("tok")
-    sym_ids = memo.series_ids(sym["tok"])
+    # Ids in the order content, path, symbol tokens (one join; the order numbers new tokens).
+    content, ids = memo.content_tokens(texts, tokenised, pl.concat([path_tok["tok"], sym["tok"]]))
+    path_ids, sym_ids = ids[: path_tok.height], ids[path_tok.height :]
     node = np.concatenate(
         [
             path_tok["node"].to_numpy().astype(np.int64),
