@@ -2,8 +2,10 @@
 
 Built once per snapshot from **all** chunk rows (the candidate filter never touches it) and
 saved to / loaded from a single ``.npz`` file (:func:`save_index`, :func:`load_index`; no
-pickle, atomic write). Token work runs in Polars (the identifier splitter's two ASCII regexes
-give the same tokens in Rust as in Python). The symbol-reference scan is one sparse product
+pickle, atomic write). Token work and the import-spec scan run in Polars (the identifier
+splitter's ASCII regexes and the import pattern match alike in Rust and Python; texts where they
+might not go to Python), content tokens and symbols on a second thread while this one does the
+per-path Python passes. The symbol-reference scan is one sparse product
 (matched parts per file and key, exact integers) plus a few numpy calls per file, in the
 canonical order of §4.4.5: keys by matched-part count descending, then key ascending, and P(k)
 from the last eligible definition in (node order, symbol ascending). Nothing iterates a Python
