@@ -18,7 +18,8 @@ import hashlib
 import json
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -165,7 +166,7 @@ def prepare(index: RepoMapIndex, candidate_filter: CandidateFilter = "all_files"
     path_rank[np.argsort(np.array(paths, dtype=object), kind="stable")] = np.arange(len(paths))
     return Prepared(
         index=index,
-        token_id={t: i for i, t in enumerate(index.vocab)},
+        token_id=dict(zip(index.vocab, range(len(index.vocab)), strict=True)),
         lower_paths=[p.lower() for p in paths],
         lower_names=[rp.name(p).lower() for p in paths],
         path_rank=path_rank,
@@ -379,11 +380,12 @@ def cached_index(
     cap: int,
     cache_dir: Path | None,
     memo: TextMemo | None = None,
+    save: Callable[[RepoMapIndex, Path], None] = save_index,
 ) -> tuple[RepoMapIndex, bool]:
     """The snapshot's index and whether it came from ``cache_dir``; fresh builds are saved.
 
-    A build is saved only when the chunk file's identity did not change while it was read, so
-    a rewritten chunk file is never served a stale index.
+    A build is saved (by ``save``) only when the chunk file's identity did not change while it
+    was read, so a rewritten chunk file is never served a stale index.
     """
     if cache_dir is None:
         return build_index(corpus.chunks(snapshot), cap, memo), False
@@ -394,7 +396,7 @@ def cached_index(
         return index, True
     index = build_index(corpus.chunks(snapshot), cap, memo)
     if index_cache_file(cache_dir, chunk_file, cap) == target:
-        save_index(index, target)
+        save(index, target)
     return index, False
 
 
@@ -413,11 +415,20 @@ def method(
     """
     counts = {"index_cache_hits": 0, "index_builds": 0, "no_matching_term_samples": 0}
     memo = TextMemo()
+    # Fresh indexes are written on a background thread while the run goes on; ``stats`` (called
+    # once, when the run ends) waits for every write and raises its error (arbwb-defined).
+    saver = ThreadPoolExecutor(1, thread_name_prefix="arbwb-repomap-save")
+    saving: list[Future[None]] = []
+
+    def save_later(index: RepoMapIndex, target: Path) -> None:
+        saving.append(saver.submit(save_index, index, target))
 
     def index_snapshot(
         corpus: Corpus, snapshot: str, candidate_filter: CandidateFilter
     ) -> tuple[Prepared, pl.DataFrame] | None:
-        index, hit = cached_index(corpus, snapshot, cap=cap, cache_dir=cache_dir, memo=memo)
+        index, hit = cached_index(
+            corpus, snapshot, cap=cap, cache_dir=cache_dir, memo=memo, save=save_later
+        )
         counts["index_cache_hits" if hit else "index_builds"] += 1
         prep = prepare(index, candidate_filter)
         return (prep, pseudo_chunks(prep)) if len(prep.candidates) else None
@@ -442,6 +453,8 @@ def method(
         return counted(ranking)
 
     def stats() -> dict[str, Any]:
+        while saving:
+            saving.pop(0).result()
         return {"weights": weights.as_dict(), "max_symbol_refs_per_file": cap} | counts
 
     return Method(

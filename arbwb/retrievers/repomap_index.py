@@ -2,8 +2,10 @@
 
 Built once per snapshot from **all** chunk rows (the candidate filter never touches it) and
 saved to / loaded from a single ``.npz`` file (:func:`save_index`, :func:`load_index`; no
-pickle, atomic write). Token work runs in Polars (the identifier splitter's two ASCII regexes
-give the same tokens in Rust as in Python). The symbol-reference scan is one sparse product
+pickle, atomic write). Token work and the import-spec scan run in Polars (the identifier
+splitter's ASCII regexes and the import pattern match alike in Rust and Python; texts where they
+might not go to Python), content tokens and symbols on a second thread while this one does the
+per-path Python passes. The symbol-reference scan is one sparse product
 (matched parts per file and key, exact integers) plus a few numpy calls per file, in the
 canonical order of §4.4.5: keys by matched-part count descending, then key ascending, and P(k)
 from the last eligible definition in (node order, symbol ascending). Nothing iterates a Python
@@ -26,13 +28,12 @@ import polars as pl
 
 from arbwb.jsonio import atomic_open
 from arbwb.retrievers import repomap_paths as rp
-from arbwb.tokenize import split_identifiers
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
 
 #: Bump when the saved arrays or any rule behind them change; old cache files are then ignored.
-FORMAT_VERSION = "repomap-index-v1"
+FORMAT_VERSION = "repomap-index-v2"
 #: Python's ``str.strip()`` whitespace (Rust's differs on U+001C-U+001F), for Polars.
 PY_WHITESPACE = (
     "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
@@ -48,8 +49,10 @@ IMPORT_WEIGHT, REFERENCE_WEIGHT, SOURCE_TEST_WEIGHT = 1.5, 1.0, 2.0
 PATH_FACTOR, SYMBOL_FACTOR, CONTENT_FACTOR = 3.0, 2.0, 1.0
 #: ``add(u, v, w)`` calls of one pass as arrays (u, v, w), in call order.
 Edges = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]
+#: Texts :func:`import_specs_frame` leaves to Python: a ``str.splitlines`` line boundary other
+#: than ``\n``, or U+001F (whitespace to Python's ``\s`` and ``str.strip``, not to Rust's ``\s``).
+_PYTHON_ONLY = "[\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\u2028\u2029]"
 _CAMEL = r"([a-z])([A-Z])"
-_ALNUM = r"[A-Za-z0-9]+"
 
 
 @dataclass(frozen=True)
@@ -73,12 +76,52 @@ class RepoMapIndex:
 
 
 def tokens_expr(column: str | pl.Expr) -> pl.Expr:
-    """Identifier-splitter tokens (spec S§7.1) of a string column, as a list column."""
+    """Identifier-splitter tokens (spec S§7.1) of a string column, as a list column.
+
+    Non-ASCII characters become spaces first (never in a token, never in a camel pair, one
+    character stays one), so the whole text is lower-cased once instead of token by token:
+    the same tokens in the same order.
+    """
     expr = pl.col(column) if isinstance(column, str) else column
     return (
-        expr.str.replace_all(_CAMEL, "$1 $2")
-        .str.extract_all(_ALNUM)
-        .list.eval(pl.element().str.to_lowercase())
+        expr.str.replace_all(r"[^\x00-\x7f]", " ")
+        .str.replace_all(_CAMEL, "$1 $2")
+        .str.to_lowercase()
+        .str.extract_all(r"[a-z0-9]+")
+    )
+
+
+def content_tokens_expr(column: str) -> pl.Expr:
+    """Distinct :func:`tokens_expr` tokens of the first 20,000 characters, ascending."""
+    return tokens_expr(pl.col(column).str.slice(0, CONTENT_PREFIX)).list.eval(
+        pl.element().unique().sort()
+    )
+
+
+def import_specs_frame(texts: pl.DataFrame) -> pl.DataFrame:
+    """(i, specs) of (i, text) rows with only ``\\n`` breaks and no U+001F (§4.3.1 in Polars).
+
+    Same steps as :func:`rp.import_specs`: first 2,000 lines, lines holding an import word,
+    stripped, comment prefixes skipped, every match of the import pattern in order (Rust's
+    leftmost-first = Python's), its first non-empty group, first 200 per text. Rows without
+    specs are absent.
+    """
+    line = pl.col("line")
+    groups = pl.col("m").str.extract_groups(rp.IMPORT_RE.pattern)
+    return (
+        texts.select("i", pl.col("text").str.split("\n").list.head(rp.MAX_SCAN_LINES).alias("line"))
+        .explode("line")
+        .filter(line.str.contains(rp.IMPORT_WORDS))
+        .with_columns(line.str.strip_chars(PY_WHITESPACE))
+        .filter(
+            ~(line.str.starts_with("//") | line.str.starts_with("# ") | line.str.starts_with("*"))
+        )
+        .select("i", line.str.extract_all(rp.IMPORT_RE.pattern).alias("m"))
+        .explode("m")
+        .drop_nulls("m")
+        .select("i", pl.coalesce(groups.struct[k] for k in range(7)).alias("spec"))
+        .group_by("i", maintain_order=True)
+        .agg(pl.col("spec").head(rp.MAX_SPECS))
     )
 
 
@@ -136,22 +179,49 @@ def _symbols(rows: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+#: Texts not memoised yet and their distinct sorted content tokens (:meth:`TextMemo.tokenise`).
+Tokenised = tuple[list[str], pl.Series]
+#: What :meth:`TextMemo.path_facts` knows of a path: kind, path-index keys, source-test keys.
+PathFacts = tuple[int, list[str], list[str]]
+
+
 @dataclass
 class TextMemo:
     """Text-level results reused by the next snapshots of a run (arbwb-defined speed-up).
 
+    ``table`` is ``words`` as a (tok, id) frame for :meth:`series_ids`.
     ARB snapshots of a repository share most file texts, so each distinct text is tokenised
     and scanned for import specs once: ``content`` maps a text to its distinct content-token
     ids, ``specs`` to its import specs. Both depend on the text alone, so reuse cannot change
     an index. Token ids index ``words`` (run-wide, append-only); the text tables restart once
-    they hold more than ``limit`` texts, which bounds memory. Stateful on purpose.
+    they hold more than ``limit`` texts, which bounds memory. ``facts`` keeps each node path's
+    kind and keys (:meth:`path_facts`) the same way, ``spec_keys`` the keys of an import spec
+    from a directory (§4.3.2). Stateful on purpose.
     """
 
     ids: dict[str, int] = field(default_factory=dict)
     words: list[str] = field(default_factory=list)
     content: dict[str, npt.NDArray[np.int64]] = field(default_factory=dict)
     specs: dict[str, list[str]] = field(default_factory=dict)
+    facts: dict[str, PathFacts] = field(default_factory=dict)
+    spec_keys: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    table: pl.DataFrame = field(
+        default_factory=lambda: pl.DataFrame(schema={"tok": pl.String, "id": pl.Int64})
+    )
     limit: int = 20000
+
+    def path_facts(self, path: str) -> PathFacts:
+        """Kind, path-index keys and source-test keys of a node path (§3.1, §4.2, §4.5)."""
+        found = self.facts.get(path)
+        if found is None:
+            if len(self.facts) > 4 * self.limit:
+                self.facts.clear()
+            found = self.facts[path] = (
+                rp.node_kind(path),
+                rp.path_index_keys(path),
+                rp.source_test_keys(path),
+            )
+        return found
 
     def token_ids(self, tokens: Iterable[str]) -> list[int]:
         """Run-wide ids of ``tokens``, adding new ones."""
@@ -164,30 +234,98 @@ class TextMemo:
             out.append(found)
         return out
 
-    def content_tokens(self, texts: list[str]) -> list[npt.NDArray[np.int64]]:
-        """Distinct content-token ids of each text (first 20,000 characters, §3.4)."""
+    def series_ids(self, tokens: pl.Series) -> npt.NDArray[np.int64]:
+        """Run-wide ids of a token column, adding new ones in order of first appearance.
+
+        The same ids as :meth:`token_ids` over ``tokens.to_list()``, by one join.
+        """
+        frame = tokens.alias("tok").to_frame()
+        if self.table.height != len(self.words):  # token_ids added words since
+            self.table = pl.DataFrame(
+                {
+                    "tok": pl.Series(self.words, dtype=pl.String),
+                    "id": pl.int_range(0, len(self.words), dtype=pl.Int64, eager=True),
+                }
+            )
+        found = frame.join(self.table, on="tok", how="left", maintain_order="left")["id"]
+        if found.null_count():
+            new = tokens.filter(found.is_null()).unique(maintain_order=True).to_list()
+            start = len(self.words)
+            self.ids.update(zip(new, range(start, start + len(new)), strict=True))
+            self.words.extend(new)
+            ids = pl.Series("id", np.arange(start, start + len(new), dtype=np.int64))
+            added = pl.DataFrame({"tok": pl.Series(new, dtype=pl.String), "id": ids})
+            self.table = pl.concat([self.table, added], rechunk=False)
+            found = found.fill_null(
+                frame.join(added, on="tok", how="left", maintain_order="left")["id"]
+            )
+        return found.to_numpy().astype(np.int64)
+
+    def trim(self) -> None:
+        """Restart the text tables once they hold more than ``limit`` texts."""
         if len(self.content) > self.limit:
             self.content.clear()
             self.specs.clear()
-        fresh = [t for t in dict.fromkeys(texts) if t not in self.content]
-        if fresh:
-            tokens = pl.DataFrame({"text": fresh}).select(
-                tokens_expr(pl.col("text").str.slice(0, CONTENT_PREFIX)).list.unique().list.sort()
-            )
-            for text, found in zip(fresh, tokens.to_series().to_list(), strict=True):
-                self.content[text] = np.array(self.token_ids(found), dtype=np.int64)
-        return [self.content[t] for t in texts]
+            self.spec_keys.clear()
 
-    def import_specs(self, text: str) -> list[str]:
-        """The import specs of a text (§4.3.1), memoised."""
-        found = self.specs.get(text)
-        if found is None:
-            found = self.specs[text] = rp.import_specs(text)
-        return found
+    def tokenise(self, texts: list[str]) -> Tokenised:
+        """The texts not memoised yet and their distinct sorted content tokens.
+
+        Reads the memo only, so it may run on a second thread while the caller works on
+        anything but ``content`` (then call :meth:`trim` first).
+        """
+        fresh = [t for t in dict.fromkeys(texts) if t not in self.content]
+        tokens = pl.DataFrame({"text": fresh}, schema={"text": pl.String})
+        return fresh, tokens.select(content_tokens_expr("text")).to_series()
+
+    def content_tokens(
+        self, texts: list[str], tokenised: Tokenised | None = None, then: pl.Series | None = None
+    ) -> tuple[list[npt.NDArray[np.int64]], npt.NDArray[np.int64]]:
+        """Distinct content-token ids of each text (first 20,000 characters, §3.4), and the ids
+        of the tokens ``then`` (numbered after the content tokens, in one join).
+
+        ``tokenised`` is :meth:`tokenise` of ``texts``, when already done.
+        """
+        if tokenised is None:
+            self.trim()
+            tokenised = self.tokenise(texts)
+        fresh, column = tokenised
+        then = pl.Series("tok", [], dtype=pl.String) if then is None else then
+        flat = column.explode().drop_nulls() if fresh else pl.Series("tok", [], dtype=pl.String)
+        ids = self.series_ids(pl.concat([flat.alias("tok"), then.alias("tok")]))
+        if fresh:
+            ends = np.cumsum(column.list.len().to_numpy().astype(np.int64))
+            for text, found in zip(fresh, np.split(ids[: len(flat)], ends[:-1]), strict=True):
+                self.content[text] = found
+        return [self.content[t] for t in texts], ids[len(flat) :]
+
+    def import_specs(self, texts: list[str]) -> list[list[str]]:
+        """The import specs of each text (§4.3.1), memoised; fresh texts scanned in one batch.
+
+        A text whose only line break is ``\\n`` has ``splitlines`` lines = ``split("\\n")``
+        pieces (an extra trailing "" holds no spec), and without U+001F in it Rust's ``\\s``
+        = Python's, so :func:`import_specs_frame` scans it in Polars; any other text takes
+        :func:`rp.import_specs`.
+        """
+        fresh = [t for t in dict.fromkeys(texts) if t and t not in self.specs]
+        if fresh:
+            frame = pl.DataFrame({"text": fresh}, schema={"text": pl.String})
+            other = frame["text"].str.contains(_PYTHON_ONLY).to_list()
+            found: list[list[str]] = [[] for _ in fresh]
+            specs = import_specs_frame(frame.with_row_index("i").filter(~pl.Series(other)))
+            for i, spec in specs.iter_rows():
+                found[i] = spec
+            for i, (text, python) in enumerate(zip(fresh, other, strict=True)):
+                self.specs[text] = rp.import_specs(text) if python else found[i]
+        return [self.specs[t] if t else [] for t in texts]
 
 
 def _terms(
-    paths: list[str], texts: list[str], symbols: pl.DataFrame, memo: TextMemo
+    paths: list[str],
+    texts: list[str],
+    symbols: pl.DataFrame,
+    memo: TextMemo,
+    tokenised: Tokenised | None = None,
 ) -> tuple[list[str], sp.csc_matrix, npt.NDArray[np.int64], npt.NDArray[np.float64]]:
     """Vocabulary, factor matrix, |TS| per node and IDF (§3.4-3.5, ``math.log`` per token).
 
@@ -197,28 +335,32 @@ def _terms(
     import scipy.sparse as sp
 
     n = len(paths)
-    content = memo.content_tokens(texts)
-    path_ids = [memo.token_ids(dict.fromkeys(split_identifiers(p))) for p in paths]
+    path_tok = (
+        pl.DataFrame({"path": paths}, schema={"path": pl.String})
+        .select(
+            pl.int_range(n, dtype=pl.Int64).alias("node"),
+            tokens_expr("path").list.unique(maintain_order=True).alias("tok"),
+        )
+        .explode("tok")
+        .drop_nulls("tok")
+    )
     sym = symbols.select("node", "tok").explode("tok").drop_nulls("tok")
+    # Ids in the order content, path, symbol tokens (one join; the order numbers new tokens).
+    content, ids = memo.content_tokens(texts, tokenised, pl.concat([path_tok["tok"], sym["tok"]]))
+    path_ids, sym_ids = ids[: path_tok.height], ids[path_tok.height :]
     node = np.concatenate(
         [
-            np.repeat(np.arange(n, dtype=np.int64), [len(x) for x in path_ids]),
+            path_tok["node"].to_numpy().astype(np.int64),
             sym["node"].to_numpy().astype(np.int64),
             np.repeat(np.arange(n, dtype=np.int64), [len(x) for x in content]),
         ]
     )
-    token = np.concatenate(
-        [
-            np.array([t for ids in path_ids for t in ids], dtype=np.int64),
-            np.array(memo.token_ids(sym["tok"].to_list()), dtype=np.int64),
-            *content,
-        ]
-    )
+    token = np.concatenate([path_ids, sym_ids, *content])
     factor = np.concatenate(
         [
-            np.full(sum(len(x) for x in path_ids), PATH_FACTOR),
-            np.full(sym.height, SYMBOL_FACTOR),
-            np.full(len(node) - sum(len(x) for x in path_ids) - sym.height, CONTENT_FACTOR),
+            np.full(len(path_ids), PATH_FACTOR),
+            np.full(len(sym_ids), SYMBOL_FACTOR),
+            np.full(len(node) - len(path_ids) - len(sym_ids), CONTENT_FACTOR),
         ]
     )
     pair = node * len(memo.words) + token
@@ -230,11 +372,13 @@ def _terms(
     matrix = sp.csc_matrix((factor, (node, column)), shape=(n, len(used)))
     matrix.sort_indices()
     n_terms = np.bincount(node, minlength=n).astype(np.int64)
-    df = np.bincount(column, minlength=len(used)).tolist()
+    df, df_of = np.unique(np.bincount(column, minlength=len(used)), return_inverse=True)
     big_n = max(1, n)
     # idf(t) = ln((N + 1)/(df + 1)) + 1.0 with the C library log, token by token (§3.5).
-    idf = np.array([math.log((big_n + 1) / (d + 1)) + 1.0 for d in df], dtype=np.float64)
-    return [memo.words[t] for t in used.tolist()], matrix, n_terms, idf
+    # Computed once per distinct df, then spread: the same doubles.
+    per_df = np.array([math.log((big_n + 1) / (d + 1)) + 1.0 for d in df.tolist()])
+    idf = per_df[df_of].astype(np.float64)
+    return list(map(memo.words.__getitem__, used.tolist())), matrix, n_terms, idf
 
 
 def _edges(u: Any, v: Any, weight: float) -> Edges:
@@ -245,20 +389,22 @@ def _edges(u: Any, v: Any, weight: float) -> Edges:
 
 def _import_edges(paths: list[str], texts: list[str], memo: TextMemo) -> Edges:
     """Import edges (§4.3): every node's specs in order, each target ≠ importer, weight 1.5."""
-    index = rp.build_path_index(paths)
+    index = rp.build_path_index(paths, lambda p: memo.path_facts(p)[1])
     node_of = {p: i for i, p in enumerate(paths)}
     resolved: dict[tuple[str, str], list[int]] = {}
     us: list[int] = []
     vs: list[int] = []
-    for i, text in enumerate(texts):
-        if not text:
-            continue
+    for i, specs in enumerate(memo.import_specs(texts)):
         importer = paths[i]
-        for spec in memo.import_specs(text):
-            key = (spec, rp.parent(importer))  # resolution depends on the parent only
+        folder = rp.parent(importer)  # resolution depends on the parent only
+        for spec in specs:
+            key = (spec, folder)
             targets = resolved.get(key)
             if targets is None:
-                targets = [node_of[t] for t in rp.resolve_import(spec, importer, index)]
+                keys = memo.spec_keys.get(key)
+                if keys is None:
+                    keys = memo.spec_keys[key] = rp.spec_keys(spec, importer)
+                targets = [node_of[t] for t in rp.targets_of(keys, index)]
                 resolved[key] = targets
             for t in targets:
                 if t != i:
@@ -373,7 +519,7 @@ def _reference_edges(
     return _edges(files[linked], targets[linked], REFERENCE_WEIGHT), False
 
 
-def _source_test_edges(paths: list[str], kinds: npt.NDArray[np.int8]) -> Edges:
+def _source_test_edges(paths: list[str], kinds: npt.NDArray[np.int8], memo: TextMemo) -> Edges:
     """Source-test edges (§4.5): first 20 sources x first 20 tests of every shared key."""
     sources: dict[str, list[int]] = {}
     tests: dict[str, list[int]] = {}
@@ -381,7 +527,7 @@ def _source_test_edges(paths: list[str], kinds: npt.NDArray[np.int8]) -> Edges:
         if kind == rp.KIND_OTHER:
             continue
         bucket = tests if kind == rp.KIND_TEST else sources
-        for key in rp.source_test_keys(path):
+        for key in memo.path_facts(path)[2]:
             bucket.setdefault(key, []).append(i)
     us: list[int] = []
     vs: list[int] = []
@@ -418,17 +564,25 @@ def build_index(chunks: pl.DataFrame, cap: int = 80, memo: TextMemo | None = Non
 
     ``memo`` carries text-level work over from earlier snapshots of the run.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     memo = TextMemo() if memo is None else memo
+    memo.trim()
     paths, rows = _nodes(chunks)
     n = len(paths)
     texts = _texts(rows, n)
-    kinds = np.array([rp.node_kind(p) for p in paths], dtype=np.int8)
-    symbols = _symbols(rows)
-    vocab, terms, n_terms, idf = _terms(paths, texts, symbols, memo)
+    # Polars work (content tokens, symbols) on a second thread while this one does the
+    # Python-heavy passes; the memo parts each side touches are disjoint (arbwb-defined).
+    with ThreadPoolExecutor(1, thread_name_prefix="arbwb-repomap") as pool:
+        tokenising = pool.submit(memo.tokenise, texts)
+        symbolising = pool.submit(_symbols, rows)
+        kinds = np.array([memo.path_facts(p)[0] for p in paths], dtype=np.int8)
+        imports = _import_edges(paths, texts, memo)
+        source_test = _source_test_edges(paths, kinds, memo)
+        tokenised, symbols = tokenising.result(), symbolising.result()
+    vocab, terms, n_terms, idf = _terms(paths, texts, symbols, memo, tokenised)
     refs, skipped = _reference_edges(paths, kinds, symbols, terms, n_terms, vocab, cap)
-    graph = weight_matrix(
-        n, [_import_edges(paths, texts, memo), refs, _source_test_edges(paths, kinds)]
-    )
+    graph = weight_matrix(n, [imports, refs, source_test])
     stats = {
         "file_count": n,
         "symbol_count": symbols.height,
@@ -445,15 +599,19 @@ def save_index(index: RepoMapIndex, path: Path) -> None:
     meta = {
         "version": FORMAT_VERSION,
         "paths": index.paths,
-        "texts": index.texts,
         "vocab": index.vocab,
         "stats": index.stats,
     }
     blob = np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
+    # Texts as one UTF-8 string and character end offsets: no per-character JSON escaping.
+    texts = np.frombuffer("".join(index.texts).encode("utf-8"), dtype=np.uint8)
+    text_ends = np.cumsum([len(t) for t in index.texts], dtype=np.int64)
     with atomic_open(path, "wb") as handle:
         np.savez(
             handle,
             meta=blob,
+            texts=texts,
+            text_ends=text_ends,
             kinds=index.kinds,
             terms_data=index.terms.data,
             terms_indices=index.terms.indices,
@@ -479,6 +637,9 @@ def load_index(path: Path) -> RepoMapIndex | None:
     if not isinstance(meta, dict) or meta.get("version") != FORMAT_VERSION:
         return None
     n, n_vocab = len(meta["paths"]), len(meta["vocab"])
+    joined = arrays["texts"].tobytes().decode("utf-8")
+    ends = arrays["text_ends"].tolist()
+    texts = [joined[a:b] for a, b in zip([0, *ends][:-1], ends, strict=True)]
     terms = sp.csc_matrix(
         (arrays["terms_data"], arrays["terms_indices"], arrays["terms_indptr"]), shape=(n, n_vocab)
     )
@@ -487,7 +648,7 @@ def load_index(path: Path) -> RepoMapIndex | None:
     )
     return RepoMapIndex(
         meta["paths"],
-        meta["texts"],
+        texts,
         arrays["kinds"],
         meta["vocab"],
         terms,

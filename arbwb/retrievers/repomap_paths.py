@@ -7,7 +7,7 @@ quirks included (prose import specs, bare-name resolution, directory-free source
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from arbwb.pathclass import is_code_path, is_test_path
 from arbwb.tokenize import split_identifiers
@@ -28,7 +28,8 @@ IMPORT_RE = re.compile(
     r"|use\s+(?:crate::|super::)?([A-Za-z0-9_:]+))"
 )
 #: Every IMPORT_RE match contains one of these words, so other lines are skipped unscanned.
-_IMPORT_WORDS = re.compile(r"from|import|require|#include|use")
+IMPORT_WORDS = r"from|import|require|#include|use"
+_IMPORT_WORDS = re.compile(IMPORT_WORDS)
 _TEST_SUFFIXES = ("_test", "test", "tests", ".test", ".spec", "_spec")
 _TEST_PREFIXES = ("test_", "tests_")
 _NON_KEY = re.compile(r"[^a-z0-9]")
@@ -100,20 +101,34 @@ def path_index_keys(path: str) -> list[str]:
     return list(dict.fromkeys(v.lower() for v in variants if v))
 
 
-def build_path_index(paths: Iterable[str]) -> dict[str, list[str]]:
-    """Key -> node paths producing it (§4.2); lists keep first-seen order (callers sort)."""
+def build_path_index(
+    paths: Iterable[str], keys_of: Callable[[str], list[str]] | None = None
+) -> dict[str, list[str]]:
+    """Key -> node paths producing it (§4.2); lists keep first-seen order (callers sort).
+
+    ``keys_of`` stands in for :func:`path_index_keys` (e.g. a memo of it).
+    """
+    keys_of = path_index_keys if keys_of is None else keys_of
     index: dict[str, list[str]] = {}
     for path in paths:
-        for key in path_index_keys(path):
+        for key in keys_of(path):
             index.setdefault(key, []).append(path)
     return index
 
 
 def import_specs(text: str) -> list[str]:
     """Import specs of a file text (§4.3.1): first 2,000 lines, first 200 specs."""
-    specs: list[str] = []
     search = _IMPORT_WORDS.search
-    for line in [x for x in text.splitlines()[:MAX_SCAN_LINES] if search(x)]:
+    return specs_of_lines(x for x in text.splitlines()[:MAX_SCAN_LINES] if search(x))
+
+
+def specs_of_lines(lines: Iterable[str]) -> list[str]:
+    """Import specs of a text's scanned lines in order, first 200 (§4.3.1).
+
+    Lines without an ``IMPORT_WORDS`` word may be left out: they cannot match.
+    """
+    specs: list[str] = []
+    for line in lines:
         stripped = line.strip()
         if stripped.startswith(("//", "# ", "*")):
             continue
@@ -167,8 +182,13 @@ def spec_keys(spec: str, importer: str) -> list[str]:
 
 def resolve_import(spec: str, importer: str, index: Mapping[str, list[str]]) -> list[str]:
     """Node paths a spec resolves to: the union over its keys, ascending, first 8 (§4.3.2)."""
+    return targets_of(spec_keys(spec, importer), index)
+
+
+def targets_of(keys: Iterable[str], index: Mapping[str, list[str]]) -> list[str]:
+    """The union of ``index`` entries over a spec's keys, ascending, first 8 (§4.3.2)."""
     found: set[str] = set()
-    for key in spec_keys(spec, importer):
+    for key in keys:
         found.update(index.get(key, ()))
     return sorted(found)[:MAX_TARGETS]
 

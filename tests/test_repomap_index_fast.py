@@ -1,0 +1,107 @@
+"""The RepoMap index's fast text paths equal their literal Python definitions (arbwb-defined)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import polars as pl
+
+from arbwb.retrievers import repomap_paths as rp
+from arbwb.retrievers.repomap_index import (
+    CONTENT_PREFIX,
+    TextMemo,
+    build_index,
+    content_tokens_expr,
+    load_index,
+    save_index,
+    tokens_expr,
+)
+from arbwb.tokenize import split_identifiers
+
+TRICKY = [
+    "",
+    "getHTTPResponse v2Api snake_case",
+    "\u212aelvin caf\u00e9Bar \u0130stanbul aB\u00e9Cd x\u00dfY",  # Kelvin sign, dotted I, sharp s
+    "fooé\u0301Bar\u2028bazQux\x1cquux",
+    "a" * (CONTENT_PREFIX - 2) + "bCdE tail",  # a token cut at the 20,000-character prefix
+]
+
+
+def _random_texts(n: int) -> list[str]:
+    rng = random.Random(7)
+    alphabet = "aAzZ09 _\n.\u212a\u0130\u00e9\u00df\u2028K"
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randrange(60))) for _ in range(n)]
+
+
+def test_content_tokens_expr_is_the_identifier_splitter() -> None:
+    texts = TRICKY + _random_texts(400)
+    got = pl.DataFrame({"t": texts}).select(content_tokens_expr("t")).to_series().to_list()
+    want = [sorted(set(split_identifiers(t[:CONTENT_PREFIX]))) for t in texts]
+    assert got == want
+
+
+def test_content_token_ids_follow_first_appearance() -> None:
+    memo = TextMemo()
+    texts = ["zeta alpha", "beta alpha", "", "gammaDelta zeta"]
+    ids, then = memo.content_tokens(texts, then=pl.Series(["zeta", "omega", "omega"]))
+    # Literal: ids assigned token by token over each text's sorted distinct tokens.
+    literal: dict[str, int] = {}
+    want = []
+    for text in texts:
+        tokens = sorted(set(split_identifiers(text)))
+        want.append([literal.setdefault(t, len(literal)) for t in tokens])
+    assert [list(x) for x in ids] == want
+    assert then.tolist() == [literal["zeta"], len(literal), len(literal)]
+    literal["omega"] = len(literal)
+    assert memo.words == list(literal)
+    assert memo.token_ids(["beta", "new"]) == [literal["beta"], len(literal)]
+
+
+def test_batch_import_specs_equal_per_text_scan() -> None:
+    texts = [
+        "",
+        "import os\nfrom a.b import c\n\n# import hidden\n  use crate::x::y;\n",
+        "import a\r\nimport b\x0bimport c\x1cfrom d import e\u2028require('f')\x85import g",
+        "x\n" * 1999 + "import last\nimport beyond",
+        "import many\n" * 300,
+        "\n\nimport 'z'\n",
+        'const q = require( "lib/q" )\n#include <stdio.h>\n * import doc\n',
+    ]
+    memo = TextMemo()
+    got = memo.import_specs(texts + texts[:2])
+    assert got == [rp.import_specs(t) for t in texts + texts[:2]]
+    assert got[3] == ["last"] and len(got[4]) == rp.MAX_SPECS
+    assert got[2] == ["a", "b", "c", "d", "f", "g"]
+
+
+def test_saved_texts_round_trip_with_non_ascii_and_empty(tmp_path: Path) -> None:
+    rows = [
+        ("a.py", "file", "", "caf\u00e9 \U0001f600 import b\n"),
+        ("b.py", "file", "", ""),
+        ("c.md", "function", "Sym", "x"),
+        ("d/\u00e9.py", "file", "", "\u2028\x00\u212a"),
+    ]
+    chunks = pl.DataFrame(rows, schema=["path", "kind", "symbol", "text"], orient="row")
+    for frame in (chunks, chunks.clear()):
+        index = build_index(frame)
+        save_index(index, tmp_path / "i.npz")
+        loaded = load_index(tmp_path / "i.npz")
+        assert loaded is not None
+        assert (loaded.paths, loaded.texts) == (index.paths, index.texts)
+    assert build_index(chunks).texts == [rows[0][3], "", "", rows[3][3]]
+
+
+def test_batch_import_specs_equal_per_text_scan_on_random_texts() -> None:
+    rng = random.Random(3)
+    pieces = ["import ", "from ", "require(", "'", '"', ")", "use ", "crate::", "super::"]
+    pieces += ["#include ", "<", ">", "a.b", "x/y", "::", "\n", " ", "\t", "\xa0", "\u3000"]
+    pieces += ["//", "# ", "*", "-", ":", ".", "\u00e9", "\x1f", "z", "\u2028", "\r"]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(40))) for _ in range(3000)]
+    assert TextMemo().import_specs(texts) == [rp.import_specs(t) for t in texts]
+
+
+def test_tokens_expr_is_the_identifier_splitter_in_order() -> None:
+    texts = TRICKY + _random_texts(400)
+    got = pl.DataFrame({"t": texts}).select(tokens_expr("t")).to_series().to_list()
+    assert got == [split_identifiers(t) for t in texts]
