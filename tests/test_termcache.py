@@ -108,10 +108,13 @@ def rankings(name: str, corpus_dir: Path, options: MethodOptions, filt: str) -> 
     prepared = snapshot_index(method, corpus, f"{REPO}@{COMMIT}", filt)  # type: ignore[arg-type]
     assert prepared is not None
     index, chunks = prepared
+    if isinstance(chunks, pl.DataFrame):
+        ids = chunks["chunk_id"].to_list()
+    else:  # a cached entry's details table
+        ids = list(chunks.chunk_ids)
     out = []
     for query in QUERIES:
         ranking = rank_row(method, index, {"query_text": query})
-        ids = chunks["chunk_id"].to_list()
         out.append(([ids[i] for i in ranking.order], ranking.scores.tolist(), ranking.files))
     return out
 

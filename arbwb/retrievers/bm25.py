@@ -19,19 +19,19 @@ import numpy.typing as npt
 import polars as pl
 
 from arbwb.retrievers.common import (
+    ChunkKeys,
     ChunkPaths,
     ChunkRanking,
     Method,
     TermMatrix,
     TermMemo,
     check_chunks,
-    chunk_paths,
+    chunk_keys,
     corpus_order,
     query_terms,
     rank_chunks,
     term_matrix,
     term_rows,
-    tiebreak_order,
 )
 from arbwb.retrievers.termcache import TermSource, snapshot_indexer
 
@@ -82,12 +82,12 @@ def build_index(
 ) -> BM25Index:
     """Index for upstream's BM25 (``bm25-arb``), or rank-bm25's BM25Okapi with ``okapi``."""
     chunks = check_chunks(chunks)
-    return index_from_terms(chunks, term_matrix(chunks, memo), okapi=okapi)
+    return index_from_terms(chunk_keys(chunks), term_matrix(chunks, memo), okapi=okapi)
 
 
-def index_from_terms(chunks: pl.DataFrame, terms: TermMatrix, *, okapi: bool = False) -> BM25Index:
-    """The index of chunks (``path``, ``chunk_id`` columns) with their term counts."""
-    n = chunks.height
+def index_from_terms(keys: ChunkKeys, terms: TermMatrix, *, okapi: bool = False) -> BM25Index:
+    """The index of chunks (their :class:`ChunkKeys`) with their term counts."""
+    n = keys.n_chunks
     avgdl = float(terms.doc_len.sum()) / n if n else 0.0
     if avgdl > 0:
         norm = K1 * (1 - B + B * terms.doc_len / avgdl)
@@ -96,8 +96,8 @@ def index_from_terms(chunks: pl.DataFrame, terms: TermMatrix, *, okapi: bool = F
     return BM25Index(
         terms=terms,
         n_chunks=n,
-        paths=chunk_paths(chunks),
-        tiebreak=tiebreak_order(chunks),
+        paths=keys.paths,
+        tiebreak=keys.tiebreak,
         norm=norm,
         okapi_idf=okapi_idf(n, terms.df) if okapi else None,
     )
@@ -119,11 +119,11 @@ def scores(index: BM25Index, query_text: str) -> npt.NDArray[np.float64] | None:
     if not terms:
         return None
     total = np.zeros(index.n_chunks, dtype=np.float64)
-    for term, n_q, rows, tf in term_rows(index.terms, terms):
+    for col, n_q, rows, tf in term_rows(index.terms, terms):
         if index.okapi_idf is None:
             idf = upstream_idf(index.n_chunks, len(rows))
         else:
-            idf = float(index.okapi_idf[index.terms.vocab[term]])
+            idf = float(index.okapi_idf[col])
         weight = n_q * idf
         total[rows] += weight * (tf * (K1 + 1) / (tf + index.norm[rows]))
     return total
@@ -149,7 +149,7 @@ def method(*, okapi: bool = False, source: TermSource | None = None) -> Method:
             stats=source.stats,
             prefetch=source.prefetch,
             index_snapshot=snapshot_indexer(
-                source, lambda chunks, terms: index_from_terms(chunks, terms, okapi=okapi)
+                source, lambda keys, terms: index_from_terms(keys, terms, okapi=okapi)
             ),
         )
     memo = TermMemo()

@@ -18,7 +18,9 @@ import polars as pl
 
 from arbwb import schemas
 from arbwb.io.corpus import Corpus
+from arbwb.metrics.chunks import ChunkTable
 from arbwb.pathclass import CandidateFilter, keep_path
+from arbwb.retrievers.strkeys import HashedVocab, Needles
 from arbwb.tokenize import split_identifiers
 
 if TYPE_CHECKING:  # scipy and the term counter load only for the methods that use them
@@ -57,7 +59,7 @@ class ColumnCounts:
 
     indptr: npt.NDArray[np.integer[Any]]
     indices: npt.NDArray[np.int32]
-    data: npt.NDArray[np.int32]
+    data: npt.NDArray[np.integer[Any]]  # uint16 or int32 as stored (exact small integers)
     shape: tuple[int, int]
 
     def to_scipy(self) -> sp.csc_matrix:
@@ -72,12 +74,13 @@ class TermMatrix:
     """Identifier-splitter term counts of chunk documents (spec §7.1-7.3), column-compressed.
 
     ``counts[c, t]`` = occurrences of term t in chunk c's document; ``vocab`` maps term -> column
-    (it may hold more terms than columns when shared through a :class:`TermMemo`);
+    (it may hold more terms than columns when shared through a :class:`TermMemo`; a cached
+    snapshot's is a :class:`HashedVocab`);
     ``doc_len`` = tokens per document, ``n_unique`` = distinct terms per document.
     """
 
     counts: sp.csc_matrix | ColumnCounts
-    vocab: dict[str, int]
+    vocab: Mapping[str, int]
     doc_len: npt.NDArray[np.float64]
     n_unique: npt.NDArray[np.float64]
     df: npt.NDArray[np.int64]
@@ -211,18 +214,20 @@ def query_terms(query_text: str) -> Counter[str]:
 
 def term_rows(
     matrix: TermMatrix, terms: Counter[str]
-) -> Iterator[tuple[str, int, npt.NDArray[np.int32], npt.NDArray[Any]]]:
-    """For each query term present in the vocabulary: (term, n_q, chunk rows, term counts).
+) -> Iterator[tuple[int, int, npt.NDArray[np.int32], npt.NDArray[Any]]]:
+    """For each query term present in the vocabulary: (column, n_q, chunk rows, term counts).
 
-    Counts are int32 (streamed snapshots) or float64 (token memo); both hold exact integers.
+    Counts are uint16/int32 (streamed snapshots) or float64 (token memo); all hold exact
+    integers. A :class:`HashedVocab` looks all the terms up at once.
     """
     indptr, indices, data = matrix.counts.indptr, matrix.counts.indices, matrix.counts.data
-    for term, n_q in terms.items():
-        col = matrix.vocab.get(term)
+    vocab, names = matrix.vocab, list(terms)
+    cols = vocab.columns(names) if isinstance(vocab, HashedVocab) else [vocab.get(t) for t in names]
+    for col, n_q in zip(cols, terms.values(), strict=True):
         if col is None or col >= len(matrix.df):  # the shared vocabulary may have grown since
             continue
         lo, hi = indptr[col], indptr[col + 1]
-        yield term, n_q, indices[lo:hi], data[lo:hi]
+        yield col, n_q, indices[lo:hi], data[lo:hi]
 
 
 def tiebreak_order(chunks: pl.DataFrame) -> npt.NDArray[np.int64]:
@@ -253,6 +258,69 @@ def chunk_paths(chunks: pl.DataFrame) -> ChunkPaths:
     return ChunkPaths(codes, names)
 
 
+@dataclass(frozen=True)
+class BonusNeedles:
+    """Lexical's bonus strings (spec §7.2): distinct lower-cased paths, their lower-cased
+    basenames (both in path-code order) and distinct lower-cased symbols (symbol-code order)."""
+
+    paths: Needles
+    basenames: Needles
+    symbols: Needles
+
+
+def lower_basename(path: str) -> str:
+    """``lower(basename)`` of a path (text after the last ``/``), Python's ``str.lower``."""
+    return path.rsplit("/", 1)[-1].lower()
+
+
+def lower_bonus_strings(
+    paths: Sequence[str], symbols: Sequence[str]
+) -> tuple[list[str], list[str], list[str]]:
+    """``lower(path)``, ``lower(basename)`` and ``lower(symbol)`` with Python's ``str.lower``,
+    exactly as upstream compares them."""
+    return (
+        [p.lower() for p in paths],
+        [lower_basename(p) for p in paths],
+        [s.lower() for s in symbols],
+    )
+
+
+def bonus_needles(paths: Sequence[str], symbols: Sequence[str]) -> BonusNeedles:
+    """The bonus needles of distinct paths and symbols, held in memory."""
+    lower_paths, basenames, lower_symbols = lower_bonus_strings(paths, symbols)
+    return BonusNeedles(Needles.of(lower_paths), Needles.of(basenames), Needles.of(lower_symbols))
+
+
+@dataclass(frozen=True)
+class ChunkKeys:
+    """What the term rankers need of a snapshot's candidate chunks besides their terms.
+
+    Path codes, the (path, chunk_id) tie order, symbol codes into the distinct ``symbols``
+    (first-seen order) and, when known (read from the term cache), lexical's bonus needles.
+    """
+
+    paths: ChunkPaths
+    tiebreak: npt.NDArray[np.int64]
+    symbol_codes: npt.NDArray[np.int64]
+    symbols: Sequence[str]
+    needles: BonusNeedles | None = None
+
+    @property
+    def n_chunks(self) -> int:
+        """Number of chunks."""
+        return len(self.paths.codes)
+
+    def bonus(self) -> BonusNeedles:
+        """The bonus needles (built from the distinct paths and symbols when not stored)."""
+        return self.needles or bonus_needles(self.paths.names, self.symbols)
+
+
+def chunk_keys(chunks: pl.DataFrame) -> ChunkKeys:
+    """The :class:`ChunkKeys` of a chunk frame (``path``, ``symbol``, ``chunk_id`` columns)."""
+    symbol_codes, symbols = codes_of(chunks["symbol"])
+    return ChunkKeys(chunk_paths(chunks), tiebreak_order(chunks), symbol_codes, symbols)
+
+
 def rank_chunks(
     scores: npt.NDArray[np.float64], tiebreak: npt.NDArray[np.int64], paths: ChunkPaths
 ) -> ChunkRanking:
@@ -261,8 +329,28 @@ def rank_chunks(
     The file ranking is the order of first appearance of each path (= best chunk score desc,
     ties by path), spec §7.2/§7.5.
     """
-    ordered = tiebreak[np.argsort(-scores[tiebreak], kind="stable")]
+    ordered = _stable_by_score(scores, tiebreak)
     return ranking_from_order(ordered, scores[ordered], paths)
+
+
+def _stable_by_score(
+    scores: npt.NDArray[np.float64], tiebreak: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]:
+    """``tiebreak`` stably sorted by score descending, i.e.
+    ``tiebreak[argsort(-scores[tiebreak], stable)]``.
+
+    Most chunks of a query score exactly 0, so only the others are sorted: positives first,
+    then the zeros in tie order, then negatives (the same permutation as the full stable
+    sort, since ``-0.0 == 0.0``). A NaN score falls back to the full sort.
+    """
+    in_tie = scores[tiebreak]
+    positive, zero, negative = in_tie > 0, in_tie == 0, in_tie < 0
+    n_scored = int(positive.sum()) + int(negative.sum())
+    if n_scored + int(zero.sum()) != len(in_tie) or n_scored > len(in_tie) // 2:
+        return tiebreak[np.argsort(-in_tie, kind="stable")]
+    first = tiebreak[positive][np.argsort(-in_tie[positive], kind="stable")]
+    last = tiebreak[negative][np.argsort(-in_tie[negative], kind="stable")]
+    return np.concatenate([first, tiebreak[zero], last])
 
 
 def ranking_from_order(
@@ -308,9 +396,11 @@ class Method:
     row_stats: Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]] | None = None
     #: Whole-snapshot methods (RepoMap): ``index_snapshot(corpus, snapshot_id, filter)`` indexes
     #: every file and applies the filter to the ranked files itself; it returns the index and
-    #: the chunk frame its rankings' ``order`` indexes, or None when no candidate is left.
+    #: the chunk frame (or its details :class:`ChunkTable`) its rankings' ``order`` indexes,
+    #: or None when no candidate is left. Cached lexical/BM25 snapshots use it too.
     index_snapshot: (
-        Callable[[Corpus, str, CandidateFilter], tuple[Any, pl.DataFrame] | None] | None
+        Callable[[Corpus, str, CandidateFilter], tuple[Any, pl.DataFrame | ChunkTable] | None]
+        | None
     ) = None
     #: Rank from the whole SAMPLES row (task, query, gold) instead of the query text alone.
     rank_record: Callable[[Any, Mapping[str, Any]], ChunkRanking] | None = None
@@ -325,8 +415,9 @@ class Method:
 
 def snapshot_index(
     method: Method, corpus: Corpus, snapshot: str, candidate_filter: CandidateFilter
-) -> tuple[Any, pl.DataFrame] | None:
-    """A snapshot's index and the chunk frame its rankings index; None when nothing is ranked."""
+) -> tuple[Any, pl.DataFrame | ChunkTable] | None:
+    """A snapshot's index and the chunk frame (or details table) its rankings index; None when
+    nothing is ranked."""
     if method.index_snapshot is not None:
         return method.index_snapshot(corpus, snapshot, candidate_filter)
     chunks = candidate_chunks(corpus.chunks(snapshot), candidate_filter)

@@ -10,21 +10,22 @@ import numpy.typing as npt
 import polars as pl
 
 from arbwb.retrievers.common import (
+    BonusNeedles,
+    ChunkKeys,
     ChunkPaths,
     ChunkRanking,
     Method,
     TermMatrix,
     TermMemo,
     check_chunks,
-    chunk_paths,
-    codes_of,
+    chunk_keys,
     corpus_order,
     query_terms,
     rank_chunks,
     term_matrix,
     term_rows,
-    tiebreak_order,
 )
+from arbwb.retrievers.strkeys import codepoints
 from arbwb.retrievers.termcache import TermSource, snapshot_indexer
 
 PATH_BONUS = 25.0
@@ -34,37 +35,34 @@ SYMBOL_BONUS = 5.0
 
 @dataclass(frozen=True)
 class LexicalIndex:
-    """Term sets of one snapshot's chunks plus the distinct lower-cased paths/basenames/symbols."""
+    """Term sets of one snapshot's chunks, the bonus needles (distinct lower-cased paths,
+    basenames, symbols) and each chunk's normaliser ``max(1, sqrt(|set(c)|))``."""
 
     terms: TermMatrix
     n_chunks: int
     paths: ChunkPaths
     tiebreak: npt.NDArray[np.int64]
-    lower_paths: list[str]
-    lower_basenames: list[str]
     symbol_codes: npt.NDArray[np.int64]
-    lower_symbols: list[str]
+    needles: BonusNeedles
+    norm: npt.NDArray[np.float64]
 
 
 def build_index(chunks: pl.DataFrame, memo: TermMemo | None = None) -> LexicalIndex:
     """Index a snapshot's candidate chunks (file and symbol rows) for :func:`rank_sample`."""
     chunks = check_chunks(chunks)
-    return index_from_terms(chunks, term_matrix(chunks, memo))
+    return index_from_terms(chunk_keys(chunks), term_matrix(chunks, memo))
 
 
-def index_from_terms(chunks: pl.DataFrame, terms: TermMatrix) -> LexicalIndex:
-    """The index of chunks (``path``, ``symbol``, ``chunk_id`` columns) with their terms."""
-    paths = chunk_paths(chunks)
-    symbol_codes, symbols = codes_of(chunks["symbol"])
+def index_from_terms(keys: ChunkKeys, terms: TermMatrix) -> LexicalIndex:
+    """The index of chunks (their :class:`ChunkKeys`) with their terms."""
     return LexicalIndex(
         terms=terms,
-        n_chunks=chunks.height,
-        paths=paths,
-        tiebreak=tiebreak_order(chunks),
-        lower_paths=[p.lower() for p in paths.names],
-        lower_basenames=[p.rsplit("/", 1)[-1].lower() for p in paths.names],
-        symbol_codes=symbol_codes,
-        lower_symbols=[s.lower() for s in symbols],
+        n_chunks=keys.n_chunks,
+        paths=keys.paths,
+        tiebreak=keys.tiebreak,
+        symbol_codes=keys.symbol_codes,
+        needles=keys.bonus(),
+        norm=np.maximum(1.0, np.sqrt(terms.n_unique)),
     )
 
 
@@ -74,7 +72,9 @@ def scores(index: LexicalIndex, query_text: str) -> npt.NDArray[np.float64] | No
     ``raw(c) = Σ_{distinct t in q ∩ set(c)} (1 + ln n_q(t))·ln((N+1)/(1+df(t)) + 1)
     + 25·[lower(path) ⊂ lower(q)] + 8·[lower(basename) ⊂ lower(q)] + 5·[symbol ≠ "" and
     lower(symbol) ⊂ lower(q)]``; ``score(c) = raw(c) / max(1, sqrt(|set(c)|))``, N = max(1, chunks).
-    Terms are summed left to right in order of first occurrence in q, like upstream.
+    Terms are summed left to right in order of first occurrence in q, like upstream. The
+    ``⊂`` tests are Python's ``in`` on the lower-cased strings, found through
+    :class:`arbwb.retrievers.strkeys.Needles` (exact: candidates are compared as text).
     """
     terms = query_terms(query_text)
     if not terms:
@@ -85,13 +85,16 @@ def scores(index: LexicalIndex, query_text: str) -> npt.NDArray[np.float64] | No
         df = len(rows)
         raw[rows] += (1 + math.log(n_q)) * math.log((n + 1) / (1 + df) + 1)
     lowered = query_text.lower()
-    path_hit = np.array([p in lowered for p in index.lower_paths], dtype=bool)
-    base_hit = np.array([b in lowered for b in index.lower_basenames], dtype=bool)
-    symbol_hit = np.array([s != "" and s in lowered for s in index.lower_symbols], dtype=bool)
+    points = codepoints(lowered)
+    needles = index.needles
+    path_hit = needles.paths.contained(lowered, points)
+    base_hit = needles.basenames.contained(lowered, points)
+    symbol_hit = needles.symbols.contained(lowered, points)
+    symbol_hit[needles.symbols.empty] = False  # an empty symbol earns no bonus
     raw[path_hit[index.paths.codes]] += PATH_BONUS
     raw[base_hit[index.paths.codes]] += BASENAME_BONUS
     raw[symbol_hit[index.symbol_codes]] += SYMBOL_BONUS
-    return raw / np.maximum(1.0, np.sqrt(index.terms.n_unique))
+    return raw / index.norm
 
 
 def rank_sample(index: LexicalIndex, query_text: str) -> ChunkRanking:

@@ -38,7 +38,7 @@ from arbwb.jsonio import (
     write_json,
     write_jsonl,
 )
-from arbwb.metrics.chunks import chunk_table
+from arbwb.metrics.chunks import ChunkTable, chunk_table
 from arbwb.pathclass import CandidateFilter
 from arbwb.retrievers import details as det
 from arbwb.retrievers.common import Method, rank_row, snapshot_index
@@ -192,7 +192,7 @@ def run_method(
             start = time.perf_counter()
             present = corpus.has(snapshot)
             index = None if prepared is None else prepared[0]
-            table = None if prepared is None else chunk_table(prepared[1])
+            table = None if prepared is None else _table(prepared[1])
             index_seconds += time.perf_counter() - start
             for i in members:
                 start = time.perf_counter()
@@ -255,12 +255,17 @@ def run_method(
     return summary
 
 
+def _table(chunks: pl.DataFrame | ChunkTable) -> ChunkTable:
+    """The details table of a snapshot's ranked chunks (cached term entries bring their own)."""
+    return chunk_table(chunks) if isinstance(chunks, pl.DataFrame) else chunks
+
+
 def _indexes(
     method: Method,
     corpus: Corpus,
     groups: list[tuple[str, list[int]]],
     candidate_filter: CandidateFilter,
-) -> Iterator[tuple[str, list[int], tuple[Any, pl.DataFrame] | None]]:
+) -> Iterator[tuple[str, list[int], tuple[Any, pl.DataFrame | ChunkTable] | None]]:
     """Each group with its snapshot's index (None: missing or nothing ranked), in order.
 
     A method with ``index_ahead`` has the next snapshot indexed on a second thread while the
@@ -268,7 +273,7 @@ def _indexes(
     depend on it.
     """
 
-    def prepare(snapshot: str) -> tuple[Any, pl.DataFrame] | None:
+    def prepare(snapshot: str) -> tuple[Any, pl.DataFrame | ChunkTable] | None:
         present = corpus.has(snapshot)
         return snapshot_index(method, corpus, snapshot, candidate_filter) if present else None
 

@@ -12,12 +12,13 @@ compute it twice. Counting runs on two threads (``WORKERS``).
 
 from __future__ import annotations
 
-import io
 import multiprocessing
+import weakref
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,16 +29,34 @@ import polars as pl
 from arbwb import cache
 from arbwb.io.chunkscan import CHUNK_FIELDS, iter_raw_blocks, parse_block
 from arbwb.io.corpus import Corpus
+from arbwb.metrics.chunks import ChunkTable
 from arbwb.pathclass import CandidateFilter, keep_path
-from arbwb.retrievers.common import CHUNK_COLUMNS, ColumnCounts, TermMatrix, document_expr
+from arbwb.retrievers.common import (
+    CHUNK_COLUMNS,
+    BonusNeedles,
+    ChunkKeys,
+    ChunkPaths,
+    ColumnCounts,
+    TermMatrix,
+    bonus_needles,
+    chunk_keys,
+    codes_of,
+    document_expr,
+    lower_basename,
+)
+from arbwb.retrievers.lazycols import Coded, Ints, Picked
+from arbwb.retrievers.strkeys import HashedVocab, Needles, SortedKeys, StringTable
 
 if TYPE_CHECKING:  # the term counter (pyarrow) loads only when a chunk file is tokenised
     from arbwb.retrievers.terms import BatchCounts
 
-VERSION = "terms-v2"
+VERSION = "terms-v3"
 KIND = "terms"
 #: The chunk columns kept beside the counts (the CHUNKS columns rankers use, minus text).
 META_COLUMNS = ("chunk_id", "path", "kind", "symbol", "start_line", "end_line", "n_chars")
+#: Entry arrays with one value per chunk (checked when an entry is read).
+PER_CHUNK: tuple[str, ...] = ("doc_len", "n_unique", "path_codes", "tiebreak", "symbol_codes")
+PER_CHUNK += ("kind_codes", "start_line", "end_line", "n_chars")
 #: Threads parsing and tokenising a chunk file's blocks, and blocks in flight at most.
 WORKERS, AHEAD = 2, 2
 #: Missing entries from which a run computes part of them in a second process.
@@ -115,40 +134,172 @@ def _empty_meta() -> pl.DataFrame:
     return pl.DataFrame(schema=schema)
 
 
-def _to_arrays(terms: SnapshotTerms) -> dict[str, npt.NDArray[Any]]:
-    meta = io.BytesIO()
-    terms.chunks.write_ipc(meta)
-    counts = terms.counts
-    small = counts.data.size == 0 or int(counts.data.max()) <= np.iinfo(np.uint16).max
+def _strings(name: str, table: StringTable) -> dict[str, npt.NDArray[Any]]:
+    return {name: table.data, f"{name}_offsets": table.offsets}
+
+
+def _column_strings(values: pl.Series) -> StringTable:
+    """A string column packed as UTF-8 bytes plus offsets (joined in Polars, not per row)."""
+    offsets = np.zeros(len(values) + 1, dtype=np.int64)
+    np.cumsum(values.str.len_bytes().cast(pl.Int64).to_numpy(), out=offsets[1:])
+    joined = values.str.join("").item() if len(values) else ""
+    return StringTable(np.frombuffer(joined.encode("utf-8"), dtype=np.uint8), offsets)
+
+
+def _needle_arrays(name: str, needles: Needles) -> dict[str, npt.NDArray[Any]]:
     return {
-        "indptr": counts.indptr.astype(np.int64, copy=False),
-        "indices": counts.indices.astype(np.int32, copy=False),
-        "data": counts.data.astype(np.uint16 if small else np.int32),  # widened on load
-        "shape": np.array(counts.shape, dtype=np.int64),
-        "doc_len": terms.doc_len.astype(np.int64, copy=False),
-        "n_unique": terms.n_unique.astype(np.int32),
-        "terms": np.frombuffer("\n".join(terms.terms).encode("ascii"), dtype=np.uint8),
-        "meta": np.frombuffer(meta.getvalue(), dtype=np.uint8),
+        f"{name}_keys": needles.index.keys,
+        f"{name}_owners": needles.index.owners,
+        f"{name}_lengths": needles.lengths,
+        f"{name}_empty": needles.empty,
     }
 
 
-def _from_arrays(arrays: dict[str, npt.NDArray[Any]]) -> SnapshotTerms | None:
-    try:
+def _to_arrays(terms: SnapshotTerms) -> dict[str, npt.NDArray[Any]]:
+    """The cache entry of a snapshot: its counts plus every per-chunk piece the rankers and
+    details rows need, precomputed (codes, tie order, bonus needles, term keys), so a warm
+    run maps arrays instead of parsing a frame or building a dict per snapshot."""
+    global _LAST_WRITTEN
+    chunks = terms.chunks
+    keys = chunk_keys(chunks)
+    kind_codes, kinds = codes_of(chunks["kind"])
+    needles = bonus_needles(keys.paths.names, keys.symbols)
+    vocab = HashedVocab.of(terms.terms)
+    counts = terms.counts
+    small = counts.data.size == 0 or int(counts.data.max()) <= np.iinfo(np.uint16).max
+    arrays: dict[str, npt.NDArray[Any]] = {
+        "indptr": counts.indptr.astype(np.int64, copy=False),
+        "indices": counts.indices.astype(np.int32, copy=False),
+        "data": counts.data.astype(np.uint16 if small else np.int32),
+        "shape": np.array(counts.shape, dtype=np.int64),
+        "doc_len": terms.doc_len.astype(np.int64, copy=False),
+        "n_unique": terms.n_unique.astype(np.int64, copy=False),
+        **_strings("terms", vocab.terms),
+        "term_keys": vocab.index.keys,
+        "term_owners": vocab.index.owners,
+        "path_codes": keys.paths.codes.astype(np.int64, copy=False),
+        **_strings("paths", StringTable.of(keys.paths.names)),
+        "tiebreak": keys.tiebreak.astype(np.int64, copy=False),
+        "symbol_codes": keys.symbol_codes.astype(np.int64, copy=False),
+        **_strings("symbols", StringTable.of(keys.symbols)),
+        "kind_codes": kind_codes,
+        **_strings("kinds", StringTable.of(kinds)),
+        **_strings("chunk_ids", _column_strings(chunks["chunk_id"])),
+        **{c: chunks[c].cast(pl.Int64).to_numpy() for c in ("start_line", "end_line", "n_chars")},
+        **_needle_arrays("path_needles", needles.paths),
+        **_needle_arrays("basename_needles", needles.basenames),
+        **_needle_arrays("symbol_needles", needles.symbols),
+    }
+    _LAST_WRITTEN = (weakref.ref(terms), arrays)
+    return arrays
+
+
+#: The entry ``_to_arrays`` made last and of what, so the process that computed a snapshot
+#: (and wrote its entry) reuses it for ranking instead of deriving it twice.
+_LAST_WRITTEN: tuple[weakref.ref[SnapshotTerms], dict[str, npt.NDArray[Any]]] | None = None
+
+
+def _table(arrays: Mapping[str, npt.NDArray[Any]], name: str) -> StringTable:
+    return StringTable(arrays[name], arrays[f"{name}_offsets"])
+
+
+def _needles(
+    arrays: Mapping[str, npt.NDArray[Any]], name: str, size: int, text_of: Callable[[int], str]
+) -> Needles:
+    return Needles(
+        size=size,
+        index=SortedKeys(arrays[f"{name}_keys"], arrays[f"{name}_owners"]),
+        lengths=arrays[f"{name}_lengths"],
+        empty=arrays[f"{name}_empty"],
+        text_of=text_of,
+    )
+
+
+class StoredTerms(SnapshotTerms):
+    """A snapshot's entry as stored: counts, ``keys`` (:class:`ChunkKeys`), the details
+    ``table`` and the ``vocab`` are views of the entry's arrays; the chunk frame and the term
+    list are materialised only when read (the rankers never read them)."""
+
+    def __init__(self, arrays: Mapping[str, npt.NDArray[Any]]) -> None:
         shape = tuple(int(x) for x in arrays["shape"])
-        # counts stay int32 (exact; BM25 arithmetic promotes them to float64 per term)
-        data = arrays["data"].astype(np.int32)
-        counts = ColumnCounts(arrays["indptr"], arrays["indices"], data, (shape[0], shape[1]))
-        text = arrays["terms"].tobytes().decode("ascii")
-        chunks = pl.read_ipc(io.BytesIO(arrays["meta"].tobytes()))
-        doc_len = arrays["doc_len"].astype(np.int64, copy=False)
-        n_unique = arrays["n_unique"].astype(np.int64)
-    except (KeyError, ValueError, OSError, pl.exceptions.ComputeError):
+        counts = ColumnCounts(
+            arrays["indptr"], arrays["indices"], arrays["data"], (shape[0], shape[1])
+        )
+        paths = _table(arrays, "paths").to_list()
+        symbols = _table(arrays, "symbols")
+        needles = BonusNeedles(
+            _needles(arrays, "path_needles", len(paths), lambda i: paths[i].lower()),
+            _needles(arrays, "basename_needles", len(paths), lambda i: lower_basename(paths[i])),
+            _needles(arrays, "symbol_needles", len(symbols), lambda i: symbols[i].lower()),
+        )
+        path_codes, symbol_codes = arrays["path_codes"], arrays["symbol_codes"]
+        keys = ChunkKeys(
+            ChunkPaths(path_codes, paths), arrays["tiebreak"], symbol_codes, symbols, needles
+        )
+        table = ChunkTable(
+            paths=Coded(path_codes, paths),
+            kinds=Coded(arrays["kind_codes"], _table(arrays, "kinds")),
+            symbols=Coded(symbol_codes, symbols),
+            starts=Ints(arrays["start_line"]),
+            ends=Ints(arrays["end_line"]),
+            chunk_ids=_table(arrays, "chunk_ids"),
+            n_chars=Ints(arrays["n_chars"]),
+        )
+        for name, value in (
+            ("counts", counts),
+            ("doc_len", arrays["doc_len"]),
+            ("n_unique", arrays["n_unique"]),
+            ("keys", keys),
+            ("table", table),
+            (
+                "vocab",
+                HashedVocab(
+                    _table(arrays, "terms"), SortedKeys(arrays["term_keys"], arrays["term_owners"])
+                ),
+            ),
+        ):
+            object.__setattr__(self, name, value)
+
+    keys: ChunkKeys
+    table: ChunkTable
+    vocab: HashedVocab
+
+    @cached_property
+    def chunks(self) -> pl.DataFrame:
+        """The chunk columns (``META_COLUMNS``) as a frame, built from the entry."""
+        table = self.table
+        if not len(table.chunk_ids):
+            return _empty_meta()
+        columns = {
+            "chunk_id": table.chunk_ids[:],
+            "path": table.paths[:],
+            "kind": table.kinds[:],
+            "symbol": table.symbols[:],
+            "start_line": table.starts[:],
+            "end_line": table.ends[:],
+            "n_chars": table.n_chars[:],
+        }
+        schema = {c: CHUNK_FIELDS.get(c, pl.Int64) for c in META_COLUMNS}
+        return pl.DataFrame({c: columns[c] for c in META_COLUMNS}, schema=schema)
+
+    @cached_property
+    def terms(self) -> list[str]:
+        """The vocabulary (column order)."""
+        return self.vocab.terms.to_list()
+
+
+def _from_arrays(arrays: dict[str, npt.NDArray[Any]]) -> SnapshotTerms | None:
+    """The entry's :class:`StoredTerms`, or None when it is not a complete, consistent entry."""
+    try:
+        stored = StoredTerms(arrays)
+    except (KeyError, ValueError, IndexError, UnicodeDecodeError):
         return None
-    terms = text.split("\n") if text else []
-    rows = chunks.height
-    if len(terms) != shape[1] or rows != shape[0] or len(doc_len) != rows != len(n_unique):
+    rows, cols = stored.counts.shape
+    if any(len(arrays[name]) != rows for name in PER_CHUNK) or len(stored.vocab) != cols:
         return None
-    return SnapshotTerms(chunks, counts, terms, doc_len, n_unique)
+    if len(stored.table.chunk_ids) != rows or len(stored.counts.indptr) != cols + 1:
+        return None
+    return stored
 
 
 @dataclass
@@ -253,45 +404,91 @@ def warm_entry(folder: Path, chunk_file: Path) -> bool:
 
 def candidate_terms(
     snapshot: SnapshotTerms, candidate_filter: CandidateFilter
-) -> tuple[pl.DataFrame, TermMatrix] | None:
-    """The candidate chunks (spec §6.2, file order) and their term matrix; None if none left."""
-    chunks, counts = snapshot.chunks, snapshot.counts
-    doc_len, n_unique = snapshot.doc_len, snapshot.n_unique
+) -> tuple[ChunkKeys, ChunkTable, TermMatrix] | None:
+    """The candidate chunks (spec §6.2, file order): their keys, details table and term
+    matrix; None if none is left.
+
+    The filter keeps whole paths, so path codes, distinct paths and symbols stay valid for
+    the kept rows (a name no kept chunk has is never ranked); rows and the tie order are
+    renumbered, the counts' rows kept with numpy (no scipy).
+    """
+    stored = snapshot if isinstance(snapshot, StoredTerms) else _stored(snapshot)
+    keys, table, counts = stored.keys, stored.table, stored.counts
+    doc_len, n_unique = stored.doc_len, stored.n_unique
     if candidate_filter != "all_files":
-        kept = {p for p in chunks["path"].unique().to_list() if keep_path(p, candidate_filter)}
-        mask = chunks["path"].is_in(sorted(kept)).to_numpy()
+        names = keys.paths.names
+        kept = np.array([keep_path(p, candidate_filter) for p in names], dtype=bool)
+        mask = kept[keys.paths.codes] if len(names) else np.zeros(0, dtype=bool)
         if not mask.all():
             rows = np.flatnonzero(mask)
-            kept_rows = counts.to_scipy()[rows].tocsc()
-            chunks = chunks[rows]
-            shape = (kept_rows.shape[0], kept_rows.shape[1])
-            counts = ColumnCounts(kept_rows.indptr, kept_rows.indices, kept_rows.data, shape)
+            keys, table = _kept_keys(keys, mask, rows), _kept_table(table, rows)
+            counts = _kept_counts(counts, mask, rows)
             doc_len, n_unique = doc_len[rows], n_unique[rows]
-    if not chunks.height:
+    if not keys.n_chunks:
         return None
     matrix = TermMatrix(
         counts=counts,
-        vocab={t: i for i, t in enumerate(snapshot.terms)},
+        vocab=stored.vocab,
         doc_len=doc_len.astype(np.float64),  # token counts: exact in float64
         n_unique=n_unique.astype(np.float64),
         df=np.diff(counts.indptr).astype(np.int64),
     )
-    return chunks, matrix
+    return keys, table, matrix
+
+
+def _stored(snapshot: SnapshotTerms) -> StoredTerms:
+    """A snapshot computed in this process in its stored form (the entry just written for it
+    when there is one, else derived now)."""
+    global _LAST_WRITTEN
+    last, _LAST_WRITTEN = _LAST_WRITTEN, None
+    arrays = last[1] if last is not None and last[0]() is snapshot else _to_arrays(snapshot)
+    _LAST_WRITTEN = None  # set again when derived now; not needed past this call
+    return StoredTerms(arrays)
+
+
+def _renumber(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
+    """New row of each kept row (others: meaningless)."""
+    return np.cumsum(mask, dtype=np.int64) - 1
+
+
+def _kept_keys(
+    keys: ChunkKeys, mask: npt.NDArray[np.bool_], rows: npt.NDArray[np.int64]
+) -> ChunkKeys:
+    tiebreak = _renumber(mask)[keys.tiebreak[mask[keys.tiebreak]]]  # tie order is kept
+    paths = ChunkPaths(keys.paths.codes[rows], keys.paths.names)
+    return replace(keys, paths=paths, tiebreak=tiebreak, symbol_codes=keys.symbol_codes[rows])
+
+
+def _kept_table(table: ChunkTable, rows: npt.NDArray[np.int64]) -> ChunkTable:
+    return ChunkTable(*(Picked(getattr(table, f.name), rows) for f in fields(table)))
+
+
+def _kept_counts(
+    counts: ColumnCounts, mask: npt.NDArray[np.bool_], rows: npt.NDArray[np.int64]
+) -> ColumnCounts:
+    """The CSC counts of the kept rows (renumbered; each column's rows stay ascending)."""
+    keep = mask[counts.indices]
+    before = np.zeros(len(keep) + 1, dtype=np.int64)
+    np.cumsum(keep, out=before[1:])
+    indices = _renumber(mask)[counts.indices[keep]].astype(np.int32)
+    return ColumnCounts(
+        before[counts.indptr], indices, counts.data[keep], (len(rows), counts.shape[1])
+    )
 
 
 def snapshot_indexer(
-    source: TermSource, build: Callable[[pl.DataFrame, TermMatrix], Any]
-) -> Callable[[Corpus, str, CandidateFilter], tuple[Any, pl.DataFrame] | None]:
-    """A :class:`Method` ``index_snapshot`` building ``build(chunks, matrix)`` from ``source``;
-    the chunk frame it returns carries ``n_chars`` instead of ``text``."""
+    source: TermSource, build: Callable[[ChunkKeys, TermMatrix], Any]
+) -> Callable[[Corpus, str, CandidateFilter], tuple[Any, ChunkTable] | None]:
+    """A :class:`Method` ``index_snapshot`` building ``build(keys, matrix)`` from ``source``;
+    with it comes the candidate chunks' details table (``n_chars`` for the text length)."""
 
     def index_snapshot(
         corpus: Corpus, snapshot_id: str, candidate_filter: CandidateFilter
-    ) -> tuple[Any, pl.DataFrame] | None:
+    ) -> tuple[Any, ChunkTable] | None:
         prepared = candidate_terms(source.load(corpus, snapshot_id), candidate_filter)
         if prepared is None:
             return None
-        chunks, matrix = prepared
-        return build(chunks, matrix), chunks
+        keys, table, matrix = prepared
+        return build(keys, matrix), table
 
     return index_snapshot
