@@ -337,20 +337,29 @@ def _stable_by_score(
     scores: npt.NDArray[np.float64], tiebreak: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.int64]:
     """``tiebreak`` stably sorted by score descending, i.e.
-    ``tiebreak[argsort(-scores[tiebreak], stable)]``.
+    ``tiebreak[argsort(-scores[tiebreak], kind="stable")]``, about twice as fast.
 
-    Most chunks of a query score exactly 0, so only the others are sorted: positives first,
-    then the zeros in tie order, then negatives (the same permutation as the full stable
-    sort, since ``-0.0 == 0.0``). A NaN score falls back to the full sort.
+    An unstable sort first; then every run of equal scores (``-0.0 == 0.0``, as in the
+    stable sort) is put back in tie order with one integer sort of the tied positions keyed
+    by (run, position). NaN scores (never produced) fall back to the stable sort.
     """
     in_tie = scores[tiebreak]
-    positive, zero, negative = in_tie > 0, in_tie == 0, in_tie < 0
-    n_scored = int(positive.sum()) + int(negative.sum())
-    if n_scored + int(zero.sum()) != len(in_tie) or n_scored > len(in_tie) // 2:
+    if len(in_tie) >= 2**31 or np.isnan(in_tie).any():
         return tiebreak[np.argsort(-in_tie, kind="stable")]
-    first = tiebreak[positive][np.argsort(-in_tie[positive], kind="stable")]
-    last = tiebreak[negative][np.argsort(-in_tie[negative], kind="stable")]
-    return np.concatenate([first, tiebreak[zero], last])
+    perm = np.argsort(-in_tie)
+    ordered = in_tie[perm]
+    same = ordered[1:] == ordered[:-1]  # position i ties with i + 1
+    if same.any():
+        run = np.zeros(len(ordered), dtype=np.int64)
+        np.cumsum(~same, out=run[1:])
+        tied = np.zeros(len(ordered), dtype=bool)
+        tied[:-1] = same
+        tied[1:] |= same
+        at = np.flatnonzero(tied)
+        key = (run[at] << 32) | perm[at]
+        key.sort()
+        perm[at] = key & 0xFFFFFFFF
+    return tiebreak[perm]
 
 
 def ranking_from_order(

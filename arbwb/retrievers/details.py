@@ -29,6 +29,7 @@ from arbwb.metrics.chunks import (
 )
 from arbwb.metrics.rank import CUTOFFS, rank_of, row_metrics
 from arbwb.retrievers.common import ChunkRanking
+from arbwb.retrievers.lazycols import Ints
 
 #: Keys of §4.8 averaged in every summary group (a row lacking one counts as 0).
 ALWAYS_KEYS = ("Recall@5", "Recall@10", "Recall@20", "MRR", "gold_coverage@8k")
@@ -136,7 +137,8 @@ def details_row(
     table = table if ranking is not None and table is not None else EMPTY_TABLE
     if ranking is not None and ranking.n_chars is not None:
         table = replace(table, n_chars=ranking.n_chars)
-    taken = [] if ranking is None else taken_chunks(ranking.order.tolist(), table.n_chars)
+    # the packing reads a short prefix of the order: rows become ints only when read
+    taken = [] if ranking is None else taken_chunks(Ints(ranking.order), table.n_chars)
     metrics = row_metrics(files, target.gold, target.hard_negatives)
     row["metrics"] = metrics | packing_metrics(taken, table, target.gold)
     predicted = taken_blocks(taken, table)

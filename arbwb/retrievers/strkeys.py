@@ -90,16 +90,21 @@ def substring_keys(points: npt.NDArray[Any], lengths: npt.NDArray[np.int64]) -> 
 
 
 def candidates(sorted_keys: U64, owners: npt.NDArray[Any], wanted: U64) -> npt.NDArray[np.int64]:
-    """Distinct owners (``owners[i]`` has key ``sorted_keys[i]``) of any of the ``wanted`` keys."""
-    if not len(sorted_keys) or not len(wanted):
+    """Distinct owners (``owners[i]`` has key ``sorted_keys[i]``) of any of the ``wanted`` keys.
+
+    ``wanted`` is sorted first: searching sorted values walks the keys in order (several
+    times faster than scattered look-ups on arrays of this size).
+    """
+    size = len(sorted_keys)
+    if not size or not len(wanted):
         return np.zeros(0, dtype=np.int64)
-    lo = np.searchsorted(sorted_keys, wanted, side="left")
-    hi = np.searchsorted(sorted_keys, wanted, side="right")
-    found = hi > lo
-    lo, hi = lo[found], hi[found]
-    if not len(lo):
+    wanted = np.sort(wanted)
+    lo = np.minimum(np.searchsorted(sorted_keys, wanted, side="left"), size - 1)
+    found = wanted[sorted_keys[lo] == wanted]
+    if not len(found):
         return np.zeros(0, dtype=np.int64)
-    spans = hi - lo  # almost always 1; more only when different needles share a key
+    lo = np.searchsorted(sorted_keys, found, side="left")
+    spans = np.searchsorted(sorted_keys, found, side="right") - lo  # > 1: needles share a key
     at = np.repeat(lo - np.cumsum(spans) + spans, spans) + np.arange(int(spans.sum()))
     return np.unique(owners[at].astype(np.int64))
 
