@@ -260,12 +260,24 @@ def chunk_paths(chunks: pl.DataFrame) -> ChunkPaths:
 
 @dataclass(frozen=True)
 class BonusNeedles:
-    """Lexical's bonus strings (spec §7.2): distinct lower-cased paths, their lower-cased
-    basenames (both in path-code order) and distinct lower-cased symbols (symbol-code order)."""
+    """Lexical's bonus strings (spec §7.2), tested against a query in one pass: one
+    :class:`Needles` over ``lower(path)`` of the ``n_paths`` distinct paths, then their
+    ``lower(basename)`` (both in path-code order), then ``lower(symbol)`` of the distinct
+    symbols (symbol-code order)."""
 
-    paths: Needles
-    basenames: Needles
-    symbols: Needles
+    needles: Needles
+    n_paths: int
+
+    def hits(
+        self, lowered: str
+    ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+        """``lower(path) in lowered`` per path code, the same for basenames, and
+        ``symbol != "" and lower(symbol) in lowered`` per symbol code."""
+        hit = self.needles.contained(lowered)
+        first_symbol = 2 * self.n_paths
+        empty = self.needles.empty
+        hit[empty[empty >= first_symbol]] = False  # an empty symbol earns no bonus
+        return hit[: self.n_paths], hit[self.n_paths : first_symbol], hit[first_symbol:]
 
 
 def lower_basename(path: str) -> str:
@@ -273,22 +285,33 @@ def lower_basename(path: str) -> str:
     return path.rsplit("/", 1)[-1].lower()
 
 
-def lower_bonus_strings(
-    paths: Sequence[str], symbols: Sequence[str]
-) -> tuple[list[str], list[str], list[str]]:
-    """``lower(path)``, ``lower(basename)`` and ``lower(symbol)`` with Python's ``str.lower``,
-    exactly as upstream compares them."""
-    return (
-        [p.lower() for p in paths],
-        [lower_basename(p) for p in paths],
-        [s.lower() for s in symbols],
-    )
+def bonus_strings(paths: Sequence[str], symbols: Sequence[str]) -> list[str]:
+    """The strings of :class:`BonusNeedles` with Python's ``str.lower``, exactly as upstream
+    compares them."""
+    return [
+        *(p.lower() for p in paths),
+        *(lower_basename(p) for p in paths),
+        *(s.lower() for s in symbols),
+    ]
+
+
+def bonus_text(paths: Sequence[str], symbols: Sequence[str]) -> Callable[[int], str]:
+    """Bonus string i of :func:`bonus_strings`, computed when asked."""
+    n = len(paths)
+
+    def text_of(i: int) -> str:
+        if i < n:
+            return paths[i].lower()
+        if i < 2 * n:
+            return lower_basename(paths[i - n])
+        return symbols[i - 2 * n].lower()
+
+    return text_of
 
 
 def bonus_needles(paths: Sequence[str], symbols: Sequence[str]) -> BonusNeedles:
     """The bonus needles of distinct paths and symbols, held in memory."""
-    lower_paths, basenames, lower_symbols = lower_bonus_strings(paths, symbols)
-    return BonusNeedles(Needles.of(lower_paths), Needles.of(basenames), Needles.of(lower_symbols))
+    return BonusNeedles(Needles.of(bonus_strings(paths, symbols)), len(paths))
 
 
 @dataclass(frozen=True)
@@ -337,10 +360,12 @@ def _stable_by_score(
     scores: npt.NDArray[np.float64], tiebreak: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.int64]:
     """``tiebreak`` stably sorted by score descending, i.e.
-    ``tiebreak[argsort(-scores[tiebreak], kind="stable")]``, about twice as fast.
+    ``tiebreak[argsort(-scores[tiebreak], kind="stable")]``, a few times faster.
 
-    An unstable sort first; then every run of equal scores (``-0.0 == 0.0``, as in the
-    stable sort) is put back in tie order with one integer sort of the tied positions keyed
+    An unstable sort gives each chunk the rank of its score among the distinct scores
+    (``-0.0 == 0.0``, as in the stable sort); the chunks are then stably sorted by that rank,
+    which numpy does by radix when it fits 16 bits (queries leave few distinct scores).
+    Otherwise every run of equal scores is put back in tie order with one integer sort keyed
     by (run, position). NaN scores (never produced) fall back to the stable sort.
     """
     in_tie = scores[tiebreak]
@@ -348,17 +373,21 @@ def _stable_by_score(
         return tiebreak[np.argsort(-in_tie, kind="stable")]
     perm = np.argsort(-in_tie)
     ordered = in_tie[perm]
-    same = ordered[1:] == ordered[:-1]  # position i ties with i + 1
-    if same.any():
-        run = np.zeros(len(ordered), dtype=np.int64)
-        np.cumsum(~same, out=run[1:])
-        tied = np.zeros(len(ordered), dtype=bool)
-        tied[:-1] = same
-        tied[1:] |= same
-        at = np.flatnonzero(tied)
-        key = (run[at] << 32) | perm[at]
-        key.sort()
-        perm[at] = key & 0xFFFFFFFF
+    new_run = ordered[1:] != ordered[:-1]  # position i + 1 starts a new distinct score
+    if int(new_run.sum()) < 2**16:
+        rank = np.empty(len(in_tie), dtype=np.uint16)
+        rank[perm[:1]] = 0
+        rank[perm[1:]] = np.cumsum(new_run, dtype=np.uint16)
+        return tiebreak[np.argsort(rank, kind="stable")]
+    run = np.zeros(len(ordered), dtype=np.int64)
+    np.cumsum(new_run, out=run[1:])
+    tied = np.zeros(len(ordered), dtype=bool)
+    tied[:-1] = ~new_run
+    tied[1:] |= ~new_run
+    at = np.flatnonzero(tied)
+    key = (run[at] << 32) | perm[at]
+    key.sort()
+    perm[at] = key & 0xFFFFFFFF
     return tiebreak[perm]
 
 

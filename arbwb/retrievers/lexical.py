@@ -25,7 +25,6 @@ from arbwb.retrievers.common import (
     term_matrix,
     term_rows,
 )
-from arbwb.retrievers.strkeys import codepoints
 from arbwb.retrievers.termcache import TermSource, snapshot_indexer
 
 PATH_BONUS = 25.0
@@ -84,13 +83,7 @@ def scores(index: LexicalIndex, query_text: str) -> npt.NDArray[np.float64] | No
     for _, n_q, rows, _counts in term_rows(index.terms, terms):
         df = len(rows)
         raw[rows] += (1 + math.log(n_q)) * math.log((n + 1) / (1 + df) + 1)
-    lowered = query_text.lower()
-    points = codepoints(lowered)
-    needles = index.needles
-    path_hit = needles.paths.contained(lowered, points)
-    base_hit = needles.basenames.contained(lowered, points)
-    symbol_hit = needles.symbols.contained(lowered, points)
-    symbol_hit[needles.symbols.empty] = False  # an empty symbol earns no bonus
+    path_hit, base_hit, symbol_hit = index.needles.hits(query_text.lower())
     raw[path_hit[index.paths.codes]] += PATH_BONUS
     raw[base_hit[index.paths.codes]] += BASENAME_BONUS
     raw[symbol_hit[index.symbol_codes]] += SYMBOL_BONUS

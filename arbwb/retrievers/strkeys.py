@@ -80,13 +80,14 @@ def substring_keys(points: npt.NDArray[Any], lengths: npt.NDArray[np.int64]) -> 
     pows, inv = _powers(n + 1)
     prefix = np.zeros(n + 1, dtype=np.uint64)
     np.cumsum(points.astype(np.uint64) * pows[:n], out=prefix[1:])
-    parts = []
-    for length in lengths.tolist():
-        windows = prefix[length:] - prefix[: n + 1 - length]
-        windows *= inv[: n + 1 - length]  # shift each window to start at power 0
-        windows += np.uint64(length * K % 2**64)
-        parts.append(windows)
-    return np.concatenate(parts)
+    counts = n + 1 - lengths  # windows of each length
+    size = np.repeat(lengths, counts)
+    start = np.arange(int(counts.sum()), dtype=np.int64)
+    start -= np.repeat(np.cumsum(counts) - counts, counts)
+    keys: U64 = prefix[start + size] - prefix[start]
+    keys *= inv[start]  # shift each window to start at power 0
+    keys += size.astype(np.uint64) * np.uint64(K)
+    return keys
 
 
 def candidates(sorted_keys: U64, owners: npt.NDArray[Any], wanted: U64) -> npt.NDArray[np.int64]:
@@ -245,12 +246,11 @@ class Needles:
             text_of=text_of,
         )
 
-    def contained(self, text: str, points: npt.NDArray[Any] | None = None) -> npt.NDArray[np.bool_]:
-        """``needle in text`` for every needle (``points``: ``codepoints(text)`` if known)."""
+    def contained(self, text: str) -> npt.NDArray[np.bool_]:
+        """``needle in text`` for every needle."""
         hit = np.zeros(self.size, dtype=bool)
         hit[self.empty] = True
-        points = codepoints(text) if points is None else points
-        wanted = substring_keys(points, self.lengths)
+        wanted = substring_keys(codepoints(text), self.lengths)
         for i in candidates(self.index.keys, self.index.owners, wanted).tolist():
             hit[i] = self.text_of(i) in text
         return hit

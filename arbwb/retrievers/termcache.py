@@ -39,10 +39,10 @@ from arbwb.retrievers.common import (
     ColumnCounts,
     TermMatrix,
     bonus_needles,
+    bonus_text,
     chunk_keys,
     codes_of,
     document_expr,
-    lower_basename,
 )
 from arbwb.retrievers.lazycols import Coded, Ints, Picked
 from arbwb.retrievers.strkeys import HashedVocab, Needles, SortedKeys, StringTable
@@ -146,12 +146,12 @@ def _column_strings(values: pl.Series) -> StringTable:
     return StringTable(np.frombuffer(joined.encode("utf-8"), dtype=np.uint8), offsets)
 
 
-def _needle_arrays(name: str, needles: Needles) -> dict[str, npt.NDArray[Any]]:
+def _needle_arrays(needles: Needles) -> dict[str, npt.NDArray[Any]]:
     return {
-        f"{name}_keys": needles.index.keys,
-        f"{name}_owners": needles.index.owners,
-        f"{name}_lengths": needles.lengths,
-        f"{name}_empty": needles.empty,
+        "needle_keys": needles.index.keys,
+        "needle_owners": needles.index.owners,
+        "needle_lengths": needles.lengths,
+        "needle_empty": needles.empty,
     }
 
 
@@ -186,9 +186,7 @@ def _to_arrays(terms: SnapshotTerms) -> dict[str, npt.NDArray[Any]]:
         **_strings("kinds", StringTable.of(kinds)),
         **_strings("chunk_ids", _column_strings(chunks["chunk_id"])),
         **{c: chunks[c].cast(pl.Int64).to_numpy() for c in ("start_line", "end_line", "n_chars")},
-        **_needle_arrays("path_needles", needles.paths),
-        **_needle_arrays("basename_needles", needles.basenames),
-        **_needle_arrays("symbol_needles", needles.symbols),
+        **_needle_arrays(needles.needles),
     }
     _LAST_WRITTEN = (weakref.ref(terms), arrays)
     return arrays
@@ -204,15 +202,16 @@ def _table(arrays: Mapping[str, npt.NDArray[Any]], name: str) -> StringTable:
 
 
 def _needles(
-    arrays: Mapping[str, npt.NDArray[Any]], name: str, size: int, text_of: Callable[[int], str]
-) -> Needles:
-    return Needles(
-        size=size,
-        index=SortedKeys(arrays[f"{name}_keys"], arrays[f"{name}_owners"]),
-        lengths=arrays[f"{name}_lengths"],
-        empty=arrays[f"{name}_empty"],
-        text_of=text_of,
+    arrays: Mapping[str, npt.NDArray[Any]], paths: list[str], symbols: Sequence[str]
+) -> BonusNeedles:
+    needles = Needles(
+        size=2 * len(paths) + len(symbols),
+        index=SortedKeys(arrays["needle_keys"], arrays["needle_owners"]),
+        lengths=arrays["needle_lengths"],
+        empty=arrays["needle_empty"],
+        text_of=bonus_text(paths, symbols),
     )
+    return BonusNeedles(needles, len(paths))
 
 
 class StoredTerms(SnapshotTerms):
@@ -227,11 +226,7 @@ class StoredTerms(SnapshotTerms):
         )
         paths = _table(arrays, "paths").to_list()
         symbols = _table(arrays, "symbols")
-        needles = BonusNeedles(
-            _needles(arrays, "path_needles", len(paths), lambda i: paths[i].lower()),
-            _needles(arrays, "basename_needles", len(paths), lambda i: lower_basename(paths[i])),
-            _needles(arrays, "symbol_needles", len(symbols), lambda i: symbols[i].lower()),
-        )
+        needles = _needles(arrays, paths, symbols)
         path_codes, symbol_codes = arrays["path_codes"], arrays["symbol_codes"]
         keys = ChunkKeys(
             ChunkPaths(path_codes, paths), arrays["tiebreak"], symbol_codes, symbols, needles
