@@ -488,3 +488,32 @@ def test_each_snapshot_indexed_once(release: tuple[Path, str], tmp_path: Path) -
     run_method(method, load_samples(data), open_corpus(data), tmp_path / "x_details.jsonl")
     n_chunks = open_corpus(data).chunks(f"o/demo@{commit}").height
     assert built == [n_chunks]  # five samples share one snapshot; the missing one builds nothing
+
+
+def test_checkpoint_flushed_every_sample_and_fsynced_at_most_every_sync_seconds(
+    release: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each sample's line is readable as soon as it is done (a killed run loses nothing);
+    fsyncs come from the cadence, not one per sample."""
+    from arbwb.retrievers import runner
+
+    data, _ = release
+    synced: list[int] = []
+    real_fsync = runner.os.fsync
+    monkeypatch.setattr(runner.os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+    counts = {}
+    for every in (0.0, 1e9):
+        monkeypatch.setattr(runner, "SYNC_SECONDS", every)
+        out = tmp_path / str(every) / "lexical_details.jsonl"
+        lines_seen: list[int] = []
+
+        def done(i: int, out: Path = out, seen: list[int] = lines_seen) -> None:
+            seen.append(len(checkpoint_path(out).read_text().splitlines()))
+
+        synced.clear()
+        run_method(
+            get_method("lexical"), load_samples(data), open_corpus(data), out, on_sample=done
+        )
+        assert lines_seen == list(range(2, 2 + len(lines_seen)))  # fingerprint + samples so far
+        counts[every] = len(synced)
+    assert counts[0.0] - counts[1e9] == len(lines_seen) == 6

@@ -8,12 +8,23 @@ import random
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 
 from arbwb.io.corpus import open_corpus
+from arbwb.metrics.chunks import chunk_table
+from arbwb.pathclass import keep_path
 from arbwb.retrievers import termcache
-from arbwb.retrievers.common import rank_row, snapshot_index
+from arbwb.retrievers.common import (
+    bonus_strings,
+    candidate_chunks,
+    chunk_paths,
+    codes_of,
+    rank_row,
+    snapshot_index,
+    tiebreak_order,
+)
 from arbwb.retrievers.registry import MethodOptions, get_method
 from arbwb.retrievers.terms import batches, count_terms
 from arbwb.tokenize import split_identifiers
@@ -235,3 +246,94 @@ def test_torn_entry_is_recomputed(tmp_path: Path) -> None:
     assert source.stats()["term_cache_misses"] == 4
     assert source.load(corpus, sid).terms == first.terms  # the rewritten entry is served
     assert source.stats()["term_cache_hits"] == 1
+
+
+def stored_entry(tmp_path: Path) -> tuple[termcache.SnapshotTerms, termcache.StoredTerms]:
+    """A snapshot computed from its chunk file, and the same snapshot read back from its entry."""
+    files = FILES | {"src/Ünï/x.py": "def Résumé(): pass", "src/empty.py": ""}
+    chunk_file = write_corpus(tmp_path / "c", files)
+    corpus = open_corpus(tmp_path / "c", use_cache=False)
+    source = termcache.TermSource(tmp_path / "terms")
+    computed = source.load(corpus, f"{REPO}@{COMMIT}")
+    stored = source.load(corpus, f"{REPO}@{COMMIT}")
+    assert isinstance(stored, termcache.StoredTerms)
+    assert computed.chunks.equals(termcache.compute(chunk_file).chunks)
+    return computed, stored
+
+
+def test_stored_pieces_equal_pieces_recomputed_from_the_frame(tmp_path: Path) -> None:
+    """Codes, tie order, symbols, details table, vocabulary and needles read from an entry
+    equal what the chunk-frame path builds (and a plain dict / Python ``in``)."""
+    computed, stored = stored_entry(tmp_path)
+    frame = computed.chunks
+    keys = stored.keys
+    paths = chunk_paths(frame)
+    assert keys.paths.codes.tolist() == paths.codes.tolist()
+    assert keys.paths.names == paths.names
+    assert keys.tiebreak.tolist() == tiebreak_order(frame).tolist()
+    codes, symbols = codes_of(frame["symbol"])
+    assert keys.symbol_codes.tolist() == codes.tolist() and list(keys.symbols) == symbols
+    expected = chunk_table(frame)
+    for name in ("paths", "kinds", "symbols", "starts", "ends", "chunk_ids", "n_chars"):
+        assert list(getattr(stored.table, name)) == list(getattr(expected, name)), name
+    assert stored.chunks.equals(frame)
+    assert stored.terms == computed.terms
+    vocab = {t: i for i, t in enumerate(computed.terms)}
+    probe = [*computed.terms, "zebra", "", "refresh_token"]
+    assert stored.vocab.columns(probe) == [vocab.get(t) for t in probe]
+    strings = bonus_strings(paths.names, symbols)
+    assert keys.needles is not None
+    for query in [*QUERIES, "SRC/ÜNÏ/X.PY and résumé", ""]:
+        lowered = query.lower()
+        hit_paths, hit_bases, hit_symbols = keys.needles.hits(lowered)
+        got = [*hit_paths.tolist(), *hit_bases.tolist(), *hit_symbols.tolist()]
+        n_bonus_paths = 2 * len(paths.names)
+        want = [s in lowered and (i < n_bonus_paths or s != "") for i, s in enumerate(strings)]
+        assert got == want
+
+
+@pytest.mark.parametrize("filt", ["code_only", "tests_only"])
+def test_candidate_filter_on_a_stored_entry_keeps_exactly_the_kept_rows(
+    tmp_path: Path, filt: str
+) -> None:
+    """The filtered counts, lengths, table and tie order equal those of the filtered frame
+    (counts checked against scipy's row slicing)."""
+    computed, stored = stored_entry(tmp_path)
+    prepared = termcache.candidate_terms(stored, filt)  # type: ignore[arg-type]
+    assert prepared is not None
+    keys, table, matrix = prepared
+    frame = candidate_chunks(computed.chunks, filt)  # type: ignore[arg-type]
+    rows = [i for i, p in enumerate(computed.chunks["path"].to_list()) if keep_path(p, filt)]  # type: ignore[arg-type]
+    assert 0 < len(rows) < computed.chunks.height
+    assert list(table.chunk_ids) == frame["chunk_id"].to_list()
+    assert list(table.paths) == frame["path"].to_list()
+    assert list(table.n_chars) == frame["n_chars"].to_list()
+    assert [keys.paths.names[c] for c in keys.paths.codes] == frame["path"].to_list()
+    assert keys.tiebreak.tolist() == tiebreak_order(frame).tolist()
+    expected = computed.counts.to_scipy()[rows]
+    assert (matrix.counts.to_scipy().tocsr() != expected).nnz == 0
+    assert matrix.df.tolist() == np.diff(expected.tocsc().indptr).tolist()
+    assert matrix.doc_len.tolist() == computed.doc_len[rows].astype(float).tolist()
+    assert matrix.n_unique.tolist() == computed.n_unique[rows].astype(float).tolist()
+
+
+def test_a_snapshot_computed_here_is_indexed_from_the_entry_just_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a miss the entry written for the snapshot is reused for ranking, not derived again."""
+    write_corpus(tmp_path / "c", FILES)
+    corpus = open_corpus(tmp_path / "c", use_cache=False)
+    computed = termcache.TermSource(tmp_path / "terms").load(corpus, f"{REPO}@{COMMIT}")
+    calls = []
+    real = termcache._to_arrays
+
+    def counting(terms: termcache.SnapshotTerms) -> dict[str, np.ndarray]:
+        calls.append(terms)
+        return real(terms)
+
+    monkeypatch.setattr(termcache, "_to_arrays", counting)
+    assert termcache.candidate_terms(computed, "all_files") is not None
+    assert calls == []
+    uncached = termcache.compute(corpus.chunk_path(f"{REPO}@{COMMIT}"))
+    assert termcache.candidate_terms(uncached, "all_files") is not None
+    assert calls == [uncached]
