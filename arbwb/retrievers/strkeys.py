@@ -120,10 +120,13 @@ class StringTable(Sequence[str]):
     @classmethod
     def of(cls, strings: Sequence[str]) -> StringTable:
         """Pack strings (any characters, newlines included)."""
-        encoded = [s.encode("utf-8") for s in strings]
-        offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-        np.cumsum(np.fromiter(map(len, encoded), np.int64, len(encoded)), out=offsets[1:])
-        return cls(np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets)
+        lengths = np.fromiter(map(len, strings), np.int64, len(strings))
+        data = "".join(strings).encode("utf-8")
+        if len(data) != int(lengths.sum()):  # not all ASCII: count bytes string by string
+            lengths = np.fromiter((len(s.encode("utf-8")) for s in strings), np.int64, len(strings))
+        offsets = np.zeros(len(strings) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        return cls(np.frombuffer(data, dtype=np.uint8), offsets)
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
