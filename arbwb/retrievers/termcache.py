@@ -3,11 +3,15 @@
 A chunk file is read in blocks of whole lines (only the columns rankers use), each block's
 documents are tokenised (:mod:`arbwb.retrievers.terms`) and its text dropped, so memory stays
 flat however large the file. What is kept is small: the chunk columns without ``text`` (plus
-``n_chars``, the text length the 8k packing uses) and the chunk x term counts (CSC). That
-entry is written to ``<cache>/terms/<key>.bin`` (:func:`arbwb.cache.write_blob`) keyed by
-the chunk file's path, size, mtime and inode (:func:`arbwb.cache.file_key`), so a changed
-chunk file is never served stale; the write is atomic, so concurrent processes at worst
-compute it twice. Counting runs on two threads (``WORKERS``).
+``n_chars``, the text length the 8k packing uses) and the chunk x term counts (CSC). The
+entry (format ``VERSION``, :func:`_to_arrays`) stores them as plain arrays together with every
+piece a ranker derives per snapshot (path/symbol/kind codes, the tie order, the vocabulary's
+sorted string keys, lexical's bonus needles), so a warm run maps the file and ranks without
+building a frame, a dict or a sort per snapshot. It is written to ``<cache>/terms/<key>.bin``
+(:func:`arbwb.cache.write_blob`) keyed by the chunk file's path, size, mtime and inode
+(:func:`arbwb.cache.file_key`), so a changed chunk file is never served stale; the write is
+atomic, so concurrent processes at worst compute it twice. Counting runs on two threads
+(``WORKERS``).
 """
 
 from __future__ import annotations
@@ -155,6 +159,12 @@ def _needle_arrays(needles: Needles) -> dict[str, npt.NDArray[Any]]:
     }
 
 
+#: The entry ``_to_arrays`` made last and of what, so the process that computed a snapshot
+#: (and wrote its entry) reuses it for ranking instead of deriving it twice (one
+#: slot, consumed by :func:`_stored`; a weak reference, so it never keeps a snapshot alive).
+_LAST_WRITTEN: tuple[weakref.ref[SnapshotTerms], dict[str, npt.NDArray[Any]]] | None = None
+
+
 def _to_arrays(terms: SnapshotTerms) -> dict[str, npt.NDArray[Any]]:
     """The cache entry of a snapshot: its counts plus every per-chunk piece the rankers and
     details rows need, precomputed (codes, tie order, bonus needles, term keys), so a warm
@@ -190,11 +200,6 @@ def _to_arrays(terms: SnapshotTerms) -> dict[str, npt.NDArray[Any]]:
     }
     _LAST_WRITTEN = (weakref.ref(terms), arrays)
     return arrays
-
-
-#: The entry ``_to_arrays`` made last and of what, so the process that computed a snapshot
-#: (and wrote its entry) reuses it for ranking instead of deriving it twice.
-_LAST_WRITTEN: tuple[weakref.ref[SnapshotTerms], dict[str, npt.NDArray[Any]]] | None = None
 
 
 def _table(arrays: Mapping[str, npt.NDArray[Any]], name: str) -> StringTable:
