@@ -8,11 +8,12 @@ import random
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 
 from arbwb.io.corpus import open_corpus
-from arbwb.retrievers import termcache
+from arbwb.retrievers import termcache, termreuse
 from arbwb.retrievers.common import rank_row, snapshot_index
 from arbwb.retrievers.registry import MethodOptions, get_method
 from arbwb.retrievers.terms import batches, count_terms
@@ -182,11 +183,13 @@ def test_snapshot_terms_match_a_literal_reading(tmp_path: Path) -> None:
 
 
 def test_prefetched_entries_equal_entries_computed_here(tmp_path: Path) -> None:
-    """The second process's entries load exactly like this process's own (issue 10)."""
+    """The worker processes' entries, which reuse the counts of documents a previous snapshot
+    shared, load exactly like entries computed here from scratch (issue 10)."""
     commits = [c * 40 for c in "abcdef"]
     lines = []
     for k, commit in enumerate(commits):
-        files = {p: f"{t} rev{k} " + "word " * k for p, t in FILES.items()}
+        # README.md and src/ keep their text (reused from the previous snapshot); tests/ not
+        files = {p: t if p < "t" else f"{t} rev{k} " + "word " * k for p, t in FILES.items()}
         chunk_file = write_corpus(tmp_path / "staging", files)
         target = tmp_path / "c" / "o__r" / f"{commit}.chunks.jsonl"
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -201,12 +204,12 @@ def test_prefetched_entries_equal_entries_computed_here(tmp_path: Path) -> None:
     ids = [f"{REPO}@{c}" for c in commits]
     source = termcache.TermSource(tmp_path / "terms")
     source.prefetch(corpus, ids, "all_files")
-    assert len(source.pending) == 3  # every other file by size goes to the second process
+    assert len(source.pending) == 6  # all of them, half of the bytes for each worker
     loaded = [source.load(corpus, sid) for sid in ids]
     assert source.stats() == {
-        "term_cache_hits": 3,
-        "term_cache_misses": 3,
-        "term_cache_prefetched": 3,
+        "term_cache_hits": 6,
+        "term_cache_misses": 0,
+        "term_cache_prefetched": 6,
     }
     for sid, found in zip(ids, loaded, strict=True):
         here = termcache.compute(corpus.chunk_path(sid))
@@ -232,3 +235,39 @@ def test_torn_entry_is_recomputed(tmp_path: Path) -> None:
     assert source.stats()["term_cache_misses"] == 4
     assert source.load(corpus, sid).terms == first.terms  # the rewritten entry is served
     assert source.stats()["term_cache_hits"] == 1
+
+
+def test_reused_counts_equal_fresh_counts(tmp_path: Path) -> None:
+    """A snapshot computed with the previous one's memo (shared, changed and new documents)
+    equals it computed from scratch; only exactly equal documents are reused."""
+    first = write_corpus(tmp_path / "a", FILES)
+    second_files = FILES | {"src/auth/tokens.py": "def refreshToken(v):  return v", "x.py": "x=1"}
+    second = write_corpus(tmp_path / "b", second_files)
+    _, memo = termcache.compute_reusing(first, None, keep=True)
+    assert memo is not None
+    docs = pl.Series(["README.md file Refresh tokens and parse URLs.", "README.md file other"])
+    assert [w.tolist() for w in memo.find(docs)] == [[0], [0]]  # the first row is README's
+    reused, kept = termcache.compute_reusing(second, memo, keep=False)
+    fresh = termcache.compute(second)
+    assert kept is None
+    assert reused.terms == fresh.terms
+    assert reused.chunks.equals(fresh.chunks)
+    assert (reused.counts.to_scipy() != fresh.counts.to_scipy()).nnz == 0
+    assert reused.doc_len.tolist() == fresh.doc_len.tolist()
+    assert reused.n_unique.tolist() == fresh.n_unique.tolist()
+
+
+def test_memo_hash_collisions_are_not_reused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With every hash colliding, lookups find candidates but reuse only equal texts."""
+    monkeypatch.setattr(termreuse, "doc_hashes", lambda docs: np.zeros(len(docs), np.uint64))
+    chunk_file = write_corpus(tmp_path / "a", FILES)
+    _, memo = termcache.compute_reusing(chunk_file, None, keep=True)
+    assert memo is not None
+    assert memo.rows[0] == 0  # all hashes equal: every lookup lands on document 0
+    where, rows = memo.find(memo.docs.gather([3, 0, 5, 0]))
+    assert where.tolist() == [1, 3] and rows.tolist() == [0, 0]
+    fresh = termcache.compute(chunk_file)
+    reused, _ = termcache.compute_reusing(chunk_file, memo, keep=False)
+    assert (reused.counts.to_scipy() != fresh.counts.to_scipy()).nnz == 0

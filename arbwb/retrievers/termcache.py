@@ -12,8 +12,10 @@ compute it twice. Counting runs on two threads (``WORKERS``).
 
 from __future__ import annotations
 
+import ctypes
 import io
 import multiprocessing
+import sys
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
@@ -32,6 +34,7 @@ from arbwb.pathclass import CandidateFilter, keep_path
 from arbwb.retrievers.common import CHUNK_COLUMNS, ColumnCounts, TermMatrix, document_expr
 
 if TYPE_CHECKING:  # the term counter (pyarrow) loads only when a chunk file is tokenised
+    from arbwb.retrievers.termreuse import DocMemo
     from arbwb.retrievers.terms import BatchCounts
 
 VERSION = "terms-v2"
@@ -40,8 +43,10 @@ KIND = "terms"
 META_COLUMNS = ("chunk_id", "path", "kind", "symbol", "start_line", "end_line", "n_chars")
 #: Threads parsing and tokenising a chunk file's blocks, and blocks in flight at most.
 WORKERS, AHEAD = 2, 2
-#: Missing entries from which a run computes part of them in a second process.
-MIN_PREFETCH = 4
+#: Missing entries from which a run computes them in worker processes, and how many.
+MIN_PREFETCH, PROCESSES = 4, 2
+#: glibc mallopt (M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, M_TOP_PAD) in the worker processes.
+_MALLOPT = ((-3, 32 * 2**20), (-1, 256 * 2**20), (-2, 64 * 2**20))
 
 
 @dataclass(frozen=True)
@@ -59,55 +64,70 @@ class SnapshotTerms:
 
 
 def compute(chunk_file: Path) -> SnapshotTerms:
-    """Read and tokenise a chunk file block by block (text is never held whole).
+    """Read and tokenise a chunk file block by block (text is never held whole)."""
+    return compute_reusing(chunk_file, None, keep=False)[0]
+
+
+def compute_reusing(
+    chunk_file: Path, memo: DocMemo | None, *, keep: bool
+) -> tuple[SnapshotTerms, DocMemo | None]:
+    """:func:`compute`, reusing the counts of documents in ``memo`` (exactly equal texts);
+    with ``keep``, also the memo of this file's documents (held whole: for the next snapshot
+    of the same repository only).
 
     Blocks are parsed and counted by ``WORKERS`` threads (Polars, numpy and Arrow release the
     GIL), at most ``AHEAD`` blocks in flight, and merged in file order: the result does not
-    depend on the scheduling.
+    depend on the scheduling, the batching or the memo.
     """
-    from arbwb.retrievers.terms import merge_counts
+    from arbwb.retrievers.termreuse import build_memo
+    from arbwb.retrievers.terms import TermMerger
 
     metas: list[pl.DataFrame] = []
-    parts: list[BatchCounts] = []
-    pending: deque[Future[tuple[pl.DataFrame, list[BatchCounts]]]] = deque()
+    docs: list[pl.Series] = []
+    merger = TermMerger()
+    pending: deque[Future[tuple[pl.DataFrame, pl.Series | None, list[BatchCounts]]]] = deque()
 
     def take() -> None:
-        meta, counted = pending.popleft().result()
+        meta, block_docs, counted = pending.popleft().result()
         metas.append(meta)
-        parts.extend(counted)
+        if block_docs is not None:
+            docs.append(block_docs)
+        for part in counted:
+            merger.add(part)
 
     with ThreadPoolExecutor(WORKERS, thread_name_prefix="arbwb-terms") as pool:
         for block in iter_raw_blocks(chunk_file):
-            pending.append(pool.submit(_count_block, chunk_file, block))
+            pending.append(pool.submit(_count_block, chunk_file, block, memo, keep))
             if len(pending) >= AHEAD:
                 take()
         while pending:
             take()
-    found = merge_counts(parts)
-    parts.clear()
+    found, doc_len = merger.finish()
     chunks = pl.concat(metas) if metas else _empty_meta()
     terms, rows = found.terms, found.counts
+    new_memo = build_memo(pl.concat(docs), found) if keep and docs else None
     del found
-    summed = np.zeros(len(rows.data) + 1, dtype=np.int64)
-    np.cumsum(rows.data, out=summed[1:])
-    doc_len, n_unique = np.diff(summed[rows.indptr]), np.diff(rows.indptr).astype(np.int64)
-    del summed
+    docs.clear()
+    n_unique = np.diff(rows.indptr)
     csc = rows.tocsc()
-    del rows  # the row-major copy is freed before the caller goes on
+    del rows  # the row-major copy is freed (unless memoised) before the caller goes on
     counts = ColumnCounts(csc.indptr, csc.indices, csc.data, (csc.shape[0], csc.shape[1]))
-    return SnapshotTerms(chunks, counts, terms, doc_len, n_unique)
+    return SnapshotTerms(chunks, counts, terms, doc_len, n_unique), new_memo
 
 
-def _count_block(chunk_file: Path, raw: bytes) -> tuple[pl.DataFrame, list[BatchCounts]]:
-    """One block's chunk columns (``META_COLUMNS``) and the term counts of its documents."""
-    from arbwb.retrievers.terms import batches, count_batch
+def _count_block(
+    chunk_file: Path, raw: bytes, memo: DocMemo | None, keep: bool
+) -> tuple[pl.DataFrame, pl.Series | None, list[BatchCounts]]:
+    """One block's chunk columns (``META_COLUMNS``), its documents if ``keep``, and their term
+    counts (reusing ``memo``)."""
+    from arbwb.retrievers.termreuse import count_docs
 
     block = parse_block(chunk_file, raw, list(CHUNK_COLUMNS))
     n_chars = pl.col("text").str.len_chars().cast(pl.Int64).alias("n_chars")
     meta = block.with_columns(n_chars).select(META_COLUMNS)
     docs = block.select(document_expr().alias("doc"))["doc"]
     del block
-    return meta, [count_batch(batch) for batch in batches(docs)]
+    return meta, docs if keep else None, count_docs(docs, memo)
 
 
 def _empty_meta() -> pl.DataFrame:
@@ -167,13 +187,15 @@ class TermSource:
     def prefetch(
         self, corpus: Corpus, snapshot_ids: Sequence[str], candidate_filter: CandidateFilter
     ) -> None:
-        """Compute the missing entries of about half the run's bytes in a second process.
+        """Compute the run's missing entries in ``PROCESSES`` worker processes.
 
-        arbwb-defined: uses the machine's second core. Chunk files whose entry is absent are
-        split in run order, each going to whichever side has fewer bytes so far (the first to
-        this process), so both sides advance through the run together; :meth:`load` waits
-        for an entry the other process owns and then reads it like any cached entry. Without
-        a cache folder, or with fewer than two missing entries, nothing happens.
+        arbwb-defined: uses every core while this process only loads entries and ranks, so its
+        memory stays that of a warm run (the workers' is freed when they exit). Missing chunk
+        files are cut into pieces (:func:`shares`) that keep a repository's snapshots together,
+        so a worker reuses the counts of documents its previous snapshot shared
+        (:mod:`arbwb.retrievers.termreuse`); :meth:`load` waits for an entry and then reads
+        it like any cached entry. Without a cache folder, or with fewer than
+        ``MIN_PREFETCH`` missing entries, nothing happens (they are computed here).
         """
         del candidate_filter  # entries hold every chunk; the filter applies when loading
         if self.folder is None:
@@ -186,19 +208,15 @@ class TermSource:
                 missing.append(chunk_file)
         if len(missing) < MIN_PREFETCH:
             return
-        here = there = 0
-        theirs = []
-        for chunk_file in missing:
-            size = chunk_file.stat().st_size
-            if there < here:
-                theirs.append(chunk_file)
-                there += size
-            else:
-                here += size
-        pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-        for chunk_file in theirs:
-            self.pending[chunk_file] = pool.submit(warm_entry, self.folder, chunk_file)
-        pool.shutdown(wait=False)  # the worker exits once its queue is done
+        context = multiprocessing.get_context("spawn")
+        for share in shares(missing, PROCESSES):
+            if not share:
+                continue
+            pool = ProcessPoolExecutor(1, mp_context=context, initializer=_worker_init)
+            for k, chunk_file in enumerate(share):
+                keep = k + 1 < len(share) and _repo_of(share[k + 1]) == _repo_of(chunk_file)
+                self.pending[chunk_file] = pool.submit(warm_entry, self.folder, chunk_file, keep)
+            pool.shutdown(wait=False)  # the worker exits once its queue is done
 
     def load(self, corpus: Corpus, snapshot_id: str) -> SnapshotTerms:
         """The snapshot's term statistics: the cached entry if valid, else computed (and saved)."""
@@ -239,16 +257,73 @@ def _finished(future: Future[bool]) -> bool:
         return False
 
 
-def warm_entry(folder: Path, chunk_file: Path) -> bool:
-    """Compute and save a chunk file's entry unless present (the second process's task)."""
+#: In a worker process: the memo of the last snapshot computed, by repository (at most one).
+_worker_memo: dict[str, DocMemo] = {}
+
+
+def warm_entry(folder: Path, chunk_file: Path, keep: bool = False) -> bool:
+    """Compute and save a chunk file's entry unless present (a worker process's task), reusing
+    the memo of the previous snapshot of its repository; ``keep``: memoise this one too."""
+    memo = _worker_memo.pop(_repo_of(chunk_file), None)
+    _worker_memo.clear()
     entry = cache.entry_path(folder, chunk_file, VERSION, ".bin")
     if entry.is_file():
         return True
     try:
-        cache.write_blob(entry, _to_arrays(compute(chunk_file)))
+        terms, kept = compute_reusing(chunk_file, memo, keep=keep)
+        del memo
+        cache.write_blob(entry, _to_arrays(terms))
     except Exception:  # reported by the main process, which recomputes this file
         return False
+    if kept is not None:
+        _worker_memo[_repo_of(chunk_file)] = kept
     return True
+
+
+def shares(files: Sequence[Path], n: int) -> list[list[Path]]:
+    """``files`` (run order) split between ``n`` workers of about equal bytes, each in run order.
+
+    Consecutive files of one repository form a piece, cut where it would pass 1/n of the
+    bytes; pieces go in run order to the worker with the fewest bytes so far (the first on
+    ties), so the workers advance through the run together.
+    """
+    sizes = [f.stat().st_size for f in files]
+    limit = sum(sizes) / n
+    pieces: list[tuple[list[Path], int]] = []
+    for chunk_file, size in zip(files, sizes, strict=True):
+        if pieces and _repo_of(pieces[-1][0][-1]) == _repo_of(chunk_file):
+            piece, total = pieces[-1]
+            if total + size <= limit:
+                piece.append(chunk_file)
+                pieces[-1] = (piece, total + size)
+                continue
+        pieces.append(([chunk_file], size))
+    out: list[list[Path]] = [[] for _ in range(n)]
+    loads = [0] * n
+    for piece, total in pieces:
+        k = loads.index(min(loads))
+        out[k].extend(piece)
+        loads[k] += total
+    return out
+
+
+def _repo_of(chunk_file: Path) -> str:
+    """The repository folder of a chunk file (``owner__name``): snapshots that share text."""
+    return chunk_file.parent.name
+
+
+def _worker_init() -> None:
+    """Tune a worker's malloc (Linux glibc, via ctypes): keep freed memory for reuse instead
+    of returning and faulting it in again for every block; the worker's memory is returned
+    when it exits. Elsewhere, or if the call fails, nothing changes."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    for option, value in _MALLOPT:
+        mallopt(option, value)
 
 
 def candidate_terms(
