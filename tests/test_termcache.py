@@ -245,8 +245,8 @@ def test_reused_counts_equal_fresh_counts(tmp_path: Path) -> None:
     second = write_corpus(tmp_path / "b", second_files)
     _, memo = termcache.compute_reusing(first, None, keep=True)
     assert memo is not None
-    docs = pl.Series(["README.md file Refresh tokens and parse URLs.", "README.md file other"])
-    assert [w.tolist() for w in memo.find(docs)] == [[0], [0]]  # the first row is README's
+    docs = pl.Series(["README.md file other", "README.md file Refresh tokens and parse URLs."])
+    assert [w.tolist() for w in memo.find(docs)] == [[1], [0]]  # the first row is README's
     reused, kept = termcache.compute_reusing(second, memo, keep=False)
     fresh = termcache.compute(second)
     assert kept is None
@@ -266,7 +266,9 @@ def test_memo_hash_collisions_are_not_reused(
     _, memo = termcache.compute_reusing(chunk_file, None, keep=True)
     assert memo is not None
     assert memo.rows[0] == 0  # all hashes equal: every lookup lands on document 0
-    where, rows = memo.find(memo.docs.gather([3, 0, 5, 0]))
+    docs = memo.documents(np.array([3, 0, 5, 0]))
+    assert docs is not None
+    where, rows = memo.find(docs)
     assert where.tolist() == [1, 3] and rows.tolist() == [0, 0]
     fresh = termcache.compute(chunk_file)
     reused, _ = termcache.compute_reusing(chunk_file, memo, keep=False)

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import ctypes
 import io
-import multiprocessing
+import json
+import os
+import subprocess
 import sys
 from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,7 +36,7 @@ from arbwb.pathclass import CandidateFilter, keep_path
 from arbwb.retrievers.common import CHUNK_COLUMNS, ColumnCounts, TermMatrix, document_expr
 
 if TYPE_CHECKING:  # the term counter (pyarrow) loads only when a chunk file is tokenised
-    from arbwb.retrievers.termreuse import DocMemo
+    from arbwb.retrievers.termreuse import BlockSpans, DocMemo
     from arbwb.retrievers.terms import BatchCounts
 
 VERSION = "terms-v2"
@@ -45,6 +47,13 @@ META_COLUMNS = ("chunk_id", "path", "kind", "symbol", "start_line", "end_line", 
 WORKERS, AHEAD = 2, 2
 #: Missing entries from which a run computes them in worker processes, and how many.
 MIN_PREFETCH, PROCESSES = 4, 2
+#: Worker processes' allocators: one glibc arena, Arrow on glibc, Polars' jemalloc returning
+#: freed pages soon, which keeps their peak memory down (their own variables win).
+WORKER_ENV = {
+    "MALLOC_ARENA_MAX": "1",
+    "ARROW_DEFAULT_MEMORY_POOL": "system",
+    "_RJEM_MALLOC_CONF": "dirty_decay_ms:1000,muzzy_decay_ms:0",
+}
 #: glibc mallopt (M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, M_TOP_PAD) in the worker processes.
 _MALLOPT = ((-3, 32 * 2**20), (-1, 256 * 2**20), (-2, 64 * 2**20))
 
@@ -72,8 +81,8 @@ def compute_reusing(
     chunk_file: Path, memo: DocMemo | None, *, keep: bool
 ) -> tuple[SnapshotTerms, DocMemo | None]:
     """:func:`compute`, reusing the counts of documents in ``memo`` (exactly equal texts);
-    with ``keep``, also the memo of this file's documents (held whole: for the next snapshot
-    of the same repository only).
+    with ``keep``, also this file's memo (hashes, line spans and counts; no text), for the
+    next snapshot of the same repository.
 
     Blocks are parsed and counted by ``WORKERS`` threads (Polars, numpy and Arrow release the
     GIL), at most ``AHEAD`` blocks in flight, and merged in file order: the result does not
@@ -83,21 +92,23 @@ def compute_reusing(
     from arbwb.retrievers.terms import TermMerger
 
     metas: list[pl.DataFrame] = []
-    docs: list[pl.Series] = []
+    spans: list[BlockSpans] = []
     merger = TermMerger()
-    pending: deque[Future[tuple[pl.DataFrame, pl.Series | None, list[BatchCounts]]]] = deque()
+    pending: deque[Future[tuple[pl.DataFrame, BlockSpans | None, list[BatchCounts]]]] = deque()
 
     def take() -> None:
-        meta, block_docs, counted = pending.popleft().result()
+        meta, block_spans, counted = pending.popleft().result()
         metas.append(meta)
-        if block_docs is not None:
-            docs.append(block_docs)
+        if block_spans is not None:
+            spans.append(block_spans)
         for part in counted:
             merger.add(part)
 
+    start = 0
     with ThreadPoolExecutor(WORKERS, thread_name_prefix="arbwb-terms") as pool:
         for block in iter_raw_blocks(chunk_file):
-            pending.append(pool.submit(_count_block, chunk_file, block, memo, keep))
+            pending.append(pool.submit(_count_block, chunk_file, block, start, memo, keep))
+            start += len(block)
             if len(pending) >= AHEAD:
                 take()
         while pending:
@@ -105,9 +116,8 @@ def compute_reusing(
     found, doc_len = merger.finish()
     chunks = pl.concat(metas) if metas else _empty_meta()
     terms, rows = found.terms, found.counts
-    new_memo = build_memo(pl.concat(docs), found) if keep and docs else None
+    new_memo = build_memo(chunk_file, spans, found) if keep and spans else None
     del found
-    docs.clear()
     n_unique = np.diff(rows.indptr)
     csc = rows.tocsc()
     del rows  # the row-major copy is freed (unless memoised) before the caller goes on
@@ -116,18 +126,19 @@ def compute_reusing(
 
 
 def _count_block(
-    chunk_file: Path, raw: bytes, memo: DocMemo | None, keep: bool
-) -> tuple[pl.DataFrame, pl.Series | None, list[BatchCounts]]:
-    """One block's chunk columns (``META_COLUMNS``), its documents if ``keep``, and their term
-    counts (reusing ``memo``)."""
-    from arbwb.retrievers.termreuse import count_docs
+    chunk_file: Path, raw: bytes, start: int, memo: DocMemo | None, keep: bool
+) -> tuple[pl.DataFrame, BlockSpans | None, list[BatchCounts]]:
+    """One block's chunk columns (``META_COLUMNS``), its line spans if ``keep``, and the term
+    counts of its documents (reusing ``memo``); the block starts at byte ``start``."""
+    from arbwb.retrievers.termreuse import block_spans, count_docs
 
     block = parse_block(chunk_file, raw, list(CHUNK_COLUMNS))
     n_chars = pl.col("text").str.len_chars().cast(pl.Int64).alias("n_chars")
     meta = block.with_columns(n_chars).select(META_COLUMNS)
     docs = block.select(document_expr().alias("doc"))["doc"]
     del block
-    return meta, docs if keep else None, count_docs(docs, memo)
+    spans = block_spans(raw, start, docs) if keep else None
+    return meta, spans, count_docs(docs, memo)
 
 
 def _empty_meta() -> pl.DataFrame:
@@ -182,7 +193,7 @@ class TermSource:
     hits: int = 0
     misses: int = 0
     ahead: int = 0
-    pending: dict[Path, Future[bool]] = field(default_factory=dict)
+    pending: dict[Path, _Worker] = field(default_factory=dict)
 
     def prefetch(
         self, corpus: Corpus, snapshot_ids: Sequence[str], candidate_filter: CandidateFilter
@@ -208,22 +219,17 @@ class TermSource:
                 missing.append(chunk_file)
         if len(missing) < MIN_PREFETCH:
             return
-        context = multiprocessing.get_context("spawn")
         for share in shares(missing, PROCESSES):
-            if not share:
-                continue
-            pool = ProcessPoolExecutor(1, mp_context=context, initializer=_worker_init)
-            for k, chunk_file in enumerate(share):
-                keep = k + 1 < len(share) and _repo_of(share[k + 1]) == _repo_of(chunk_file)
-                self.pending[chunk_file] = pool.submit(warm_entry, self.folder, chunk_file, keep)
-            pool.shutdown(wait=False)  # the worker exits once its queue is done
+            if share:
+                worker = _Worker.start(self.folder, share)
+                self.pending.update(dict.fromkeys(share, worker))
 
     def load(self, corpus: Corpus, snapshot_id: str) -> SnapshotTerms:
         """The snapshot's term statistics: the cached entry if valid, else computed (and saved)."""
         chunk_file = corpus.chunk_path(snapshot_id)
         entry = None
-        prefetched = self.pending.pop(chunk_file, None)
-        if prefetched is not None and _finished(prefetched):
+        worker = self.pending.pop(chunk_file, None)
+        if worker is not None and worker.wait_for(chunk_file):
             self.ahead += 1
         if self.folder is not None:
             entry = cache.entry_path(self.folder, chunk_file, VERSION, ".bin")
@@ -248,13 +254,58 @@ class TermSource:
         }
 
 
-def _finished(future: Future[bool]) -> bool:
-    """Wait for a prefetch; False when it failed (the entry is then computed here, where a bad
-    chunk file raises its located error)."""
-    try:
-        return future.result()
-    except Exception:  # a broken worker must not stop the run: this process computes it
-        return False
+@dataclass
+class _Worker:
+    """A worker process computing a share of the run's entries, in order, and which of them
+    it has reported (True: saved; False: failed, so the parent computes it and reports the
+    located error)."""
+
+    process: subprocess.Popen[str]
+    files: list[Path]
+    done: dict[Path, bool] = field(default_factory=dict)
+
+    @classmethod
+    def start(cls, folder: Path, files: list[Path]) -> _Worker:
+        """Launch ``python -m arbwb.retrievers.termworker`` on ``files`` (run order).
+
+        Its environment adds ``WORKER_ENV`` (unless set already) and this arbwb's folder to
+        PYTHONPATH, so it imports the same package.
+        """
+        job = []
+        for k, chunk_file in enumerate(files):
+            keep = k + 1 < len(files) and _repo_of(files[k + 1]) == _repo_of(chunk_file)
+            job.append([str(chunk_file), keep])
+        package_root = str(Path(__file__).resolve().parents[2])
+        path = os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))
+        env = WORKER_ENV | dict(os.environ) | {"PYTHONPATH": path}
+        process = subprocess.Popen(
+            [sys.executable, "-m", "arbwb.retrievers.termworker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        assert process.stdin is not None
+        process.stdin.write(json.dumps({"folder": str(folder), "files": job}))
+        process.stdin.close()
+        return cls(process, list(files))
+
+    def wait_for(self, chunk_file: Path) -> bool:
+        """Wait until the worker reports ``chunk_file``; False if it failed or the worker
+        ended without reporting it."""
+        stdout = self.process.stdout
+        assert stdout is not None
+        while chunk_file not in self.done:
+            line = stdout.readline()
+            index, _, status = line.rstrip("\n").partition("\t")
+            if not index.isdigit() or int(index) >= len(self.files):  # ended (or garbled)
+                self.done.update((f, False) for f in self.files if f not in self.done)
+                break
+            self.done[self.files[int(index)]] = status == "ok"
+        if len(self.done) == len(self.files) and self.process.poll() is None:
+            stdout.close()
+            self.process.wait()
+        return self.done[chunk_file]
 
 
 #: In a worker process: the memo of the last snapshot computed, by repository (at most one).
@@ -312,7 +363,7 @@ def _repo_of(chunk_file: Path) -> str:
     return chunk_file.parent.name
 
 
-def _worker_init() -> None:
+def worker_init() -> None:
     """Tune a worker's malloc (Linux glibc, via ctypes): keep freed memory for reuse instead
     of returning and faulting it in again for every block; the worker's memory is returned
     when it exits. Elsewhere, or if the call fails, nothing changes."""
