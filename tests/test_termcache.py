@@ -8,12 +8,12 @@ import random
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
 import polars as pl
 import pytest
 
+from arbwb.errors import InputError
 from arbwb.io.corpus import open_corpus
-from arbwb.retrievers import termcache, termreuse
+from arbwb.retrievers import termcache
 from arbwb.retrievers.common import rank_row, snapshot_index
 from arbwb.retrievers.registry import MethodOptions, get_method
 from arbwb.retrievers.terms import batches, count_terms
@@ -183,13 +183,11 @@ def test_snapshot_terms_match_a_literal_reading(tmp_path: Path) -> None:
 
 
 def test_prefetched_entries_equal_entries_computed_here(tmp_path: Path) -> None:
-    """The worker processes' entries, which reuse the counts of documents a previous snapshot
-    shared, load exactly like entries computed here from scratch (issue 10)."""
+    """The worker processes' entries load exactly like entries computed here (issue 10)."""
     commits = [c * 40 for c in "abcdef"]
     lines = []
     for k, commit in enumerate(commits):
-        # README.md and src/ keep their text (reused from the previous snapshot); tests/ not
-        files = {p: t if p < "t" else f"{t} rev{k} " + "word " * k for p, t in FILES.items()}
+        files = {p: f"{t} rev{k} " + "word " * k for p, t in FILES.items()}
         chunk_file = write_corpus(tmp_path / "staging", files)
         target = tmp_path / "c" / "o__r" / f"{commit}.chunks.jsonl"
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -237,39 +235,46 @@ def test_torn_entry_is_recomputed(tmp_path: Path) -> None:
     assert source.stats()["term_cache_hits"] == 1
 
 
-def test_reused_counts_equal_fresh_counts(tmp_path: Path) -> None:
-    """A snapshot computed with the previous one's memo (shared, changed and new documents)
-    equals it computed from scratch; only exactly equal documents are reused."""
-    first = write_corpus(tmp_path / "a", FILES)
-    second_files = FILES | {"src/auth/tokens.py": "def refreshToken(v):  return v", "x.py": "x=1"}
-    second = write_corpus(tmp_path / "b", second_files)
-    _, memo = termcache.compute_reusing(first, None, keep=True)
-    assert memo is not None
-    docs = pl.Series(["README.md file other", "README.md file Refresh tokens and parse URLs."])
-    assert [w.tolist() for w in memo.find(docs)] == [[1], [0]]  # the first row is README's
-    reused, kept = termcache.compute_reusing(second, memo, keep=False)
-    fresh = termcache.compute(second)
-    assert kept is None
-    assert reused.terms == fresh.terms
-    assert reused.chunks.equals(fresh.chunks)
-    assert (reused.counts.to_scipy() != fresh.counts.to_scipy()).nnz == 0
-    assert reused.doc_len.tolist() == fresh.doc_len.tolist()
-    assert reused.n_unique.tolist() == fresh.n_unique.tolist()
+def test_shares_balance_bytes_in_run_order(tmp_path: Path) -> None:
+    """Each file goes to the worker with the fewest bytes so far (the first on ties)."""
+    sizes = [5, 1, 1, 3, 2, 4]
+    files = []
+    for k, size in enumerate(sizes):
+        files.append(tmp_path / f"{k}.jsonl")
+        files[-1].write_bytes(b"x" * size)
+    # loads: [5,0] -> [5,1] -> [5,2] -> [5,5] -> [7,5] -> [7,9]
+    assert termcache.shares(files, 2) == [
+        [files[0], files[4]],
+        [files[1], files[2], files[3], files[5]],
+    ]
 
 
-def test_memo_hash_collisions_are_not_reused(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """With every hash colliding, lookups find candidates but reuse only equal texts."""
-    monkeypatch.setattr(termreuse, "doc_hashes", lambda docs: np.zeros(len(docs), np.uint64))
-    chunk_file = write_corpus(tmp_path / "a", FILES)
-    _, memo = termcache.compute_reusing(chunk_file, None, keep=True)
-    assert memo is not None
-    assert memo.rows[0] == 0  # all hashes equal: every lookup lands on document 0
-    docs = memo.documents(np.array([3, 0, 5, 0]))
-    assert docs is not None
-    where, rows = memo.find(docs)
-    assert where.tolist() == [1, 3] and rows.tolist() == [0, 0]
-    fresh = termcache.compute(chunk_file)
-    reused, _ = termcache.compute_reusing(chunk_file, memo, keep=False)
-    assert (reused.counts.to_scipy() != fresh.counts.to_scipy()).nnz == 0
+def test_a_failed_prefetch_is_computed_here_and_reports_the_bad_line(tmp_path: Path) -> None:
+    """A chunk file a worker cannot read is computed by the main process, whose error names
+    the file and line; the other workers' entries are served."""
+    commits = [c * 40 for c in "abcd"]
+    lines = []
+    for commit in commits:
+        chunk_file = write_corpus(tmp_path / "staging", FILES)
+        target = tmp_path / "c" / "o__r" / f"{commit}.chunks.jsonl"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        text = chunk_file.read_text().replace(COMMIT, commit)
+        if commit[0] == "c":
+            text = text.replace('"end_line": 1,', '"end_line": "one",', 1)
+        target.write_text(text)
+        row = {"base_commit": commit, "chunks_path": f"o__r/{commit}.chunks.jsonl", "repo": REPO}
+        lines.append(json.dumps(row))
+    (tmp_path / "c" / "corpus_manifest.jsonl").write_text("\n".join(lines) + "\n")
+    corpus = open_corpus(tmp_path / "c", use_cache=False)
+    source = termcache.TermSource(tmp_path / "terms")
+    source.prefetch(corpus, [f"{REPO}@{c}" for c in commits], "all_files")
+    for commit in "abd":
+        assert source.load(corpus, f"{REPO}@{commit * 40}").terms
+    with pytest.raises(InputError) as error:
+        source.load(corpus, f"{REPO}@{'c' * 40}")
+    assert error.value.field == "end_line" and error.value.line is not None
+    assert source.stats() == {
+        "term_cache_hits": 3,
+        "term_cache_misses": 1,
+        "term_cache_prefetched": 3,
+    }

@@ -36,7 +36,6 @@ from arbwb.pathclass import CandidateFilter, keep_path
 from arbwb.retrievers.common import CHUNK_COLUMNS, ColumnCounts, TermMatrix, document_expr
 
 if TYPE_CHECKING:  # the term counter (pyarrow) loads only when a chunk file is tokenised
-    from arbwb.retrievers.termreuse import BlockSpans, DocMemo
     from arbwb.retrievers.terms import BatchCounts
 
 VERSION = "terms-v2"
@@ -73,42 +72,28 @@ class SnapshotTerms:
 
 
 def compute(chunk_file: Path) -> SnapshotTerms:
-    """Read and tokenise a chunk file block by block (text is never held whole)."""
-    return compute_reusing(chunk_file, None, keep=False)[0]
-
-
-def compute_reusing(
-    chunk_file: Path, memo: DocMemo | None, *, keep: bool
-) -> tuple[SnapshotTerms, DocMemo | None]:
-    """:func:`compute`, reusing the counts of documents in ``memo`` (exactly equal texts);
-    with ``keep``, also this file's memo (hashes, line spans and counts; no text), for the
-    next snapshot of the same repository.
+    """Read and tokenise a chunk file block by block (text is never held whole).
 
     Blocks are parsed and counted by ``WORKERS`` threads (Polars, numpy and Arrow release the
-    GIL), at most ``AHEAD`` blocks in flight, and merged in file order: the result does not
-    depend on the scheduling, the batching or the memo.
+    GIL), at most ``AHEAD`` blocks in flight; each block's counts join the file's as it
+    arrives, in file order (:class:`arbwb.retrievers.terms.TermMerger`), so the result does
+    not depend on the scheduling.
     """
-    from arbwb.retrievers.termreuse import build_memo
     from arbwb.retrievers.terms import TermMerger
 
     metas: list[pl.DataFrame] = []
-    spans: list[BlockSpans] = []
     merger = TermMerger()
-    pending: deque[Future[tuple[pl.DataFrame, BlockSpans | None, list[BatchCounts]]]] = deque()
+    pending: deque[Future[tuple[pl.DataFrame, list[BatchCounts]]]] = deque()
 
     def take() -> None:
-        meta, block_spans, counted = pending.popleft().result()
+        meta, counted = pending.popleft().result()
         metas.append(meta)
-        if block_spans is not None:
-            spans.append(block_spans)
         for part in counted:
             merger.add(part)
 
-    start = 0
     with ThreadPoolExecutor(WORKERS, thread_name_prefix="arbwb-terms") as pool:
         for block in iter_raw_blocks(chunk_file):
-            pending.append(pool.submit(_count_block, chunk_file, block, start, memo, keep))
-            start += len(block)
+            pending.append(pool.submit(_count_block, chunk_file, block))
             if len(pending) >= AHEAD:
                 take()
         while pending:
@@ -116,29 +101,24 @@ def compute_reusing(
     found, doc_len = merger.finish()
     chunks = pl.concat(metas) if metas else _empty_meta()
     terms, rows = found.terms, found.counts
-    new_memo = build_memo(chunk_file, spans, found) if keep and spans else None
     del found
     n_unique = np.diff(rows.indptr)
     csc = rows.tocsc()
-    del rows  # the row-major copy is freed (unless memoised) before the caller goes on
+    del rows  # the row-major copy is freed before the caller goes on
     counts = ColumnCounts(csc.indptr, csc.indices, csc.data, (csc.shape[0], csc.shape[1]))
-    return SnapshotTerms(chunks, counts, terms, doc_len, n_unique), new_memo
+    return SnapshotTerms(chunks, counts, terms, doc_len, n_unique)
 
 
-def _count_block(
-    chunk_file: Path, raw: bytes, start: int, memo: DocMemo | None, keep: bool
-) -> tuple[pl.DataFrame, BlockSpans | None, list[BatchCounts]]:
-    """One block's chunk columns (``META_COLUMNS``), its line spans if ``keep``, and the term
-    counts of its documents (reusing ``memo``); the block starts at byte ``start``."""
-    from arbwb.retrievers.termreuse import block_spans, count_docs
+def _count_block(chunk_file: Path, raw: bytes) -> tuple[pl.DataFrame, list[BatchCounts]]:
+    """One block's chunk columns (``META_COLUMNS``) and the term counts of its documents."""
+    from arbwb.retrievers.terms import batches, count_batch
 
     block = parse_block(chunk_file, raw, list(CHUNK_COLUMNS))
     n_chars = pl.col("text").str.len_chars().cast(pl.Int64).alias("n_chars")
     meta = block.with_columns(n_chars).select(META_COLUMNS)
     docs = block.select(document_expr().alias("doc"))["doc"]
     del block
-    spans = block_spans(raw, start, docs) if keep else None
-    return meta, spans, count_docs(docs, memo)
+    return meta, [count_batch(batch) for batch in batches(docs)]
 
 
 def _empty_meta() -> pl.DataFrame:
@@ -202,11 +182,9 @@ class TermSource:
 
         arbwb-defined: uses every core while this process only loads entries and ranks, so its
         memory stays that of a warm run (the workers' is freed when they exit). Missing chunk
-        files are cut into pieces (:func:`shares`) that keep a repository's snapshots together,
-        so a worker reuses the counts of documents its previous snapshot shared
-        (:mod:`arbwb.retrievers.termreuse`); :meth:`load` waits for an entry and then reads
-        it like any cached entry. Without a cache folder, or with fewer than
-        ``MIN_PREFETCH`` missing entries, nothing happens (they are computed here).
+        files are split between the workers in run order (:func:`shares`); :meth:`load` waits
+        for an entry and then reads it like any cached entry. Without a cache folder, or with
+        fewer than ``MIN_PREFETCH`` missing entries, nothing happens (they are computed here).
         """
         del candidate_filter  # entries hold every chunk; the filter applies when loading
         if self.folder is None:
@@ -246,7 +224,7 @@ class TermSource:
 
     def stats(self) -> dict[str, Any]:
         """Snapshots whose term statistics came from the disk cache vs were computed (here or,
-        ``term_cache_prefetched`` of the hits, by the second process this run)."""
+        ``term_cache_prefetched`` of the hits, by the worker processes this run)."""
         return {
             "term_cache_hits": self.hits,
             "term_cache_misses": self.misses,
@@ -271,10 +249,7 @@ class _Worker:
         Its environment adds ``WORKER_ENV`` (unless set already) and this arbwb's folder to
         PYTHONPATH, so it imports the same package.
         """
-        job = []
-        for k, chunk_file in enumerate(files):
-            keep = k + 1 < len(files) and _repo_of(files[k + 1]) == _repo_of(chunk_file)
-            job.append([str(chunk_file), keep])
+        job = [str(chunk_file) for chunk_file in files]
         package_root = str(Path(__file__).resolve().parents[2])
         path = os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))
         env = WORKER_ENV | dict(os.environ) | {"PYTHONPATH": path}
@@ -308,59 +283,29 @@ class _Worker:
         return self.done[chunk_file]
 
 
-#: In a worker process: the memo of the last snapshot computed, by repository (at most one).
-_worker_memo: dict[str, DocMemo] = {}
-
-
-def warm_entry(folder: Path, chunk_file: Path, keep: bool = False) -> bool:
-    """Compute and save a chunk file's entry unless present (a worker process's task), reusing
-    the memo of the previous snapshot of its repository; ``keep``: memoise this one too."""
-    memo = _worker_memo.pop(_repo_of(chunk_file), None)
-    _worker_memo.clear()
+def warm_entry(folder: Path, chunk_file: Path) -> bool:
+    """Compute and save a chunk file's entry unless present (a worker process's task)."""
     entry = cache.entry_path(folder, chunk_file, VERSION, ".bin")
     if entry.is_file():
         return True
     try:
-        terms, kept = compute_reusing(chunk_file, memo, keep=keep)
-        del memo
-        cache.write_blob(entry, _to_arrays(terms))
+        cache.write_blob(entry, _to_arrays(compute(chunk_file)))
     except Exception:  # reported by the main process, which recomputes this file
         return False
-    if kept is not None:
-        _worker_memo[_repo_of(chunk_file)] = kept
     return True
 
 
 def shares(files: Sequence[Path], n: int) -> list[list[Path]]:
-    """``files`` (run order) split between ``n`` workers of about equal bytes, each in run order.
-
-    Consecutive files of one repository form a piece, cut where it would pass 1/n of the
-    bytes; pieces go in run order to the worker with the fewest bytes so far (the first on
-    ties), so the workers advance through the run together.
-    """
-    sizes = [f.stat().st_size for f in files]
-    limit = sum(sizes) / n
-    pieces: list[tuple[list[Path], int]] = []
-    for chunk_file, size in zip(files, sizes, strict=True):
-        if pieces and _repo_of(pieces[-1][0][-1]) == _repo_of(chunk_file):
-            piece, total = pieces[-1]
-            if total + size <= limit:
-                piece.append(chunk_file)
-                pieces[-1] = (piece, total + size)
-                continue
-        pieces.append(([chunk_file], size))
+    """``files`` (run order) split between ``n`` workers: each file goes to the worker with
+    the fewest bytes so far (the first on ties), so the workers advance through the run
+    together and each computes its files in run order."""
     out: list[list[Path]] = [[] for _ in range(n)]
     loads = [0] * n
-    for piece, total in pieces:
+    for chunk_file in files:
         k = loads.index(min(loads))
-        out[k].extend(piece)
-        loads[k] += total
+        out[k].append(chunk_file)
+        loads[k] += chunk_file.stat().st_size
     return out
-
-
-def _repo_of(chunk_file: Path) -> str:
-    """The repository folder of a chunk file (``owner__name``): snapshots that share text."""
-    return chunk_file.parent.name
 
 
 def worker_init() -> None:

@@ -11,7 +11,7 @@ sort per batch. Exactly :func:`arbwb.tokenize.split_identifiers` (property-teste
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -196,34 +196,6 @@ def merge_counts(parts: Iterable[BatchCounts]) -> TermCounts:
     for part in parts:
         merger.add(part)
     return merger.finish()[0]
-
-
-def combine(
-    n_texts: int, pieces: Sequence[tuple[npt.NDArray[np.int64], BatchCounts]]
-) -> BatchCounts:
-    """One batch of ``n_texts`` texts from batches of some of them: ``(where, part)`` says that
-    ``part``'s text i is text ``where[i]``; every text is in exactly one piece."""
-    rows, cols, freq, vocab = [], [], [], []
-    n_local = 0
-    for where, part in pieces:
-        if part.vocab is not None:
-            rows.append(where[part.rows])
-            cols.append(part.cols + np.int32(n_local))
-            freq.append(part.freq)
-            vocab.append(part.vocab)
-            n_local += len(part.vocab)
-    if not vocab:
-        empty = np.zeros(0, dtype=np.int32)
-        return BatchCounts(n_texts, empty, empty, empty, None)
-    text = np.concatenate(rows)
-    order = np.argsort(text, kind="stable")  # a text's entries stay together, in their order
-    return BatchCounts(
-        n_texts,
-        text[order].astype(np.int32),
-        np.concatenate(cols)[order],
-        np.concatenate(freq)[order],
-        pa.concat_arrays(vocab),
-    )
 
 
 def count_terms(texts: Iterable[pl.Series]) -> TermCounts:

@@ -1,6 +1,6 @@
 """A worker process computing term-cache entries: ``python -m arbwb.retrievers.termworker``.
 
-Reads one JSON object from stdin, ``{"folder": F, "files": [[chunk_file, keep], ...]}``,
+Reads one JSON object from stdin, ``{"folder": F, "files": [chunk_file, ...]}``,
 computes each missing entry in that order (:func:`arbwb.retrievers.termcache.warm_entry`) and
 prints ``<index>\\t<ok|fail>`` as soon as it is saved, so the parent loads it meanwhile.
 """
@@ -19,8 +19,8 @@ def main() -> int:
     job = json.loads(sys.stdin.read())
     worker_init()
     folder = Path(job["folder"])
-    for k, (name, keep) in enumerate(job["files"]):
-        status = "ok" if warm_entry(folder, Path(name), bool(keep)) else "fail"
+    for k, name in enumerate(job["files"]):
+        status = "ok" if warm_entry(folder, Path(name)) else "fail"
         print(f"{k}\t{status}", flush=True)
     return 0
 
