@@ -139,52 +139,53 @@ def count_batch(batch: pl.Series) -> BatchCounts:
 
 
 class TermMerger:
-    """Consecutive batches' counts gathered compactly: each batch's local vocabulary is mapped
-    to global term ids as it arrives (a dict of the distinct terms), so only (term, count)
-    pairs and per-text sizes are kept. Stateful on purpose: fed batch by batch."""
+    """Consecutive batches' counts gathered compactly (their term ids, counts, per-text sizes
+    and small vocabularies, not their rows), merged into one sorted vocabulary at the end by
+    one Arrow hash. Stateful on purpose: fed batch by batch."""
 
     def __init__(self) -> None:
-        self.ids: dict[bytes, int] = {}
-        self.cols: list[npt.NDArray[np.int32]] = []
+        self.vocab: list[pa.Array] = []
+        self.cols: list[npt.NDArray[np.int32]] = []  # ids into the concatenated vocabularies
         self.freq: list[npt.NDArray[np.int32]] = []
         self.nnz: list[npt.NDArray[np.int64]] = []  # distinct terms per text
         self.tokens: list[npt.NDArray[np.int64]] = []  # tokens per text
+        self.n_local = 0
 
     def add(self, part: BatchCounts) -> None:
         """Append the next batch's texts."""
-        if part.vocab is None:
-            self.nnz.append(np.zeros(part.n_texts, dtype=np.int64))
-            self.tokens.append(np.zeros(part.n_texts, dtype=np.int64))
-            return
-        ids = self.ids
-        local = part.vocab.to_pylist()
-        mapping = np.fromiter((ids.setdefault(t, len(ids)) for t in local), np.int32, len(local))
-        self.cols.append(mapping[part.cols])
-        self.freq.append(part.freq)
         self.nnz.append(np.bincount(part.rows, minlength=part.n_texts))
         tokens = np.bincount(part.rows, weights=part.freq, minlength=part.n_texts)
         self.tokens.append(tokens.astype(np.int64))  # integer sums, exact in float64
+        if part.vocab is not None:
+            self.cols.append(part.cols + np.int32(self.n_local))
+            self.freq.append(part.freq)
+            self.vocab.append(part.vocab)
+            self.n_local += len(part.vocab)
 
     def finish(self) -> tuple[TermCounts, npt.NDArray[np.int64]]:
-        """The CSR counts (terms sorted, so the result does not depend on the batching or on
-        which counts were reused) and the tokens per text; the merger is emptied."""
+        """The CSR counts (terms sorted, so the result does not depend on the batching) and
+        the tokens per text; the merger is emptied."""
         nnz = np.concatenate(self.nnz) if self.nnz else np.zeros(0, dtype=np.int64)
         tokens = np.concatenate(self.tokens) if self.tokens else np.zeros(0, dtype=np.int64)
         self.nnz.clear()
         self.tokens.clear()
-        found = list(self.ids)
-        self.ids = {}
-        order = sorted(range(len(found)), key=found.__getitem__)  # bytes order = str order
-        rank = np.empty(len(found), dtype=np.int32)
-        rank[order] = np.arange(len(found), dtype=np.int32)
-        terms = [found[i].decode("ascii") for i in order]
-        del found, order
         indptr = np.zeros(len(nnz) + 1, dtype=np.int64)
         np.cumsum(nnz, out=indptr[1:])
-        cols = rank[np.concatenate(self.cols)] if self.cols else np.zeros(0, dtype=np.int32)
+        if not self.vocab:
+            counts = sp.csr_matrix((len(nnz), 0), dtype=np.int32)
+            return TermCounts(counts, []), tokens
+        merged = pc.dictionary_encode(pa.concat_arrays(self.vocab))
+        order = np.asarray(pc.array_sort_indices(merged.dictionary))  # bytes order = str order
+        rank = np.empty(len(order), dtype=np.int32)
+        rank[order] = np.arange(len(order), dtype=np.int32)
+        global_id = rank[np.asarray(merged.indices)]
+        terms: list[str] = merged.dictionary.take(order).cast(pa.large_string()).to_pylist()
+        cols = global_id[np.concatenate(self.cols)]
+        data = np.concatenate(self.freq)
+        self.vocab.clear()
         self.cols.clear()
-        data = np.concatenate(self.freq) if self.freq else np.zeros(0, dtype=np.int32)
         self.freq.clear()
+        self.n_local = 0
         shape = (len(nnz), len(terms))
         matrix = sp.csr_matrix((data, cols, indptr), shape=shape, copy=False)
         return TermCounts(matrix, terms), tokens
