@@ -12,12 +12,14 @@ compute it twice. Counting runs on two threads (``WORKERS``).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import io
 import json
 import os
 import subprocess
 import sys
+import weakref
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -260,10 +262,12 @@ class _Worker:
             text=True,
             env=env,
         )
+        worker = cls(process, list(files))
+        weakref.finalize(worker, _stop, process)  # abandoned (e.g. the run failed): stopped
         assert process.stdin is not None
         process.stdin.write(json.dumps({"folder": str(folder), "files": job}))
         process.stdin.close()
-        return cls(process, list(files))
+        return worker
 
     def wait_for(self, chunk_file: Path) -> bool:
         """Wait until the worker reports ``chunk_file``; False if it failed or the worker
@@ -281,6 +285,13 @@ class _Worker:
             stdout.close()
             self.process.wait()
         return self.done[chunk_file]
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    """Terminate a worker if it still runs (its entries are written atomically) and reap it."""
+    process.terminate()  # a no-op once it has been waited for
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=5)
 
 
 def warm_entry(folder: Path, chunk_file: Path) -> bool:

@@ -11,12 +11,12 @@ import json
 import sys
 from pathlib import Path
 
-from arbwb.retrievers.termcache import warm_entry, worker_init
-
 
 def main() -> int:
     """Compute the entries listed on stdin, reporting each one on stdout."""
-    job = json.loads(sys.stdin.read())
+    job = json.loads(sys.stdin.read())  # read before the heavy imports: the parent is writing
+    from arbwb.retrievers.termcache import warm_entry, worker_init
+
     worker_init()
     folder = Path(job["folder"])
     for k, name in enumerate(job["files"]):
