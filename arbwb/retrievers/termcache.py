@@ -7,7 +7,9 @@ flat however large the file. What is kept is small: the chunk columns without ``
 entry is written to ``<cache>/terms/<key>.bin`` (:func:`arbwb.cache.write_blob`) keyed by
 the chunk file's path, size, mtime and inode (:func:`arbwb.cache.file_key`), so a changed
 chunk file is never served stale; the write is atomic, so concurrent processes at worst
-compute it twice. Counting runs on two threads (``WORKERS``).
+compute it twice. Counting runs on two threads (``WORKERS``); a run's missing entries are
+computed by ``PROCESSES`` worker processes (:meth:`TermSource.prefetch`,
+:mod:`arbwb.retrievers.termworker`) while this process ranks.
 """
 
 from __future__ import annotations
