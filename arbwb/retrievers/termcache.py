@@ -48,6 +48,9 @@ KIND = "terms"
 META_COLUMNS = ("chunk_id", "path", "kind", "symbol", "start_line", "end_line", "n_chars")
 #: Threads parsing and tokenising a chunk file's blocks, and blocks in flight at most.
 WORKERS, AHEAD = 2, 2
+#: Bytes per block: fewer, larger Polars and Arrow calls cost less CPU (measured: 4 MiB
+#: about 7% below 2 MiB) for a few MB more per block in flight.
+BLOCK_BYTES = 4 * 2**20
 #: Missing entries from which a run computes them in worker processes, and how many.
 MIN_PREFETCH, PROCESSES = 4, 2
 #: Worker processes' allocators: one glibc arena, Arrow on glibc, Polars' jemalloc returning
@@ -96,7 +99,7 @@ def compute(chunk_file: Path) -> SnapshotTerms:
             merger.add(part)
 
     with ThreadPoolExecutor(WORKERS, thread_name_prefix="arbwb-terms") as pool:
-        for block in iter_raw_blocks(chunk_file):
+        for block in iter_raw_blocks(chunk_file, BLOCK_BYTES):
             pending.append(pool.submit(_count_block, chunk_file, block))
             if len(pending) >= AHEAD:
                 take()
