@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import random
@@ -12,6 +13,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from arbwb.errors import InputError
 from arbwb.io.corpus import open_corpus
 from arbwb.metrics.chunks import chunk_table
 from arbwb.pathclass import keep_path
@@ -195,32 +197,35 @@ def test_snapshot_terms_match_a_literal_reading(tmp_path: Path) -> None:
         assert got == dict(Counter(split_identifiers(doc)))
 
 
-def test_prefetched_entries_equal_entries_computed_here(tmp_path: Path) -> None:
-    """The second process's entries load exactly like this process's own (issue 10)."""
-    commits = [c * 40 for c in "abcdef"]
+def write_snapshots(root: Path, letters: str, vary: bool = True) -> tuple[Path, list[str]]:
+    """A corpus (``root/c``) of one snapshot per commit letter; texts differ per snapshot
+    if ``vary``. Returns the corpus folder and the snapshot ids."""
+    commits = [c * 40 for c in letters]
     lines = []
     for k, commit in enumerate(commits):
-        files = {p: f"{t} rev{k} " + "word " * k for p, t in FILES.items()}
-        chunk_file = write_corpus(tmp_path / "staging", files)
-        target = tmp_path / "c" / "o__r" / f"{commit}.chunks.jsonl"
+        files = {p: f"{t} rev{k} " + "word " * k for p, t in FILES.items()} if vary else FILES
+        chunk_file = write_corpus(root / "staging", files)
+        target = root / "c" / "o__r" / f"{commit}.chunks.jsonl"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(chunk_file.read_text().replace(COMMIT, commit))
-        lines.append(
-            json.dumps(
-                {"base_commit": commit, "chunks_path": f"o__r/{commit}.chunks.jsonl", "repo": REPO}
-            )
-        )
-    (tmp_path / "c" / "corpus_manifest.jsonl").write_text("\n".join(lines) + "\n")
-    corpus = open_corpus(tmp_path / "c", use_cache=False)
-    ids = [f"{REPO}@{c}" for c in commits]
+        row = {"base_commit": commit, "chunks_path": f"o__r/{commit}.chunks.jsonl", "repo": REPO}
+        lines.append(json.dumps(row))
+    (root / "c" / "corpus_manifest.jsonl").write_text("\n".join(lines) + "\n")
+    return root / "c", [f"{REPO}@{c}" for c in commits]
+
+
+def test_prefetched_entries_equal_entries_computed_here(tmp_path: Path) -> None:
+    """The worker processes' entries load exactly like entries computed here (issue 10)."""
+    folder, ids = write_snapshots(tmp_path, "abcdef")
+    corpus = open_corpus(folder, use_cache=False)
     source = termcache.TermSource(tmp_path / "terms")
     source.prefetch(corpus, ids, "all_files")
-    assert len(source.pending) == 3  # every other file by size goes to the second process
+    assert len(source.pending) == 6  # all of them, half of the bytes for each worker
     loaded = [source.load(corpus, sid) for sid in ids]
     assert source.stats() == {
-        "term_cache_hits": 3,
-        "term_cache_misses": 3,
-        "term_cache_prefetched": 3,
+        "term_cache_hits": 6,
+        "term_cache_misses": 0,
+        "term_cache_prefetched": 6,
     }
     for sid, found in zip(ids, loaded, strict=True):
         here = termcache.compute(corpus.chunk_path(sid))
@@ -337,3 +342,51 @@ def test_a_snapshot_computed_here_is_indexed_from_the_entry_just_written(
     uncached = termcache.compute(corpus.chunk_path(f"{REPO}@{COMMIT}"))
     assert termcache.candidate_terms(uncached, "all_files") is not None
     assert calls == [uncached]
+
+
+def test_shares_balance_bytes_in_run_order(tmp_path: Path) -> None:
+    """Each file goes to the worker with the fewest bytes so far (the first on ties)."""
+    sizes = [5, 1, 1, 3, 2, 4]
+    files = []
+    for k, size in enumerate(sizes):
+        files.append(tmp_path / f"{k}.jsonl")
+        files[-1].write_bytes(b"x" * size)
+    # loads: [5,0] -> [5,1] -> [5,2] -> [5,5] -> [7,5] -> [7,9]
+    assert termcache.shares(files, 2) == [
+        [files[0], files[4]],
+        [files[1], files[2], files[3], files[5]],
+    ]
+
+
+def test_a_failed_prefetch_is_computed_here_and_reports_the_bad_line(tmp_path: Path) -> None:
+    """A chunk file a worker cannot read is computed by the main process, whose error names
+    the file and line; the other workers' entries are served."""
+    folder, ids = write_snapshots(tmp_path, "abcd", vary=False)
+    bad = folder / "o__r" / f"{'c' * 40}.chunks.jsonl"
+    bad.write_text(bad.read_text().replace('"end_line": 1,', '"end_line": "one",', 1))
+    corpus = open_corpus(folder, use_cache=False)
+    source = termcache.TermSource(tmp_path / "terms")
+    source.prefetch(corpus, ids, "all_files")
+    for commit in "abd":
+        assert source.load(corpus, f"{REPO}@{commit * 40}").terms
+    with pytest.raises(InputError) as error:
+        source.load(corpus, f"{REPO}@{'c' * 40}")
+    assert error.value.field == "end_line" and error.value.line is not None
+    assert source.stats() == {
+        "term_cache_hits": 3,
+        "term_cache_misses": 1,
+        "term_cache_prefetched": 3,
+    }
+
+
+def test_abandoned_workers_are_stopped(tmp_path: Path) -> None:
+    """A run that stops before loading its entries (e.g. on an error) leaves no worker behind."""
+    folder, ids = write_snapshots(tmp_path, "abcd")
+    corpus = open_corpus(folder, use_cache=False)
+    source = termcache.TermSource(tmp_path / "terms")
+    source.prefetch(corpus, ids, "all_files")
+    processes = {id(w): w.process for w in source.pending.values()}.values()
+    assert len(processes) == 2
+    del source
+    gc.collect()
+    assert all(p.returncode is not None for p in processes)

@@ -11,16 +11,22 @@ building a frame, a dict or a sort per snapshot. It is written to ``<cache>/term
 (:func:`arbwb.cache.write_blob`) keyed by the chunk file's path, size, mtime and inode
 (:func:`arbwb.cache.file_key`), so a changed chunk file is never served stale; the write is
 atomic, so concurrent processes at worst compute it twice. Counting runs on two threads
-(``WORKERS``).
+(``WORKERS``); a run's missing entries are computed by ``PROCESSES`` worker processes
+(:meth:`TermSource.prefetch`, :mod:`arbwb.retrievers.termworker`) while this process ranks.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import contextlib
+import ctypes
+import json
+import os
+import subprocess
+import sys
 import weakref
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from pathlib import Path
@@ -63,8 +69,20 @@ PER_CHUNK: tuple[str, ...] = ("doc_len", "n_unique", "path_codes", "tiebreak", "
 PER_CHUNK += ("kind_codes", "start_line", "end_line", "n_chars")
 #: Threads parsing and tokenising a chunk file's blocks, and blocks in flight at most.
 WORKERS, AHEAD = 2, 2
-#: Missing entries from which a run computes part of them in a second process.
-MIN_PREFETCH = 4
+#: Bytes per block: fewer, larger Polars and Arrow calls cost less CPU (measured: 4 MiB
+#: about 7% below 2 MiB) for a few MB more per block in flight.
+BLOCK_BYTES = 4 * 2**20
+#: Missing entries from which a run computes them in worker processes, and how many.
+MIN_PREFETCH, PROCESSES = 4, 2
+#: Worker processes' allocators: one glibc arena, Arrow on glibc, Polars' jemalloc returning
+#: freed pages soon, which keeps their peak memory down (their own variables win).
+WORKER_ENV = {
+    "MALLOC_ARENA_MAX": "1",
+    "ARROW_DEFAULT_MEMORY_POOL": "system",
+    "_RJEM_MALLOC_CONF": "dirty_decay_ms:1000,muzzy_decay_ms:0",
+}
+#: glibc mallopt (M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, M_TOP_PAD) in the worker processes.
+_MALLOPT = ((-3, 32 * 2**20), (-1, 256 * 2**20), (-2, 64 * 2**20))
 
 
 @dataclass(frozen=True)
@@ -85,36 +103,34 @@ def compute(chunk_file: Path) -> SnapshotTerms:
     """Read and tokenise a chunk file block by block (text is never held whole).
 
     Blocks are parsed and counted by ``WORKERS`` threads (Polars, numpy and Arrow release the
-    GIL), at most ``AHEAD`` blocks in flight, and merged in file order: the result does not
-    depend on the scheduling.
+    GIL), at most ``AHEAD`` blocks in flight; each block's counts join the file's as it
+    arrives, in file order (:class:`arbwb.retrievers.terms.TermMerger`), so the result does
+    not depend on the scheduling.
     """
-    from arbwb.retrievers.terms import merge_counts
+    from arbwb.retrievers.terms import TermMerger
 
     metas: list[pl.DataFrame] = []
-    parts: list[BatchCounts] = []
+    merger = TermMerger()
     pending: deque[Future[tuple[pl.DataFrame, list[BatchCounts]]]] = deque()
 
     def take() -> None:
         meta, counted = pending.popleft().result()
         metas.append(meta)
-        parts.extend(counted)
+        for part in counted:
+            merger.add(part)
 
     with ThreadPoolExecutor(WORKERS, thread_name_prefix="arbwb-terms") as pool:
-        for block in iter_raw_blocks(chunk_file):
+        for block in iter_raw_blocks(chunk_file, BLOCK_BYTES):
             pending.append(pool.submit(_count_block, chunk_file, block))
             if len(pending) >= AHEAD:
                 take()
         while pending:
             take()
-    found = merge_counts(parts)
-    parts.clear()
+    found, doc_len = merger.finish()
     chunks = pl.concat(metas) if metas else _empty_meta()
     terms, rows = found.terms, found.counts
     del found
-    summed = np.zeros(len(rows.data) + 1, dtype=np.int64)
-    np.cumsum(rows.data, out=summed[1:])
-    doc_len, n_unique = np.diff(summed[rows.indptr]), np.diff(rows.indptr).astype(np.int64)
-    del summed
+    n_unique = np.diff(rows.indptr)
     csc = rows.tocsc()
     del rows  # the row-major copy is freed before the caller goes on
     counts = ColumnCounts(csc.indptr, csc.indices, csc.data, (csc.shape[0], csc.shape[1]))
@@ -313,18 +329,18 @@ class TermSource:
     hits: int = 0
     misses: int = 0
     ahead: int = 0
-    pending: dict[Path, Future[bool]] = field(default_factory=dict)
+    pending: dict[Path, _Worker] = field(default_factory=dict)
 
     def prefetch(
         self, corpus: Corpus, snapshot_ids: Sequence[str], candidate_filter: CandidateFilter
     ) -> None:
-        """Compute the missing entries of about half the run's bytes in a second process.
+        """Compute the run's missing entries in ``PROCESSES`` worker processes.
 
-        arbwb-defined: uses the machine's second core. Chunk files whose entry is absent are
-        split in run order, each going to whichever side has fewer bytes so far (the first to
-        this process), so both sides advance through the run together; :meth:`load` waits
-        for an entry the other process owns and then reads it like any cached entry. Without
-        a cache folder, or with fewer than two missing entries, nothing happens.
+        arbwb-defined: uses every core while this process only loads entries and ranks, so its
+        memory stays that of a warm run (the workers' is freed when they exit). Missing chunk
+        files are split between the workers in run order (:func:`shares`); :meth:`load` waits
+        for an entry and then reads it like any cached entry. Without a cache folder, or with
+        fewer than ``MIN_PREFETCH`` missing entries, nothing happens (they are computed here).
         """
         del candidate_filter  # entries hold every chunk; the filter applies when loading
         if self.folder is None:
@@ -337,26 +353,17 @@ class TermSource:
                 missing.append(chunk_file)
         if len(missing) < MIN_PREFETCH:
             return
-        here = there = 0
-        theirs = []
-        for chunk_file in missing:
-            size = chunk_file.stat().st_size
-            if there < here:
-                theirs.append(chunk_file)
-                there += size
-            else:
-                here += size
-        pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-        for chunk_file in theirs:
-            self.pending[chunk_file] = pool.submit(warm_entry, self.folder, chunk_file)
-        pool.shutdown(wait=False)  # the worker exits once its queue is done
+        for share in shares(missing, PROCESSES):
+            if share:
+                worker = _Worker.start(self.folder, share)
+                self.pending.update(dict.fromkeys(share, worker))
 
     def load(self, corpus: Corpus, snapshot_id: str) -> SnapshotTerms:
         """The snapshot's term statistics: the cached entry if valid, else computed (and saved)."""
         chunk_file = corpus.chunk_path(snapshot_id)
         entry = None
-        prefetched = self.pending.pop(chunk_file, None)
-        if prefetched is not None and _finished(prefetched):
+        worker = self.pending.pop(chunk_file, None)
+        if worker is not None and worker.wait_for(chunk_file):
             self.ahead += 1
         if self.folder is not None:
             entry = cache.entry_path(self.folder, chunk_file, VERSION, ".bin")
@@ -373,7 +380,7 @@ class TermSource:
 
     def stats(self) -> dict[str, Any]:
         """Snapshots whose term statistics came from the disk cache vs were computed (here or,
-        ``term_cache_prefetched`` of the hits, by the second process this run)."""
+        ``term_cache_prefetched`` of the hits, by the worker processes this run)."""
         return {
             "term_cache_hits": self.hits,
             "term_cache_misses": self.misses,
@@ -381,17 +388,68 @@ class TermSource:
         }
 
 
-def _finished(future: Future[bool]) -> bool:
-    """Wait for a prefetch; False when it failed (the entry is then computed here, where a bad
-    chunk file raises its located error)."""
-    try:
-        return future.result()
-    except Exception:  # a broken worker must not stop the run: this process computes it
-        return False
+@dataclass
+class _Worker:
+    """A worker process computing a share of the run's entries, in order, and which of them
+    it has reported (True: saved; False: failed, so the parent computes it and reports the
+    located error)."""
+
+    process: subprocess.Popen[str]
+    files: list[Path]
+    done: dict[Path, bool] = field(default_factory=dict)
+
+    @classmethod
+    def start(cls, folder: Path, files: list[Path]) -> _Worker:
+        """Launch ``python -m arbwb.retrievers.termworker`` on ``files`` (run order).
+
+        Its environment adds ``WORKER_ENV`` (unless set already) and this arbwb's folder to
+        PYTHONPATH, so it imports the same package.
+        """
+        job = [str(chunk_file) for chunk_file in files]
+        package_root = str(Path(__file__).resolve().parents[2])
+        path = os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))
+        env = WORKER_ENV | dict(os.environ) | {"PYTHONPATH": path}
+        process = subprocess.Popen(
+            [sys.executable, "-m", "arbwb.retrievers.termworker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        worker = cls(process, list(files))
+        weakref.finalize(worker, _stop, process)  # abandoned (e.g. the run failed): stopped
+        assert process.stdin is not None
+        process.stdin.write(json.dumps({"folder": str(folder), "files": job}))
+        process.stdin.close()
+        return worker
+
+    def wait_for(self, chunk_file: Path) -> bool:
+        """Wait until the worker reports ``chunk_file``; False if it failed or the worker
+        ended without reporting it."""
+        stdout = self.process.stdout
+        assert stdout is not None
+        while chunk_file not in self.done:
+            line = stdout.readline()
+            index, _, status = line.rstrip("\n").partition("\t")
+            if not index.isdigit() or int(index) >= len(self.files):  # ended (or garbled)
+                self.done.update((f, False) for f in self.files if f not in self.done)
+                break
+            self.done[self.files[int(index)]] = status == "ok"
+        if len(self.done) == len(self.files) and self.process.poll() is None:
+            stdout.close()
+            self.process.wait()
+        return self.done[chunk_file]
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    """Terminate a worker if it still runs (its entries are written atomically) and reap it."""
+    process.terminate()  # a no-op once it has been waited for
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=5)
 
 
 def warm_entry(folder: Path, chunk_file: Path) -> bool:
-    """Compute and save a chunk file's entry unless present (the second process's task)."""
+    """Compute and save a chunk file's entry unless present (a worker process's task)."""
     entry = cache.entry_path(folder, chunk_file, VERSION, ".bin")
     if entry.is_file():
         return True
@@ -400,6 +458,33 @@ def warm_entry(folder: Path, chunk_file: Path) -> bool:
     except Exception:  # reported by the main process, which recomputes this file
         return False
     return True
+
+
+def shares(files: Sequence[Path], n: int) -> list[list[Path]]:
+    """``files`` (run order) split between ``n`` workers: each file goes to the worker with
+    the fewest bytes so far (the first on ties), so the workers advance through the run
+    together and each computes its files in run order."""
+    out: list[list[Path]] = [[] for _ in range(n)]
+    loads = [0] * n
+    for chunk_file in files:
+        k = loads.index(min(loads))
+        out[k].append(chunk_file)
+        loads[k] += chunk_file.stat().st_size
+    return out
+
+
+def worker_init() -> None:
+    """Tune a worker's malloc (Linux glibc, via ctypes): keep freed memory for reuse instead
+    of returning and faulting it in again for every block; the worker's memory is returned
+    when it exits. Elsewhere, or if the call fails, nothing changes."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    for option, value in _MALLOPT:
+        mallopt(option, value)
 
 
 def candidate_terms(
