@@ -59,6 +59,15 @@ def read_frame(path: Path) -> pl.DataFrame | None:
         return None
 
 
+def read_frames(paths: list[str], *, source: str) -> pl.DataFrame | None:
+    """Cached Parquet frames of one schema in one read, each row's file in column ``source``;
+    None when any is absent or unreadable (then the caller falls back to :func:`read_frame`)."""
+    try:
+        return pl.read_parquet(paths, include_file_paths=source)
+    except (OSError, pl.exceptions.PolarsError):
+        return None
+
+
 def write_frame(path: Path, frame: pl.DataFrame) -> None:
     """Write a Parquet entry atomically, creating its folder."""
     path.parent.mkdir(parents=True, exist_ok=True)

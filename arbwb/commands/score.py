@@ -68,8 +68,8 @@ def run(args: argparse.Namespace) -> int:
     runs = scoring.load_runs(args.rankings)
     if corpus is not None and scoring.needs_corpus(metrics):
         scoring.prefetch_costs(runs, samples, corpus)  # each chunk file read once, not per run
-    scored = [scoring.score_run(r, samples, metrics, corpus) for r in runs]
-    summaries = [scoring.run_summary(s, args.by) for s in scored]
+    scored = scoring.score_all(runs, samples, metrics, corpus)
+    summaries = scoring.run_summaries(scored, args.by)
     if args.format == "json":
         inputs = [*args.rankings, *(sample_files(args.samples) if args.samples else [])]
         document = {

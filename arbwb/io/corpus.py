@@ -171,6 +171,8 @@ class Corpus:
         scanned (:func:`mapped_files`); the others, and any scan that cannot vouch for its rows, get
         the full parse.
         """
+        unread = {sid: self.chunk_path(sid) for sid in wanted if sid not in self._known}
+        self._known |= costcache.load_many(self.cache_dir, unread)
         todo: dict[str, set[str] | None] = {}
         for sid, paths in wanted.items():
             known = self._load_known(sid)
