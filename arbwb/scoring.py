@@ -152,6 +152,8 @@ def score_all(
             groups.append([run])
         else:
             group.append(run)
+    if corpus is not None and needs_corpus(metrics) and len(groups) > 1:
+        prefetch_costs(runs, samples, corpus)  # each chunk file read once, not per group
     done: dict[str, Scored] = {}
     for group in groups:
         done |= {s.run.run: s for s in _score_group(group, samples, metrics, corpus)}

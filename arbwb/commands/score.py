@@ -66,8 +66,6 @@ def run(args: argparse.Namespace) -> int:
 
         corpus = open_corpus(args.corpus, use_cache=not args.no_cache)
     runs = scoring.load_runs(args.rankings)
-    if corpus is not None and scoring.needs_corpus(metrics):
-        scoring.prefetch_costs(runs, samples, corpus)  # each chunk file read once, not per run
     scored = scoring.score_all(runs, samples, metrics, corpus)
     summaries = scoring.run_summaries(scored, args.by)
     if args.format == "json":

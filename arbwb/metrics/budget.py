@@ -14,14 +14,12 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Sequence
 
-import numpy as np
 import polars as pl
 
 from arbwb.errors import InputError
 from arbwb.io.corpus import Corpus
 from arbwb.metrics.spec import MetricSpec
 from arbwb.schemas import METRICS, validate
-from arbwb.stats import bootstrap_ci, bootstrap_means, percentile_interval
 from arbwb.tokenize import count_tokens_expr
 
 DEFAULT_BUDGETS: tuple[int, ...] = (4000, 8000, 16000, 32000)
@@ -218,7 +216,8 @@ def missing_snapshots(
     as a failure with value 0, so callers report how many there are."""
     gold = labels.filter((pl.col("role") == "gold") & (pl.col("path") != ""))
     mapping = _snapshot_map(snapshots, gold.select("sample_id").unique())
-    known = pl.col("snapshot_id").map_elements(corpus.has, return_dtype=pl.Boolean)
+    ids = pl.Series(corpus.snapshot_ids(), dtype=pl.String)
+    known = pl.col("snapshot_id").is_in(ids.implode())
     return mapping.filter(~known).sort("sample_id")
 
 
@@ -267,6 +266,8 @@ def bcy_curves(
     (arbwb-defined, seeded). Also reports n, the share of lower-bound values and the number
     of missing-snapshot failures, so a curve never hides what it averaged over.
     """
+    import numpy as np  # only curves need numpy: BCY scores load without it
+
     with_task = table.join(tasks.select("sample_id", "task").unique(), on="sample_id", how="left")
     unknown = with_task.filter(pl.col("task").is_null())["sample_id"].unique().to_list()
     if unknown:
@@ -307,6 +308,10 @@ def _shared_intervals(
     the same resamples as one :func:`bootstrap_ci` call per group, drawn once instead of once
     per (budget, τ). Groups whose samples differ fall back to one call each.
     """
+    import numpy as np
+
+    from arbwb.stats import bootstrap_ci, bootstrap_means, percentile_interval
+
     by_pair: dict[tuple[object, ...], list[tuple[object, ...]]] = {}
     for key in groups:
         by_pair.setdefault(key[:2], []).append(key)
