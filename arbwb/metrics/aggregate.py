@@ -77,25 +77,42 @@ def _with_group(metrics: pl.DataFrame, samples: pl.DataFrame, by: str) -> pl.Dat
     return joined
 
 
-def _levels(metrics: pl.DataFrame, by: str | None) -> pl.DataFrame:
-    """Per (run, metric): n, value (weighted, or macro over ``by`` groups) and n_groups."""
+def _levels(metrics: pl.DataFrame, by: str | None, within: str | None = None) -> pl.DataFrame:
+    """Per (run, [within], metric): n, value (weighted, or macro over ``by`` groups), n_groups.
+
+    One query finds every group's rows (in frame order) and ``by`` codes; each mean is then
+    :func:`level_means` of that group's values alone, so it equals a call per group.
+    """
+    keys = ["run", *([within] if within else []), "metric"]
+    codes_expr = []
+    if by is not None:
+        dense = pl.col(by).cast(pl.String).fill_null("").rank("dense").over(keys)
+        codes_expr = [(dense.cast(pl.Int64) - 1).alias("_code")]
+    indexed = metrics.with_row_index("_row").with_columns(codes_expr)
+    groups = indexed.group_by(keys, maintain_order=True).agg(_rows=pl.col("_row"))
+    values = metrics["value"].cast(pl.Float64).fill_null(np.nan).to_numpy()
+    codes_all = None if by is None else indexed["_code"].to_numpy()
+    labels = None if by is None else metrics[by].to_list()
     rows: list[dict[str, object]] = []
-    for (run, metric), part in metrics.group_by("run", "metric", maintain_order=True):
-        values = part["value"].cast(pl.Float64).fill_null(np.nan).to_numpy().reshape(-1, 1)
-        codes = None if by is None else group_codes(part[by])
-        value = float(level_means(np.ones((1, part.height)), values, codes)[0, 0])
+    for *key, members in groups.iter_rows():
+        where = np.asarray(members, dtype=np.int64)
+        part = values[where].reshape(-1, 1)
+        codes = None if codes_all is None else codes_all[where]
+        value = float(level_means(np.ones((1, part.shape[0])), part, codes)[0, 0])
         rows.append(
             {
-                "run": run,
-                "metric": metric,
-                "n": part.height,
+                **dict(zip(keys, key, strict=True)),
+                "n": part.shape[0],
                 "value": None if np.isnan(value) else value,
                 "n_groups": None if codes is None else int(codes.max()) + 1,
-                "groups": None if by is None else ",".join(sorted(part[by].unique().to_list())),
+                "groups": None
+                if labels is None
+                else ",".join(sorted({labels[i] for i in members})),
             }
         )
     schema = {
         "run": pl.String,
+        **({within: metrics.schema[within]} if within else {}),
         "metric": pl.String,
         "n": pl.Int64,
         "value": pl.Float64,
@@ -115,11 +132,8 @@ def aggregate(
         msg = f"grouping by {by!r} needs the samples frame"
         raise ValueError(msg)
     joined = _with_group(metrics, samples, by)
-    parts = [
-        _levels(part, None).select("run", pl.lit(key[0]).alias(by), "metric", "n", "value")
-        for key, part in joined.group_by(by, maintain_order=True)
-    ]
-    return pl.concat(parts).sort("run", by, maintain_order=True)
+    means = _levels(joined, None, within=by).select("run", by, "metric", "n", "value")
+    return means.sort("run", by, maintain_order=True)
 
 
 def task_macro(
