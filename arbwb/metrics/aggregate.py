@@ -110,7 +110,7 @@ def _levels(metrics: pl.DataFrame, by: str | None, within: str | None = None) ->
                 else ",".join(sorted({labels[i] for i in members})),
             }
         )
-    schema = {
+    schema: dict[str, pl.DataType | type[pl.DataType]] = {
         "run": pl.String,
         **({within: metrics.schema[within]} if within else {}),
         "metric": pl.String,
