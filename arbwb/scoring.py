@@ -169,9 +169,9 @@ def _same_gold(first: RunData, other: RunData, samples: SampleSet | None) -> boo
         return False
     if other.labels is None or other.details is None:
         return False
-    return first.labels.equals(other.labels) and first.details.drop("line").equals(
-        other.details.drop("line")
-    )
+    if not first.labels.equals(other.labels):
+        return False
+    return _same_samples(first.details, other.details)
 
 
 def _score_group(
@@ -272,7 +272,7 @@ def score_table(scored: Sequence[Scored], by: str | None = None) -> pl.DataFrame
 
 def _same_samples(first: pl.DataFrame, other: pl.DataFrame) -> bool:
     """Whether two sample frames group samples alike (details file line numbers aside)."""
-    if first is other:
+    if first is other or first.equals(other):
         return True
     drop = [c for c in ("line",) if c in first.columns and c in other.columns]
     return first.drop(drop).equals(other.drop(drop))
@@ -296,18 +296,19 @@ def score_runs(
 
 def run_summaries(scored: Sequence[Scored], by: str | None = None) -> list[dict[str, Any]]:
     """:func:`run_summary` of each run, from one means table for all of them."""
-    table = score_table(scored, by)
-    parts = table.partition_by("run", as_dict=True, maintain_order=True)
-    return [_summary(s, parts.get((s.run.run,), table.clear())) for s in scored]
+    rows: dict[str, list[dict[str, Any]]] = {}
+    for row in score_table(scored, by).iter_rows(named=True):
+        rows.setdefault(row["run"], []).append(row)
+    return [_summary(s, rows.get(s.run.run, [])) for s in scored]
 
 
 def run_summary(scored: Scored, by: str | None = None) -> dict[str, Any]:
     """The JSON summary of one run: counts, overall means and means per task (and ``by``)."""
-    return _summary(scored, score_table([scored], by))
+    return _summary(scored, list(score_table([scored], by).iter_rows(named=True)))
 
 
-def _summary(scored: Scored, table: pl.DataFrame) -> dict[str, Any]:
-    """The JSON summary of one run from its rows of the means table."""
+def _summary(scored: Scored, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The JSON summary of one run from its rows of the means table (in table order)."""
     summary: dict[str, Any] = {
         "run": scored.run.run,
         "n": scored.counts["n_expected"],
@@ -315,14 +316,15 @@ def _summary(scored: Scored, table: pl.DataFrame) -> dict[str, Any]:
         "n_error": scored.counts["n_error"],
         **{k: v for k, v in scored.counts.items() if k == "n_missing_snapshot"},
     }
-    for grouping, part in table.group_by("grouping", maintain_order=True):
-        groups: dict[str, dict[str, Any]] = {}
-        for row in part.iter_rows(named=True):
-            groups.setdefault(row["group"], {"n": row["n"]})[row["metric"]] = row["value"]
-        if grouping[0] == "overall":
+    levels: dict[str, dict[str, dict[str, Any]]] = {}
+    for row in rows:
+        groups = levels.setdefault(row["grouping"], {})
+        groups.setdefault(row["group"], {"n": row["n"]})[row["metric"]] = row["value"]
+    for grouping, groups in levels.items():
+        if grouping == "overall":
             summary["overall"] = {k: v for k, v in groups["overall"].items() if k != "n"}
         else:
-            summary[f"by_{grouping[0]}"] = groups
+            summary[f"by_{grouping}"] = groups
     return summary
 
 
