@@ -399,6 +399,8 @@ def _with_deep_gold(
     prefix: pl.DataFrame, extra: pl.DataFrame, order: pl.DataFrame, run: str
 ) -> pl.DataFrame:
     """Add rows for gold ranked past the stored prefix, at their full-ranking rank."""
+    if extra.is_empty():  # nothing to add: the prefix is already in (seq, rank) order
+        return schemas.validate(prefix, schemas.RANKINGS, name="rankings")
     depth = prefix.group_by("sample_id").agg(depth=pl.col("rank").max())
     deep = (
         extra.join(depth, on="sample_id", how="left")
