@@ -145,6 +145,8 @@ def score_all(
     """:func:`score_run` of every run, the same numbers from fewer queries: runs judged by the
     same gold (``samples``, or equal gold and details rows) are evaluated together, as
     :func:`~arbwb.metrics.evaluate` and the BCY packer work per (run, sample) anyway."""
+    if len({run.run for run in runs}) < len(runs):  # names key the joint evaluation
+        return [score_run(run, samples, metrics, corpus) for run in runs]
     groups: list[list[RunData]] = []
     for run in runs:
         group = next((g for g in groups if _same_gold(g[0], run, samples)), None)
@@ -291,7 +293,7 @@ def score_runs(
     loaded = iter(load_runs(paths))
     data = [r if isinstance(r, RunData) else next(loaded) for r in runs]
     names = metric_names(list(metrics))
-    return score_table([score_run(r, samples, names, corpus) for r in data], by)
+    return score_table(score_all(data, samples, names, corpus), by)
 
 
 def run_summaries(scored: Sequence[Scored], by: str | None = None) -> list[dict[str, Any]]:
