@@ -11,7 +11,7 @@ import polars as pl
 from arbwb import schemas
 from arbwb.errors import InputError
 from arbwb.io.corpus import Corpus
-from arbwb.metrics.budget import bcy_metrics
+from arbwb.metrics.budget import ENGINE, bcy_metrics
 from arbwb.metrics.rank import apply_stored_mrr, count_aggs, value_expr
 from arbwb.metrics.spec import DEFAULT_METRICS, MetricSpec, parse_metric
 
@@ -87,7 +87,7 @@ def evaluate(
     )
     repeated = pl.struct("run", "sample_id", "path").is_duplicated().any()
     gold, grid, ranked, twice = pl.collect_all(
-        [gold_query, grid_query, ranked_query, ranked_query.select(repeated)]
+        [gold_query, grid_query, ranked_query, ranked_query.select(repeated)], engine=ENGINE
     )
     if twice.item():
         msg = "rankings repeat a path within a (run, sample); build them with load_rankings"
@@ -128,7 +128,7 @@ def evaluate(
     long = (
         pl.concat(parts)
         .sort("run", "sample_id", pl.col("metric").replace_strict(order, return_dtype=pl.Int64))
-        .collect()
+        .collect(engine=ENGINE)
     )
     return schemas.validate(long, schemas.METRICS, name="metrics")
 
@@ -164,5 +164,5 @@ def coverage(
         .join(n_expected, how="cross")
         .with_columns(n_missing=pl.col("n_expected") - pl.col("n_ranked") - pl.col("n_error"))
         .select("run", "n_expected", "n_ranked", "n_missing", "n_error")
-        .collect()
+        .collect(engine=ENGINE)
     )
