@@ -17,13 +17,14 @@ import shutil
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
 import polars as pl
 
 from arbwb.jsonio import atomic_open
+
+if TYPE_CHECKING:  # numpy loads with the array entries, not with every cache user
+    import numpy.typing as npt
 
 _BLOB_MAGIC = b"ARBWB-BLOB-1\n"
 _ALIGN = 64
@@ -77,6 +78,8 @@ def write_frame(path: Path, frame: pl.DataFrame) -> None:
 
 def read_arrays(path: Path) -> dict[str, npt.NDArray[Any]] | None:
     """A cached ``.npz`` entry's arrays, or None when absent or unreadable (then recomputed)."""
+    import numpy as np
+
     try:
         with np.load(path, allow_pickle=False) as entry:
             return {name: entry[name] for name in entry.files}
@@ -86,6 +89,8 @@ def read_arrays(path: Path) -> dict[str, npt.NDArray[Any]] | None:
 
 def write_arrays(path: Path, arrays: Mapping[str, npt.NDArray[Any]]) -> None:
     """Write an uncompressed ``.npz`` entry atomically, creating its folder."""
+    import numpy as np
+
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_open(path, "wb", durable=False) as handle:
         np.savez(handle, **dict(arrays))  # type: ignore[arg-type]
@@ -98,6 +103,8 @@ def write_blob(path: Path, arrays: Mapping[str, npt.NDArray[Any]]) -> None:
     its buffers without a copy; a torn or foreign file fails the size checks of
     :func:`read_blob` and is recomputed.
     """
+    import numpy as np
+
     layout, offset = {}, 0
     for name, array in arrays.items():
         layout[name] = {"dtype": array.dtype.str, "shape": list(array.shape), "offset": offset}
@@ -117,6 +124,8 @@ def write_blob(path: Path, arrays: Mapping[str, npt.NDArray[Any]]) -> None:
 def read_blob(path: Path) -> dict[str, npt.NDArray[Any]] | None:
     """A :func:`write_blob` entry's arrays (read-only views of the mapped file), or None when
     it is absent, torn or not such an entry (then it is recomputed)."""
+    import numpy as np
+
     try:
         with path.open("rb") as handle:
             mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)

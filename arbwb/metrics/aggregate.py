@@ -4,7 +4,9 @@ One formula serves every caller (``arbwb score``, the leaderboard and its bootst
 :func:`level_means` takes a weight matrix, so a point value is the row of ones and a bootstrap
 replicate is a row of resampling counts. A null value (``first_gold_rank`` without a hit) is
 left out of its mean while ``n`` still counts every sample; a macro averages the groups (tasks
-or repositories) that have at least one value.
+or repositories) that have at least one value. :func:`aggregate`'s sample-weighted means (the
+row of ones) are summed left to right, as upstream sums means (spec §0), so they equal
+upstream's to the last bit without loading numpy.
 
 ``samples`` may be the SAMPLES frame of :func:`arbwb.io.samples.load_samples` or the
 ``details`` frame of :class:`arbwb.io.rankings.RunData`: both carry ``sample_id``, ``task``,
@@ -13,13 +15,21 @@ or repositories) that have at least one value.
 
 from __future__ import annotations
 
-import numpy as np
-import numpy.typing as npt
+import operator
+from collections.abc import Sequence
+from functools import reduce
+from typing import TYPE_CHECKING
+
 import polars as pl
+
+if TYPE_CHECKING:  # numpy loads only where a weight matrix is used (macros, the leaderboard)
+    import numpy as np
+    import numpy.typing as npt
+
+    FloatArray = npt.NDArray[np.float64]
 
 POSITIVE_TASKS: tuple[str, ...] = ("code2test", "comment2context", "trace2code", "edit2ripple")
 GROUPINGS = ("task", "repo", "split", "stratum")
-FloatArray = npt.NDArray[np.float64]
 
 
 def level_means(
@@ -31,6 +41,8 @@ def level_means(
     0..G-1): the unweighted mean over groups of each group's weighted mean, over the groups
     with positive weight on non-NaN values. NaN where nothing is left.
     """
+    import numpy as np
+
     valid = ~np.isnan(values)
     filled = np.where(valid, values, 0.0)
     if codes is None:
@@ -54,7 +66,7 @@ def level_means(
 
 def group_codes(column: pl.Series) -> npt.NDArray[np.int64]:
     """Dense 0-based integer codes of a column's values (nulls form their own group)."""
-    codes: npt.NDArray[np.int64] = (
+    codes: npt.NDArray[np.int64] = (  # to_numpy loads numpy
         column.cast(pl.String).fill_null("").rank("dense").cast(pl.Int64).to_numpy() - 1
     )
     return codes
@@ -77,39 +89,46 @@ def _with_group(metrics: pl.DataFrame, samples: pl.DataFrame, by: str) -> pl.Dat
     return joined
 
 
+def pooled_mean(values: Sequence[float | None]) -> float | None:
+    """Mean of the non-null, non-NaN values, summed left to right as upstream does (spec §0);
+    None when there is none. Equals :func:`level_means` with a row of ones up to summation
+    order (BLAS sums in blocks)."""
+    kept = [v for v in values if v is not None and v == v]  # NaN != NaN
+    return reduce(operator.add, kept, 0.0) / len(kept) if kept else None
+
+
 def _levels(metrics: pl.DataFrame, by: str | None, within: str | None = None) -> pl.DataFrame:
     """Per (run, [within], metric): n, value (weighted, or macro over ``by`` groups), n_groups.
 
-    One query finds every group's rows (in frame order) and ``by`` codes; each mean is then
-    :func:`level_means` of that group's values alone, so it equals a call per group.
+    One query gathers every group's values (in frame order); a weighted value is the
+    :func:`pooled_mean` of its group, a macro value :func:`level_means` of the group alone.
     """
     keys = ["run", *([within] if within else []), "metric"]
-    codes_expr = []
+    gathered = [pl.col("value").cast(pl.Float64)]
     if by is not None:
         dense = pl.col(by).cast(pl.String).fill_null("").rank("dense").over(keys)
-        codes_expr = [(dense.cast(pl.Int64) - 1).alias("_code")]
-    indexed = metrics.with_row_index("_row").with_columns(codes_expr)
-    groups = indexed.group_by(keys, maintain_order=True).agg(_rows=pl.col("_row"))
-    values = metrics["value"].cast(pl.Float64).fill_null(np.nan).to_numpy()
-    codes_all = None if by is None else indexed["_code"].to_numpy()
-    labels = None if by is None else metrics[by].to_list()
+        metrics = metrics.with_columns(_codes=dense.cast(pl.Int64) - 1)
+        gathered += [pl.col("_codes"), pl.col(by).alias("_labels")]
+    groups = metrics.group_by(keys, maintain_order=True).agg(gathered)
+    width = len(keys)
     rows: list[dict[str, object]] = []
-    for *key, members in groups.iter_rows():
-        where = np.asarray(members, dtype=np.int64)
-        part = values[where].reshape(-1, 1)
-        codes = None if codes_all is None else codes_all[where]
-        value = float(level_means(np.ones((1, part.shape[0])), part, codes)[0, 0])
-        rows.append(
-            {
-                **dict(zip(keys, key, strict=True)),
-                "n": part.shape[0],
+    for record in groups.iter_rows():
+        key, values, coded = record[:width], record[width], record[width + 1 :]
+        row: dict[str, object] = {**dict(zip(keys, key, strict=True)), "n": len(values)}
+        if by is None:
+            row |= {"value": pooled_mean(values), "n_groups": None, "groups": None}
+        else:
+            import numpy as np
+
+            codes = np.asarray(coded[0], dtype=np.int64)
+            part = np.asarray(values, dtype=np.float64).reshape(-1, 1)  # None -> NaN
+            value = float(level_means(np.ones((1, part.shape[0])), part, codes)[0, 0])
+            row |= {
                 "value": None if np.isnan(value) else value,
-                "n_groups": None if codes is None else int(codes.max()) + 1,
-                "groups": None
-                if labels is None
-                else ",".join(sorted({labels[i] for i in members})),
+                "n_groups": int(codes.max()) + 1,
+                "groups": ",".join(sorted(set(coded[1]))),
             }
-        )
+        rows.append(row)
     schema: dict[str, pl.DataType | type[pl.DataType]] = {
         "run": pl.String,
         **({within: metrics.schema[within]} if within else {}),
