@@ -14,7 +14,7 @@ import pytest
 from arbwb import scoring
 from arbwb.io.corpus import Corpus, open_corpus
 from arbwb.jsonio import write_jsonl
-from arbwb.metrics.aggregate import aggregate, task_macro
+from arbwb.metrics.aggregate import aggregate, pooled_mean, task_macro
 
 COMMITS = ("a" * 40, "b" * 40)
 TEXTS = {
@@ -200,8 +200,12 @@ def test_aggregate_many_runs_and_metrics_equals_literal_group_means() -> None:
     task_of = dict(samples.iter_rows())
 
     def mean(xs: list[float | None]) -> float | None:
-        kept = [x for x in xs if x is not None]
-        return sum(kept) / len(kept) if kept else None
+        """Spec §0 literally: a left-to-right sum divided by the count."""
+        total, count = 0.0, 0
+        for x in xs:
+            if x is not None:
+                total, count = total + x, count + 1
+        return total / count if count else None
 
     overall = {
         (r["run"], r["metric"]): (r["n"], r["value"])
@@ -210,14 +214,14 @@ def test_aggregate_many_runs_and_metrics_equals_literal_group_means() -> None:
     assert list(overall) == list(values)  # groups in order of appearance
     for key, vs in values.items():
         assert overall[key][0] == 5
-        assert overall[key][1] == pytest.approx(mean(vs), abs=1e-12)
+        assert overall[key][1] == mean(vs)  # the same additions in the same order
     by_task = aggregate(metrics, samples, by="task")
     assert by_task["run"].to_list() == sorted(by_task["run"].to_list())
     for row in by_task.iter_rows(named=True):
         vs = values[(row["run"], row["metric"])]
         part = [v for i, v in enumerate(vs) if task_of[f"s{i + 1}"] == row["task"]]
         assert row["n"] == len(part)
-        assert row["value"] == pytest.approx(mean(part), abs=1e-12)
+        assert row["value"] == mean(part)
     macro = task_macro(metrics, samples)
     for row in macro.iter_rows(named=True):
         vs = values[(row["run"], row["metric"])]
@@ -227,3 +231,17 @@ def test_aggregate_many_runs_and_metrics_equals_literal_group_means() -> None:
         want = sum(kept) / len(kept) if kept else None
         assert row["value"] == (None if want is None else pytest.approx(want, abs=1e-12))
         assert row["n_tasks"] == 3 and row["tasks"] == ",".join(tasks)
+
+
+def test_pooled_mean_sums_left_to_right_where_blocked_sums_differ() -> None:
+    # 40 values whose sum depends on the order: 1e16 swallows the ones added after it
+    values: list[float | None] = [1.0] * 20 + [1e16] + [1.0] * 18 + [-1e16, None]
+    total = 0.0
+    for v in values[:-1]:
+        total += v  # type: ignore[operator]
+    assert pooled_mean(values) == total / 40
+    assert pooled_mean([None, float("nan")]) is None
+    metrics = pl.DataFrame(
+        {"run": ["r"] * 41, "sample_id": [f"s{i:02d}" for i in range(41)], "metric": ["m"] * 41},
+    ).with_columns(value=pl.Series(values, dtype=pl.Float64))
+    assert aggregate(metrics).rows() == [("r", "m", 41, total / 40)]

@@ -5,8 +5,9 @@ One formula serves every caller (``arbwb score``, the leaderboard and its bootst
 replicate is a row of resampling counts. A null value (``first_gold_rank`` without a hit) is
 left out of its mean while ``n`` still counts every sample; a macro averages the groups (tasks
 or repositories) that have at least one value. :func:`aggregate`'s sample-weighted means (the
-row of ones) are summed left to right, as upstream sums means (spec §0), so they equal
-upstream's to the last bit without loading numpy.
+row of ones) are summed left to right in sample order, the way upstream sums means (spec §0),
+which needs no numpy; they may differ from :func:`level_means` in the last bit (BLAS sums in
+blocks), far inside the spec's 1e-12.
 
 ``samples`` may be the SAMPLES frame of :func:`arbwb.io.samples.load_samples` or the
 ``details`` frame of :class:`arbwb.io.rankings.RunData`: both carry ``sample_id``, ``task``,
@@ -90,9 +91,9 @@ def _with_group(metrics: pl.DataFrame, samples: pl.DataFrame, by: str) -> pl.Dat
 
 
 def pooled_mean(values: Sequence[float | None]) -> float | None:
-    """Mean of the non-null, non-NaN values, summed left to right as upstream does (spec §0);
-    None when there is none. Equals :func:`level_means` with a row of ones up to summation
-    order (BLAS sums in blocks)."""
+    """Mean of the non-null, non-NaN values, summed left to right as upstream sums means
+    (spec §0); None when there is none. :func:`level_means` with a row of ones, up to the
+    summation order."""
     kept = [v for v in values if v is not None and v == v]  # NaN != NaN
     return reduce(operator.add, kept, 0.0) / len(kept) if kept else None
 
