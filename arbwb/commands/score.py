@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     import json
     import sys
 
-    from arbwb import scoring, tables
+    from arbwb import scoring
     from arbwb.io.samples import load_samples, sample_files
     from arbwb.jsonio import sha256_file, write_text_atomic
 
@@ -77,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
         }
         text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     else:
+        from arbwb import tables
+
         _warn_missing(summaries)
         table = scoring.score_table(scored, args.by)
         if args.format == "csv":

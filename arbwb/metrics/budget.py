@@ -186,12 +186,11 @@ def bcy_table(
     samples whose ranking has ≥ 20 files that do not fill the budget, so more context could
     have been packed and the value is a lower bound.
     """
-    table, failed = _bcy_lazy(
+    table = _bcy_lazy(
         rankings, labels, corpus, snapshots=snapshots, budgets=budgets, thresholds=thresholds
-    )
-    out, n_failed = pl.collect_all([table, failed], engine=ENGINE)
-    _warn_failed(n_failed.item())
-    return out
+    ).collect(engine=ENGINE)
+    _warn_failed(table)
+    return table
 
 
 def _bcy_lazy(
@@ -202,9 +201,9 @@ def _bcy_lazy(
     snapshots: pl.DataFrame,
     budgets: Sequence[int],
     thresholds: Sequence[int],
-) -> tuple[pl.LazyFrame, pl.LazyFrame]:
-    """:func:`bcy_table`'s table (sorted) and its number of failed (run, sample) pairs, as
-    lazy queries: only the snapshot map and the paths to cost are collected on the way."""
+) -> pl.LazyFrame:
+    """:func:`bcy_table`'s table (sorted) as a lazy query: only the snapshot map and the
+    paths to cost are collected on the way."""
     gold_query = (
         labels.lazy()
         .filter(pl.col("role") == "gold")
@@ -242,12 +241,12 @@ def _bcy_lazy(
         .select(list(BCY_TABLE_SCHEMA))
         .sort("run", "sample_id", "budget", "tau")
     )
-    n_failed = table.filter("missing_snapshot").select("run", "sample_id").unique().select(pl.len())
-    return table, n_failed
+    return table
 
 
-def _warn_failed(n_failed: int) -> None:
+def _warn_failed(table: pl.DataFrame) -> None:
     """Warn (for the caller of the public function) when some pairs lack their snapshot."""
+    n_failed = table.filter("missing_snapshot").select("run", "sample_id").unique().height
     if n_failed:
         msg = (
             f"{n_failed} (run, sample) pairs rank a snapshot the corpus lacks; their BCY counts "
@@ -277,15 +276,20 @@ def bcy_metrics(
     snapshots: pl.DataFrame,
 ) -> pl.DataFrame:
     """METRICS rows ``bcy@B`` / ``bcy_tauT@B`` for each spec (family "bcy"), via bcy_table."""
-    table, failed = _bcy_lazy(
-        rankings,
-        labels,
-        corpus,
-        snapshots=snapshots,
-        budgets=[_required(s.budget, s.name) for s in specs],
-        thresholds=[_required(s.tau, s.name) for s in specs],
+    table = (
+        _bcy_lazy(
+            rankings,
+            labels,
+            corpus,
+            snapshots=snapshots,
+            budgets=[_required(s.budget, s.name) for s in specs],
+            thresholds=[_required(s.tau, s.name) for s in specs],
+        )
+        .select("run", "sample_id", "budget", "tau", "bcy", "missing_snapshot")
+        .collect(engine=ENGINE)
     )
-    wanted = pl.LazyFrame(
+    _warn_failed(table)
+    wanted = pl.DataFrame(
         {
             "budget": [s.budget for s in specs],
             "tau": [s.tau for s in specs],
@@ -293,13 +297,13 @@ def bcy_metrics(
         },
         schema={"budget": pl.Int64, "tau": pl.Int64, "metric": pl.String},
     )
-    query = (
-        table.join(wanted, on=["budget", "tau"])
+    frame = (
+        table.lazy()
+        .join(wanted.lazy(), on=["budget", "tau"])
         .sort("run", "sample_id", "budget", "tau")
         .select("run", "sample_id", "metric", value="bcy")
+        .collect(engine=ENGINE)
     )
-    frame, n_failed = pl.collect_all([query, failed], engine=ENGINE)
-    _warn_failed(n_failed.item())
     return validate(frame, METRICS, name="bcy metrics")
 
 
