@@ -245,3 +245,20 @@ def test_pooled_mean_sums_left_to_right_where_blocked_sums_differ() -> None:
         {"run": ["r"] * 41, "sample_id": [f"s{i:02d}" for i in range(41)], "metric": ["m"] * 41},
     ).with_columns(value=pl.Series(values, dtype=pl.Float64))
     assert aggregate(metrics).rows() == [("r", "m", 41, total / 40)]
+
+
+def test_cached_costs_of_many_snapshots_read_together_and_bad_entries_recomputed(
+    tmp_path: Path,
+) -> None:
+    corpus = write_corpus(tmp_path / "corpus")
+    wanted = {f"o/r@{c}": ["src/a.py", "big.py", "gone.py"] for c in COMMITS}
+    fresh = corpus.file_costs(wanted)
+    assert fresh["path"].to_list() == ["src/a.py", "big.py", "src/a.py"]  # first lacks big.py
+    entries = sorted((tmp_path / "corpus" / "cache").glob("*.paths.parquet"))
+    assert len(entries) == 2
+    again = open_corpus(corpus.root, cache_dir=corpus.root / "cache")
+    assert again.file_costs(wanted).equals(fresh)
+    assert again.file_costs({f"o/r@{COMMITS[0]}": ["docs/x.md"]})["n_tokens"].to_list() == [0]
+    entries[0].write_bytes(b"not parquet")  # unreadable: recomputed from the chunk file
+    third = open_corpus(corpus.root, cache_dir=corpus.root / "cache")
+    assert third.file_costs(wanted).equals(fresh)

@@ -85,8 +85,11 @@ def load_many(folder: Path | None, chunk_files: Mapping[str, Path]) -> dict[str,
                     found[str(path)] = (sid, is_complete)
                     break
     out = {sid: Known(complete=False, rows={}) for sid in chunk_files}
-    frame = cache.read_frames(list(found), source="entry") if found else None
-    if frame is None:  # one unreadable entry: read them one by one, recomputing the bad ones
+    if not found:
+        return out
+    frame = cache.read_frames(list(found), source="entry")
+    if frame is None or not set(frame["entry"].unique()) <= found.keys():
+        # an unreadable entry (or unexpected file names): one by one, recomputing bad ones
         return {sid: load(folder, chunk_file) for sid, chunk_file in chunk_files.items()}
     for sid, is_complete in found.values():
         out[sid].complete = is_complete
