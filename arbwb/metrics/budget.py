@@ -224,13 +224,11 @@ def _bcy_lazy(
         .select("run", "sample_id", "rank", "path", "snapshot_id")
         .join(present, on="sample_id", how="semi")
     )
-    top, pairs, present_ids = pl.collect_all(
-        [top_query, top_query.select("snapshot_id", "path").unique(), present], engine=ENGINE
-    )
-    costs = _file_costs(pairs, corpus)
+    top, present_ids = pl.collect_all([top_query, present], engine=ENGINE)
+    costs = _file_costs(top.select("snapshot_id", "path").unique(), corpus)
     ranked = top.lazy().join(costs.lazy(), on=["snapshot_id", "path"], how="left")
     failed = ~pl.col("sample_id").is_in(present_ids["sample_id"].implode())
-    table = (
+    return (
         _pack(ranked, gold.lazy(), budgets=budgets, thresholds=thresholds)
         .join(mapping.lazy(), on="sample_id", how="left")
         .with_columns(
@@ -241,7 +239,6 @@ def _bcy_lazy(
         .select(list(BCY_TABLE_SCHEMA))
         .sort("run", "sample_id", "budget", "tau")
     )
-    return table
 
 
 def _warn_failed(table: pl.DataFrame) -> None:
