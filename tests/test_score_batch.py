@@ -262,3 +262,26 @@ def test_cached_costs_of_many_snapshots_read_together_and_bad_entries_recomputed
     entries[0].write_bytes(b"not parquet")  # unreadable: recomputed from the chunk file
     third = open_corpus(corpus.root, cache_dir=corpus.root / "cache")
     assert third.file_costs(wanted).equals(fresh)
+
+
+def test_snapshots_looked_up_together_are_read_from_one_bundle(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "corpus")
+    cache = corpus.root / "cache"
+    wanted = {f"o/r@{c}": ["src/a.py", "gone.py"] for c in COMMITS}
+    fresh = corpus.file_costs(wanted)
+    (bundle,) = (cache / "bundles").glob("*.parquet")
+    # the next lookup of the same snapshots reads the bundle: prove it by editing the bundle
+    edited = pl.read_parquet(bundle).with_columns(n_tokens=pl.col("n_tokens") * 10)
+    edited.write_parquet(bundle)
+    reread = open_corpus(corpus.root, cache_dir=cache).file_costs(wanted)
+    assert reread["n_tokens"].to_list() == [t * 10 for t in fresh["n_tokens"]]
+    # a rewritten entry changes the bundle's key: the entries are read (and bundled) again
+    entry = next(cache.glob("*.paths.parquet"))
+    pl.read_parquet(entry).write_parquet(entry)
+    again = open_corpus(corpus.root, cache_dir=cache).file_costs(wanted)
+    assert again.equals(fresh)
+    assert len(list((cache / "bundles").glob("*.parquet"))) == 2
+    # a lookup of other paths scans for them and bundles the grown entries
+    more = {sid: ["src/b.py"] for sid in wanted}
+    assert open_corpus(corpus.root, cache_dir=cache).file_costs(more).height == 2
+    assert len(list((cache / "bundles").glob("*.parquet"))) == 3

@@ -212,6 +212,8 @@ class Corpus:
             else:
                 known.rows.update({path: costs.get(path) for path in paths})
             self._save_known(sid, known)
+        together = {sid: (self.chunk_path(sid), self._known[sid]) for sid in wanted}
+        costcache.save_bundle(self.cache_dir, together)
         return {sid: self._known[sid] for sid in wanted}
 
     def _load_known(self, snapshot_id: str) -> Known:
