@@ -17,13 +17,14 @@ import shutil
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
 import polars as pl
 
 from arbwb.jsonio import atomic_open
+
+if TYPE_CHECKING:  # numpy loads with the array entries, not with every cache user
+    import numpy.typing as npt
 
 _BLOB_MAGIC = b"ARBWB-BLOB-1\n"
 _ALIGN = 64
@@ -59,6 +60,15 @@ def read_frame(path: Path) -> pl.DataFrame | None:
         return None
 
 
+def read_frames(paths: list[str], *, source: str) -> pl.DataFrame | None:
+    """Cached Parquet frames of one schema in one read, each row's file in column ``source``;
+    None when any is absent or unreadable (then the caller falls back to :func:`read_frame`)."""
+    try:
+        return pl.read_parquet(paths, include_file_paths=source)
+    except (OSError, pl.exceptions.PolarsError):
+        return None
+
+
 def write_frame(path: Path, frame: pl.DataFrame) -> None:
     """Write a Parquet entry atomically, creating its folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -68,6 +78,8 @@ def write_frame(path: Path, frame: pl.DataFrame) -> None:
 
 def read_arrays(path: Path) -> dict[str, npt.NDArray[Any]] | None:
     """A cached ``.npz`` entry's arrays, or None when absent or unreadable (then recomputed)."""
+    import numpy as np
+
     try:
         with np.load(path, allow_pickle=False) as entry:
             return {name: entry[name] for name in entry.files}
@@ -77,6 +89,8 @@ def read_arrays(path: Path) -> dict[str, npt.NDArray[Any]] | None:
 
 def write_arrays(path: Path, arrays: Mapping[str, npt.NDArray[Any]]) -> None:
     """Write an uncompressed ``.npz`` entry atomically, creating its folder."""
+    import numpy as np
+
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_open(path, "wb", durable=False) as handle:
         np.savez(handle, **dict(arrays))  # type: ignore[arg-type]
@@ -89,6 +103,8 @@ def write_blob(path: Path, arrays: Mapping[str, npt.NDArray[Any]]) -> None:
     its buffers without a copy; a torn or foreign file fails the size checks of
     :func:`read_blob` and is recomputed.
     """
+    import numpy as np
+
     layout, offset = {}, 0
     for name, array in arrays.items():
         layout[name] = {"dtype": array.dtype.str, "shape": list(array.shape), "offset": offset}
@@ -108,6 +124,8 @@ def write_blob(path: Path, arrays: Mapping[str, npt.NDArray[Any]]) -> None:
 def read_blob(path: Path) -> dict[str, npt.NDArray[Any]] | None:
     """A :func:`write_blob` entry's arrays (read-only views of the mapped file), or None when
     it is absent, torn or not such an entry (then it is recomputed)."""
+    import numpy as np
+
     try:
         with path.open("rb") as handle:
             mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)

@@ -136,34 +136,148 @@ def score_run(
     return Scored(run, values, frame, counted)
 
 
+def score_all(
+    runs: Sequence[RunData],
+    samples: SampleSet | None = None,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    corpus: Corpus | None = None,
+) -> list[Scored]:
+    """:func:`score_run` of every run, the same numbers from fewer queries: runs judged by the
+    same gold (``samples``, or equal gold and details rows) are evaluated together, as
+    :func:`~arbwb.metrics.evaluate` and the BCY packer work per (run, sample) anyway."""
+    if len({run.run for run in runs}) < len(runs):  # names key the joint evaluation
+        return [score_run(run, samples, metrics, corpus) for run in runs]
+    groups: list[list[RunData]] = []
+    for run in runs:
+        group = next((g for g in groups if _same_gold(g[0], run, samples)), None)
+        if group is None:
+            groups.append([run])
+        else:
+            group.append(run)
+    if corpus is not None and needs_corpus(metrics) and len(groups) > 1:
+        prefetch_costs(runs, samples, corpus)  # each chunk file read once, not per group
+    done: dict[str, Scored] = {}
+    for group in groups:
+        done |= {s.run.run: s for s in _score_group(group, samples, metrics, corpus)}
+    return [done[run.run] for run in runs]
+
+
+def _same_gold(first: RunData, other: RunData, samples: SampleSet | None) -> bool:
+    """Whether two runs are judged alike: shared samples, or equal gold and details rows
+    (their file line numbers aside)."""
+    if samples is not None:
+        return True
+    if first.labels is None or first.details is None:
+        return False
+    if other.labels is None or other.details is None:
+        return False
+    if not first.labels.equals(other.labels):
+        return False
+    return _same_samples(first.details, other.details)
+
+
+def _score_group(
+    runs: Sequence[RunData],
+    samples: SampleSet | None,
+    metrics: Sequence[str],
+    corpus: Corpus | None,
+) -> list[Scored]:
+    """:func:`score_run` of runs sharing their gold, with one evaluation for all of them."""
+    if len(runs) == 1:
+        return [score_run(runs[0], samples, metrics, corpus)]
+    first = runs[0]
+    if samples is not None:
+        for run in runs:
+            check_known(run, samples)
+        labels, frame = samples.labels, samples.samples
+    elif first.labels is not None and first.details is not None:
+        labels, frame = first.labels, first.details
+    else:
+        return [score_run(run, samples, metrics, corpus) for run in runs]
+    stored = [run.stored for run in runs if run.stored is not None]
+    values = evaluate(
+        pl.concat([run.rankings for run in runs]),
+        labels,
+        metrics=metrics,
+        samples=frame,
+        stored=pl.concat(stored) if stored else None,
+        corpus=corpus,
+        runs=[run.run for run in runs],
+    )
+    counts = coverage(
+        pl.concat([run.rankings for run in runs]),
+        labels,
+        frame,
+        submitted=pl.concat([run.submitted for run in runs]),
+    )
+    by_run = {row.pop("run"): row for row in counts.iter_rows(named=True)}
+    if any(run.run not in by_run for run in runs):  # as score_run has it: one run at a time
+        return [score_run(run, samples, metrics, corpus) for run in runs]
+    n_missing = None
+    if corpus is not None and needs_corpus(metrics):
+        from arbwb.metrics.budget import missing_snapshots
+
+        n_missing = missing_snapshots(labels, corpus, snapshots=snapshot_map(frame)).height
+    parts = values.partition_by("run", as_dict=True, maintain_order=True)
+    out = []
+    for run in runs:
+        counted = {k: int(v) for k, v in by_run[run.run].items()}
+        if n_missing is not None:
+            counted["n_missing_snapshot"] = n_missing
+        own = parts.get((run.run,), values.clear())
+        own_frame = frame if samples is not None or run.details is None else run.details
+        out.append(Scored(run, own, own_frame, counted))
+    return out
+
+
 def score_table(scored: Sequence[Scored], by: str | None = None) -> pl.DataFrame:
-    """Long means table: run, grouping (overall | task | ``by``), group, metric, n, value."""
-    frames = [
-        aggregate(s.metrics).select(
-            "run",
-            grouping=pl.lit("overall"),
-            group=pl.lit("overall"),
-            metric="metric",
-            n="n",
-            value="value",
-        )
-        for s in scored
-    ]
-    for key in ["task"] + ([by] if by not in (None, "task") else []):
-        frames += [
-            aggregate(s.metrics, s.samples, by=key).select(
-                "run",
-                grouping=pl.lit(key),
-                group=pl.col(key).cast(pl.String),
-                metric="metric",
-                n="n",
-                value="value",
+    """Long means table: run, grouping (overall | task | ``by``), group, metric, n, value.
+
+    Rows come grouping by grouping, run by run in the order given. Runs whose sample frames
+    agree are aggregated in one call (each (run, metric) mean is still taken on its own).
+    """
+    batches: list[list[int]] = []
+    for i, s in enumerate(scored):
+        batch = next((b for b in batches if _same_samples(scored[b[0]].samples, s.samples)), None)
+        if batch is None:
+            batches.append([i])
+        else:
+            batch.append(i)
+    frames = []
+    for key in [None, "task"] + ([by] if by not in (None, "task") else []):
+        parts = []
+        for batch in batches:
+            metrics = pl.concat([scored[i].metrics for i in batch])
+            means = (
+                aggregate(metrics)
+                if key is None
+                else aggregate(metrics, scored[batch[0]].samples, by=key)
             )
-            for s in scored
-        ]
+            parts.append(
+                means.select(
+                    "run",
+                    grouping=pl.lit(key or "overall"),
+                    group=pl.lit("overall") if key is None else pl.col(key).cast(pl.String),
+                    metric="metric",
+                    n="n",
+                    value="value",
+                )
+            )
+        if parts:
+            order = {s.run.run: i for i, s in enumerate(scored)}
+            level = pl.concat(parts)
+            frames.append(level.sort(pl.col("run").replace_strict(order), maintain_order=True))
     if not frames:
         return pl.DataFrame(schema=SCORES_SCHEMA)
     return pl.concat(frames).cast(SCORES_SCHEMA)  # type: ignore[arg-type]
+
+
+def _same_samples(first: pl.DataFrame, other: pl.DataFrame) -> bool:
+    """Whether two sample frames group samples alike (details file line numbers aside)."""
+    if first is other or first.equals(other):
+        return True
+    drop = [c for c in ("line",) if c in first.columns and c in other.columns]
+    return first.drop(drop).equals(other.drop(drop))
 
 
 def score_runs(
@@ -179,12 +293,24 @@ def score_runs(
     loaded = iter(load_runs(paths))
     data = [r if isinstance(r, RunData) else next(loaded) for r in runs]
     names = metric_names(list(metrics))
-    return score_table([score_run(r, samples, names, corpus) for r in data], by)
+    return score_table(score_all(data, samples, names, corpus), by)
+
+
+def run_summaries(scored: Sequence[Scored], by: str | None = None) -> list[dict[str, Any]]:
+    """:func:`run_summary` of each run, from one means table for all of them."""
+    rows: dict[str, list[dict[str, Any]]] = {}
+    for row in score_table(scored, by).iter_rows(named=True):
+        rows.setdefault(row["run"], []).append(row)
+    return [_summary(s, rows.get(s.run.run, [])) for s in scored]
 
 
 def run_summary(scored: Scored, by: str | None = None) -> dict[str, Any]:
     """The JSON summary of one run: counts, overall means and means per task (and ``by``)."""
-    table = score_table([scored], by)
+    return _summary(scored, list(score_table([scored], by).iter_rows(named=True)))
+
+
+def _summary(scored: Scored, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The JSON summary of one run from its rows of the means table (in table order)."""
     summary: dict[str, Any] = {
         "run": scored.run.run,
         "n": scored.counts["n_expected"],
@@ -192,14 +318,15 @@ def run_summary(scored: Scored, by: str | None = None) -> dict[str, Any]:
         "n_error": scored.counts["n_error"],
         **{k: v for k, v in scored.counts.items() if k == "n_missing_snapshot"},
     }
-    for grouping, part in table.group_by("grouping", maintain_order=True):
-        groups: dict[str, dict[str, Any]] = {}
-        for row in part.iter_rows(named=True):
-            groups.setdefault(row["group"], {"n": row["n"]})[row["metric"]] = row["value"]
-        if grouping[0] == "overall":
+    levels: dict[str, dict[str, dict[str, Any]]] = {}
+    for row in rows:
+        groups = levels.setdefault(row["grouping"], {})
+        groups.setdefault(row["group"], {"n": row["n"]})[row["metric"]] = row["value"]
+    for grouping, groups in levels.items():
+        if grouping == "overall":
             summary["overall"] = {k: v for k, v in groups["overall"].items() if k != "n"}
         else:
-            summary[f"by_{grouping[0]}"] = groups
+            summary[f"by_{grouping}"] = groups
     return summary
 
 

@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     import json
     import sys
 
-    from arbwb import scoring, tables
+    from arbwb import scoring
     from arbwb.io.samples import load_samples, sample_files
     from arbwb.jsonio import sha256_file, write_text_atomic
 
@@ -66,10 +66,8 @@ def run(args: argparse.Namespace) -> int:
 
         corpus = open_corpus(args.corpus, use_cache=not args.no_cache)
     runs = scoring.load_runs(args.rankings)
-    if corpus is not None and scoring.needs_corpus(metrics):
-        scoring.prefetch_costs(runs, samples, corpus)  # each chunk file read once, not per run
-    scored = [scoring.score_run(r, samples, metrics, corpus) for r in runs]
-    summaries = [scoring.run_summary(s, args.by) for s in scored]
+    scored = scoring.score_all(runs, samples, metrics, corpus)
+    summaries = scoring.run_summaries(scored, args.by)
     if args.format == "json":
         inputs = [*args.rankings, *(sample_files(args.samples) if args.samples else [])]
         document = {
@@ -79,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
         }
         text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     else:
+        from arbwb import tables
+
         _warn_missing(summaries)
         table = scoring.score_table(scored, args.by)
         if args.format == "csv":

@@ -14,24 +14,19 @@ from collections.abc import Iterable, Mapping
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from arbwb import cache
 from arbwb.errors import InputError
 from arbwb.io import costcache
-from arbwb.io.chunkscan import (
-    CHUNK_FIELDS,
-    Key,
-    TokenCounter,
-    mapped_files,
-    parse_file_rows,
-    read_chunk_file,
-    scan_upstream,
-)
 from arbwb.io.costcache import Costs, Known, files_frame
 from arbwb.jsonio import iter_jsonl
 from arbwb.schemas import CHUNKS, validate
+
+if TYPE_CHECKING:  # the chunk reader (numpy, ctypes, threads) loads only when a file is read
+    from arbwb.io.chunkscan import Key
 
 MANIFEST_NAME = "corpus_manifest.jsonl"
 _BATCH_BYTES = 64 * 2**20  # tokenise new texts in batches of about this many escaped bytes
@@ -128,6 +123,8 @@ class Corpus:
 
     def chunks(self, snapshot_id: str) -> pl.DataFrame:
         """All rows of a snapshot's chunk file as a CHUNKS frame, in file order."""
+        from arbwb.io.chunkscan import CHUNK_FIELDS, read_chunk_file
+
         path = self.chunk_path(snapshot_id)
         frame = read_chunk_file(path, list(CHUNK_FIELDS))
         return validate(
@@ -171,12 +168,18 @@ class Corpus:
         scanned (:func:`mapped_files`); the others, and any scan that cannot vouch for its rows, get
         the full parse.
         """
+        unread = {sid: self.chunk_path(sid) for sid in wanted if sid not in self._known}
+        self._known |= costcache.load_many(self.cache_dir, unread)
         todo: dict[str, set[str] | None] = {}
         for sid, paths in wanted.items():
             known = self._load_known(sid)
             rest = None if paths is None else {p for p in paths if p not in known.rows}
             if not known.complete and rest != set():
                 todo[sid] = rest
+        if not todo:
+            return {sid: self._known[sid] for sid in wanted}
+        from arbwb.io.chunkscan import TokenCounter, mapped_files, parse_file_rows, scan_upstream
+
         files = {sid: self.chunk_path(sid) for sid in todo}
         counts = {sid: self.entries[sid].file_count for sid in todo}
         scan = {  # file count of each snapshot to byte-scan: one to check the scan by, some bytes
@@ -209,6 +212,8 @@ class Corpus:
             else:
                 known.rows.update({path: costs.get(path) for path in paths})
             self._save_known(sid, known)
+        together = {sid: (self.chunk_path(sid), self._known[sid]) for sid in wanted}
+        costcache.save_bundle(self.cache_dir, together)
         return {sid: self._known[sid] for sid in wanted}
 
     def _load_known(self, snapshot_id: str) -> Known:

@@ -3,10 +3,15 @@
 A snapshot's entry is the complete FILES table once every file row was read, else the
 partial table of the paths looked up so far (absent paths kept as null costs). Entries live
 under ``<cache>/file-costs`` keyed by the chunk file (:func:`arbwb.cache.file_key`).
+
+arbwb-defined: the entries a lookup needed together are also copied into one bundle under
+``<cache>/file-costs/bundles``, keyed by those entry files' names, sizes, mtimes and inodes,
+so the next lookup of the same snapshots reads one file; a rewritten entry changes the key.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +23,7 @@ from arbwb.schemas import FILES, validate
 
 VERSION = "files-v2"
 KIND = "file-costs"
+BUNDLES = "bundles"  # sub-folder of the bundles of entries read together
 Costs = tuple[int, int, int]  # n_tokens, n_lines, n_bytes of one file row
 
 
@@ -71,14 +77,89 @@ def load(folder: Path | None, chunk_file: Path) -> Known:
     return Known(complete=False, rows={})
 
 
+def load_many(folder: Path | None, chunk_files: Mapping[str, Path]) -> dict[str, Known]:
+    """:func:`load` of many chunk files (by snapshot id) from one file: their bundle, else
+    one Parquet read of all their entries (then bundled for the next time).
+
+    Reading two dozen small entries one by one costs more than the scoring they serve.
+    """
+    out = {sid: Known(complete=False, rows={}) for sid in chunk_files}
+    found = {} if folder is None else _existing(folder, chunk_files)
+    if not found or folder is None:
+        return out
+    bundle = _bundle_path(folder, found) if len(found) > 1 else None
+    frame = cache.read_frame(bundle) if bundle is not None and bundle.is_file() else None
+    if frame is None or not set(frame["entry"].unique()) <= found.keys():
+        frame = cache.read_frames(list(found), source="entry")
+        if frame is None or not set(frame["entry"].unique()) <= found.keys():
+            # an unreadable entry (or unexpected file names): one by one, recomputing bad ones
+            return {sid: load(folder, chunk_file) for sid, chunk_file in chunk_files.items()}
+        if bundle is not None:
+            cache.write_frame(bundle, frame)
+    for sid, is_complete in found.values():
+        out[sid].complete = is_complete
+    columns = frame.select("entry", "path", "n_tokens", "n_lines", "n_bytes")
+    for entry, path, n_tokens, n_lines, n_bytes in columns.iter_rows():
+        rows = out[found[entry][0]].rows
+        rows[path] = None if n_tokens is None else (n_tokens, n_lines, n_bytes)
+    return out
+
+
+def save_bundle(folder: Path | None, known: Mapping[str, tuple[Path, Known]]) -> None:
+    """Bundle the entries of these snapshots (chunk file, costs saved), which were looked up
+    together, for the next :func:`load_many` of them; no-op without a folder or an entry."""
+    if folder is None or len(known) < 2:  # one entry is read as fast as its bundle
+        return
+    found = _existing(folder, {sid: chunk_file for sid, (chunk_file, _) in known.items()})
+    bundle = _bundle_path(folder, found)
+    kinds_match = all(known[sid][1].complete == is_complete for sid, is_complete in found.values())
+    if bundle is None or len(found) < len(known) or not kinds_match:
+        return  # an entry is missing, or another process completed one meanwhile
+    frames = [
+        _entry_frame(sid, known[sid][1]).with_columns(entry=pl.lit(entry))
+        for entry, (sid, _) in found.items()
+    ]
+    cache.write_frame(bundle, pl.concat(frames))
+
+
+def _existing(folder: Path, chunk_files: Mapping[str, Path]) -> dict[str, tuple[str, bool]]:
+    """Entry path -> (snapshot id, complete) of the snapshots with an entry (complete first)."""
+    found: dict[str, tuple[str, bool]] = {}
+    for sid, chunk_file in chunk_files.items():
+        complete, partial = _paths(folder, chunk_file)
+        for path, is_complete in ((complete, True), (partial, False)):
+            if path.is_file():
+                found[str(path)] = (sid, is_complete)
+                break
+    return found
+
+
+def _bundle_path(folder: Path, entries: Mapping[str, object]) -> Path | None:
+    """Where the bundle of exactly these entry files, as they are now, lives (None if one
+    vanished meanwhile)."""
+    parts = [VERSION]
+    for entry in sorted(entries):
+        try:
+            stat = Path(entry).stat()
+        except OSError:
+            return None
+        parts.append(f"{entry}:{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ino}")
+    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:32]
+    return folder / BUNDLES / f"{digest}.parquet"
+
+
 def save(folder: Path | None, chunk_file: Path, snapshot_id: str, known: Known) -> None:
     """Write the costs of a chunk file to its entry (atomically); no-op without a folder."""
     if folder is None:
         return
     complete, partial = _paths(folder, chunk_file)
+    cache.write_frame(complete if known.complete else partial, _entry_frame(snapshot_id, known))
+
+
+def _entry_frame(snapshot_id: str, known: Known) -> pl.DataFrame:
+    """The FILES-style frame an entry holds (absent paths as null costs while partial)."""
     rows = {p: c for p, c in known.rows.items() if _utf8(p)}  # no chunk file holds the others
-    frame = files_frame({snapshot_id: rows}, keep_absent=not known.complete)
-    cache.write_frame(complete if known.complete else partial, frame)
+    return files_frame({snapshot_id: rows}, keep_absent=not known.complete)
 
 
 def _utf8(text: str) -> bool:

@@ -170,7 +170,8 @@ def load_rankings(path: str | Path, *, run: str | None = None, fmt: str | None =
 def _normalise(raw: pl.DataFrame, run: str) -> pl.DataFrame:
     """Order by (sample, given order), drop empty/duplicate paths, renumber ranks from 1."""
     ranked = (
-        raw.filter(pl.col("path").is_not_null() & (pl.col("path") != ""))
+        raw.lazy()
+        .filter(pl.col("path").is_not_null() & (pl.col("path") != ""))
         .sort("seq", "order", maintain_order=True)
         .unique(["sample_id", "path"], keep="first", maintain_order=True)
     )
@@ -180,7 +181,7 @@ def _normalise(raw: pl.DataFrame, run: str) -> pl.DataFrame:
         rank=(pl.int_range(pl.len()).over("sample_id") + 1).cast(pl.Int64),
         path="path",
         score="score",
-    )
+    ).collect(engine="in-memory")  # one small query: the in-memory engine starts fastest
 
 
 def _errors(rows: list[dict[str, Any]], run: str) -> pl.DataFrame:
@@ -251,10 +252,10 @@ def _gold_ranks(obj: dict[str, Any], path: Path, line: int) -> Iterator[tuple[st
     A rank inside the stored prefix must name the path ``top_files`` has there; otherwise
     the file is inconsistent and metrics from it would be wrong.
     """
-    prefix = dedupe(obj["top_files"])
     ranks = obj.get("gold_ranks")
     if ranks is None:
         return
+    prefix = dedupe(obj["top_files"])
     if not isinstance(ranks, dict):
         msg = f"expected an object {{path: rank or null}}, got {ranks!r}"
         raise InputError(msg, path=path, line=line, field="gold_ranks")
@@ -399,6 +400,8 @@ def _with_deep_gold(
     prefix: pl.DataFrame, extra: pl.DataFrame, order: pl.DataFrame, run: str
 ) -> pl.DataFrame:
     """Add rows for gold ranked past the stored prefix, at their full-ranking rank."""
+    if extra.is_empty():  # nothing to add: the prefix is already in (seq, rank) order
+        return schemas.validate(prefix, schemas.RANKINGS, name="rankings")
     depth = prefix.group_by("sample_id").agg(depth=pl.col("rank").max())
     deep = (
         extra.join(depth, on="sample_id", how="left")

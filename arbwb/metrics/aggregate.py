@@ -4,7 +4,10 @@ One formula serves every caller (``arbwb score``, the leaderboard and its bootst
 :func:`level_means` takes a weight matrix, so a point value is the row of ones and a bootstrap
 replicate is a row of resampling counts. A null value (``first_gold_rank`` without a hit) is
 left out of its mean while ``n`` still counts every sample; a macro averages the groups (tasks
-or repositories) that have at least one value.
+or repositories) that have at least one value. :func:`aggregate`'s sample-weighted means (the
+row of ones) are summed left to right in sample order, the way upstream sums means (spec §0),
+which needs no numpy; they may differ from :func:`level_means` in the last bit (BLAS sums in
+blocks), far inside the spec's 1e-12.
 
 ``samples`` may be the SAMPLES frame of :func:`arbwb.io.samples.load_samples` or the
 ``details`` frame of :class:`arbwb.io.rankings.RunData`: both carry ``sample_id``, ``task``,
@@ -13,13 +16,21 @@ or repositories) that have at least one value.
 
 from __future__ import annotations
 
-import numpy as np
-import numpy.typing as npt
+import operator
+from collections.abc import Sequence
+from functools import reduce
+from typing import TYPE_CHECKING
+
 import polars as pl
+
+if TYPE_CHECKING:  # numpy loads only where a weight matrix is used (macros, the leaderboard)
+    import numpy as np
+    import numpy.typing as npt
+
+    FloatArray = npt.NDArray[np.float64]
 
 POSITIVE_TASKS: tuple[str, ...] = ("code2test", "comment2context", "trace2code", "edit2ripple")
 GROUPINGS = ("task", "repo", "split", "stratum")
-FloatArray = npt.NDArray[np.float64]
 
 
 def level_means(
@@ -31,6 +42,8 @@ def level_means(
     0..G-1): the unweighted mean over groups of each group's weighted mean, over the groups
     with positive weight on non-NaN values. NaN where nothing is left.
     """
+    import numpy as np
+
     valid = ~np.isnan(values)
     filled = np.where(valid, values, 0.0)
     if codes is None:
@@ -54,7 +67,7 @@ def level_means(
 
 def group_codes(column: pl.Series) -> npt.NDArray[np.int64]:
     """Dense 0-based integer codes of a column's values (nulls form their own group)."""
-    codes: npt.NDArray[np.int64] = (
+    codes: npt.NDArray[np.int64] = (  # to_numpy loads numpy
         column.cast(pl.String).fill_null("").rank("dense").cast(pl.Int64).to_numpy() - 1
     )
     return codes
@@ -77,25 +90,49 @@ def _with_group(metrics: pl.DataFrame, samples: pl.DataFrame, by: str) -> pl.Dat
     return joined
 
 
-def _levels(metrics: pl.DataFrame, by: str | None) -> pl.DataFrame:
-    """Per (run, metric): n, value (weighted, or macro over ``by`` groups) and n_groups."""
+def pooled_mean(values: Sequence[float | None]) -> float | None:
+    """Mean of the non-null, non-NaN values, summed left to right as upstream sums means
+    (spec §0); None when there is none. :func:`level_means` with a row of ones, up to the
+    summation order."""
+    kept = [v for v in values if v is not None and v == v]  # NaN != NaN
+    return reduce(operator.add, kept, 0.0) / len(kept) if kept else None
+
+
+def _levels(metrics: pl.DataFrame, by: str | None, within: str | None = None) -> pl.DataFrame:
+    """Per (run, [within], metric): n, value (weighted, or macro over ``by`` groups), n_groups.
+
+    One query gathers every group's values (in frame order); a weighted value is the
+    :func:`pooled_mean` of its group, a macro value :func:`level_means` of the group alone.
+    """
+    keys = ["run", *([within] if within else []), "metric"]
+    gathered = [pl.col("value").cast(pl.Float64)]
+    if by is not None:
+        dense = pl.col(by).cast(pl.String).fill_null("").rank("dense").over(keys)
+        metrics = metrics.with_columns(_codes=dense.cast(pl.Int64) - 1)
+        gathered += [pl.col("_codes"), pl.col(by).alias("_labels")]
+    groups = metrics.group_by(keys, maintain_order=True).agg(gathered)
+    width = len(keys)
     rows: list[dict[str, object]] = []
-    for (run, metric), part in metrics.group_by("run", "metric", maintain_order=True):
-        values = part["value"].cast(pl.Float64).fill_null(np.nan).to_numpy().reshape(-1, 1)
-        codes = None if by is None else group_codes(part[by])
-        value = float(level_means(np.ones((1, part.height)), values, codes)[0, 0])
-        rows.append(
-            {
-                "run": run,
-                "metric": metric,
-                "n": part.height,
+    for record in groups.iter_rows():
+        key, values, coded = record[:width], record[width], record[width + 1 :]
+        row: dict[str, object] = {**dict(zip(keys, key, strict=True)), "n": len(values)}
+        if by is None:
+            row |= {"value": pooled_mean(values), "n_groups": None, "groups": None}
+        else:
+            import numpy as np
+
+            codes = np.asarray(coded[0], dtype=np.int64)
+            part = np.asarray(values, dtype=np.float64).reshape(-1, 1)  # None -> NaN
+            value = float(level_means(np.ones((1, part.shape[0])), part, codes)[0, 0])
+            row |= {
                 "value": None if np.isnan(value) else value,
-                "n_groups": None if codes is None else int(codes.max()) + 1,
-                "groups": None if by is None else ",".join(sorted(part[by].unique().to_list())),
+                "n_groups": int(codes.max()) + 1,
+                "groups": ",".join(sorted(set(coded[1]))),
             }
-        )
-    schema = {
+        rows.append(row)
+    schema: dict[str, pl.DataType | type[pl.DataType]] = {
         "run": pl.String,
+        **({within: metrics.schema[within]} if within else {}),
         "metric": pl.String,
         "n": pl.Int64,
         "value": pl.Float64,
@@ -115,11 +152,8 @@ def aggregate(
         msg = f"grouping by {by!r} needs the samples frame"
         raise ValueError(msg)
     joined = _with_group(metrics, samples, by)
-    parts = [
-        _levels(part, None).select("run", pl.lit(key[0]).alias(by), "metric", "n", "value")
-        for key, part in joined.group_by(by, maintain_order=True)
-    ]
-    return pl.concat(parts).sort("run", by, maintain_order=True)
+    means = _levels(joined, None, within=by).select("run", by, "metric", "n", "value")
+    return means.sort("run", by, maintain_order=True)
 
 
 def task_macro(

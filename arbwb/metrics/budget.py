@@ -13,20 +13,22 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Sequence
+from typing import Literal
 
-import numpy as np
 import polars as pl
 
 from arbwb.errors import InputError
 from arbwb.io.corpus import Corpus
 from arbwb.metrics.spec import MetricSpec
 from arbwb.schemas import METRICS, validate
-from arbwb.stats import bootstrap_ci, bootstrap_means, percentile_interval
 from arbwb.tokenize import count_tokens_expr
 
 DEFAULT_BUDGETS: tuple[int, ...] = (4000, 8000, 16000, 32000)
 DEFAULT_THRESHOLDS: tuple[int, ...] = (1, 16, 32, 64, 128)
 STORED_PREFIX = 20  # BCY uses the stored top-20 files only (spec §5.1)
+#: Engine of the lazy queries here: their frames are small (samples x 20 ranked files), where
+#: the in-memory engine starts faster than the streaming one (Polars' default).
+ENGINE: Literal["in-memory"] = "in-memory"
 
 BCY_TABLE_SCHEMA: dict[str, type[pl.DataType]] = {
     "run": pl.String,
@@ -86,7 +88,20 @@ def pack(
     already cut to the top 20 and deduplicated. ``gold``: sample_id, path (deduplicated).
     Samples must appear in ``gold``; samples without ranked rows get zeros.
     """
+    query = _pack(ranked.lazy(), gold.lazy(), budgets=budgets, thresholds=thresholds)
+    return query.collect(engine=ENGINE)
+
+
+def _pack(
+    ranked: pl.LazyFrame,
+    gold: pl.LazyFrame,
+    *,
+    budgets: Sequence[int],
+    thresholds: Sequence[int],
+) -> pl.LazyFrame:
+    """:func:`pack` as one lazy query (a dozen eager steps cost more than the packing)."""
     budget_list, tau_list = normalise_budgets(budgets), normalise_thresholds(thresholds)
+    budget_frame = pl.LazyFrame({"budget": budget_list}, schema={"budget": pl.Int64})
     keys = ["run", "sample_id"]
     costed = (
         ranked.join(gold.with_columns(is_gold=pl.lit(True)), on=["sample_id", "path"], how="left")
@@ -116,7 +131,7 @@ def pack(
         .then(pl.col("c"))
         .otherwise(pl.min_horizontal("c", pl.max_horizontal(0, budget - pl.col("before") - "h")))
     )
-    per_file = costed.join(pl.DataFrame({"budget": budget_list}), how="cross").with_columns(
+    per_file = costed.join(budget_frame, how="cross").with_columns(
         packed=packed,
         partial=packed & ~whole,
         missing_counted=active & pl.col("missing"),
@@ -136,10 +151,7 @@ def pack(
     )
     gold_count = gold.group_by("sample_id").agg(gold_count=pl.len().cast(pl.Int64))
     grid = (
-        ranked.select("run")
-        .unique()
-        .join(gold_count, how="cross")
-        .join(pl.DataFrame({"budget": budget_list}), how="cross")
+        ranked.select("run").unique().join(gold_count, how="cross").join(budget_frame, how="cross")
     )
     zero = ["used_tokens", "packed_files", "partial_files", "missing_ranked_files", "n_ranked"]
     wide = grid.join(per_sample, on=[*keys, "budget"], how="left").with_columns(
@@ -174,41 +186,70 @@ def bcy_table(
     samples whose ranking has ≥ 20 files that do not fill the budget, so more context could
     have been packed and the value is a lower bound.
     """
-    gold = labels.filter(pl.col("role") == "gold").select("sample_id", "path").unique()
-    gold = gold.filter(pl.col("path") != "")
-    mapping = _snapshot_map(snapshots, gold)
-    top = (
-        rankings.filter((pl.col("rank") <= STORED_PREFIX) & (pl.col("path") != ""))
+    table = _bcy_lazy(
+        rankings, labels, corpus, snapshots=snapshots, budgets=budgets, thresholds=thresholds
+    ).collect(engine=ENGINE)
+    _warn_failed(table)
+    return table
+
+
+def _bcy_lazy(
+    rankings: pl.DataFrame,
+    labels: pl.DataFrame,
+    corpus: Corpus,
+    *,
+    snapshots: pl.DataFrame,
+    budgets: Sequence[int],
+    thresholds: Sequence[int],
+) -> pl.LazyFrame:
+    """:func:`bcy_table`'s table (sorted) as a lazy query: only the snapshot map and the
+    paths to cost are collected on the way."""
+    gold_query = (
+        labels.lazy()
+        .filter(pl.col("role") == "gold")
+        .select("sample_id", "path")
+        .unique()
+        .filter(pl.col("path") != "")
+    )
+    gold, mapping = _snapshot_map(snapshots, gold_query, keep_gold=True)
+    known = pl.col("snapshot_id").is_in(pl.Series(corpus.snapshot_ids(), dtype=pl.String).implode())
+    present = mapping.lazy().filter(known).select("sample_id")
+    top_query = (
+        rankings.lazy()
+        .filter((pl.col("rank") <= STORED_PREFIX) & (pl.col("path") != ""))
         .sort("run", "sample_id", "rank")
         .unique(subset=["run", "sample_id", "path"], keep="first", maintain_order=True)
-        .join(gold.select("sample_id").unique(), on="sample_id", how="semi")
-        .join(mapping, on="sample_id", how="left")
+        .join(gold.lazy().select("sample_id").unique(), on="sample_id", how="semi")
+        .join(mapping.lazy(), on="sample_id", how="left")
         .select("run", "sample_id", "rank", "path", "snapshot_id")
+        .join(present, on="sample_id", how="semi")
     )
-    present = mapping.join(
-        missing_snapshots(labels, corpus, snapshots=snapshots), on="sample_id", how="anti"
+    top, present_ids = pl.collect_all([top_query, present], engine=ENGINE)
+    costs = _file_costs(top.select("snapshot_id", "path").unique(), corpus)
+    ranked = top.lazy().join(costs.lazy(), on=["snapshot_id", "path"], how="left")
+    failed = ~pl.col("sample_id").is_in(present_ids["sample_id"].implode())
+    return (
+        _pack(ranked, gold.lazy(), budgets=budgets, thresholds=thresholds)
+        .join(mapping.lazy(), on="sample_id", how="left")
+        .with_columns(
+            missing_snapshot=failed,
+            bcy=pl.when(failed).then(0.0).otherwise("bcy"),
+            lower_bound=pl.col("lower_bound") & ~failed,
+        )
+        .select(list(BCY_TABLE_SCHEMA))
+        .sort("run", "sample_id", "budget", "tau")
     )
-    costs = _file_costs(top.join(present, on="sample_id", how="semi"), corpus)
-    ranked = top.join(present.select("sample_id"), on="sample_id", how="semi").join(
-        costs, on=["snapshot_id", "path"], how="left"
-    )
-    table = pack(ranked, gold, budgets=budgets, thresholds=thresholds).join(
-        mapping, on="sample_id", how="left"
-    )
-    failed = ~pl.col("sample_id").is_in(present["sample_id"].implode())
-    table = table.with_columns(
-        missing_snapshot=failed,
-        bcy=pl.when(failed).then(0.0).otherwise("bcy"),
-        lower_bound=pl.col("lower_bound") & ~failed,
-    )
+
+
+def _warn_failed(table: pl.DataFrame) -> None:
+    """Warn (for the caller of the public function) when some pairs lack their snapshot."""
     n_failed = table.filter("missing_snapshot").select("run", "sample_id").unique().height
     if n_failed:
         msg = (
             f"{n_failed} (run, sample) pairs rank a snapshot the corpus lacks; their BCY counts "
             "as 0 (missing_snapshot); build the snapshots or pass the right corpus"
         )
-        warnings.warn(msg, MissingSnapshotWarning, stacklevel=2)
-    return table.select(list(BCY_TABLE_SCHEMA)).sort("run", "sample_id", "budget", "tau")
+        warnings.warn(msg, MissingSnapshotWarning, stacklevel=3)
 
 
 def missing_snapshots(
@@ -216,9 +257,10 @@ def missing_snapshots(
 ) -> pl.DataFrame:
     """Gold samples (sample_id, snapshot_id) whose snapshot the corpus lacks; BCY counts each
     as a failure with value 0, so callers report how many there are."""
-    gold = labels.filter((pl.col("role") == "gold") & (pl.col("path") != ""))
-    mapping = _snapshot_map(snapshots, gold.select("sample_id").unique())
-    known = pl.col("snapshot_id").map_elements(corpus.has, return_dtype=pl.Boolean)
+    gold = labels.lazy().filter((pl.col("role") == "gold") & (pl.col("path") != ""))
+    _, mapping = _snapshot_map(snapshots, gold.select("sample_id").unique())
+    ids = pl.Series(corpus.snapshot_ids(), dtype=pl.String)
+    known = pl.col("snapshot_id").is_in(ids.implode())
     return mapping.filter(~known).sort("sample_id")
 
 
@@ -231,14 +273,19 @@ def bcy_metrics(
     snapshots: pl.DataFrame,
 ) -> pl.DataFrame:
     """METRICS rows ``bcy@B`` / ``bcy_tauT@B`` for each spec (family "bcy"), via bcy_table."""
-    table = bcy_table(
-        rankings,
-        labels,
-        corpus,
-        snapshots=snapshots,
-        budgets=[_required(s.budget, s.name) for s in specs],
-        thresholds=[_required(s.tau, s.name) for s in specs],
+    table = (
+        _bcy_lazy(
+            rankings,
+            labels,
+            corpus,
+            snapshots=snapshots,
+            budgets=[_required(s.budget, s.name) for s in specs],
+            thresholds=[_required(s.tau, s.name) for s in specs],
+        )
+        .select("run", "sample_id", "budget", "tau", "bcy", "missing_snapshot")
+        .collect(engine=ENGINE)
     )
+    _warn_failed(table)
     wanted = pl.DataFrame(
         {
             "budget": [s.budget for s in specs],
@@ -247,8 +294,12 @@ def bcy_metrics(
         },
         schema={"budget": pl.Int64, "tau": pl.Int64, "metric": pl.String},
     )
-    frame = table.join(wanted, on=["budget", "tau"]).select(
-        "run", "sample_id", "metric", value="bcy"
+    frame = (
+        table.lazy()
+        .join(wanted.lazy(), on=["budget", "tau"])
+        .sort("run", "sample_id", "budget", "tau")
+        .select("run", "sample_id", "metric", value="bcy")
+        .collect(engine=ENGINE)
     )
     return validate(frame, METRICS, name="bcy metrics")
 
@@ -267,6 +318,8 @@ def bcy_curves(
     (arbwb-defined, seeded). Also reports n, the share of lower-bound values and the number
     of missing-snapshot failures, so a curve never hides what it averaged over.
     """
+    import numpy as np  # only curves need numpy: BCY scores load without it
+
     with_task = table.join(tasks.select("sample_id", "task").unique(), on="sample_id", how="left")
     unknown = with_task.filter(pl.col("task").is_null())["sample_id"].unique().to_list()
     if unknown:
@@ -307,6 +360,10 @@ def _shared_intervals(
     the same resamples as one :func:`bootstrap_ci` call per group, drawn once instead of once
     per (budget, τ). Groups whose samples differ fall back to one call each.
     """
+    import numpy as np
+
+    from arbwb.stats import bootstrap_ci, bootstrap_means, percentile_interval
+
     by_pair: dict[tuple[object, ...], list[tuple[object, ...]]] = {}
     for key in groups:
         by_pair.setdefault(key[:2], []).append(key)
@@ -332,23 +389,29 @@ def _required(value: int | None, name: str) -> int:
     return value
 
 
-def _snapshot_map(snapshots: pl.DataFrame, gold: pl.DataFrame) -> pl.DataFrame:
-    """sample_id -> snapshot_id, one per sample; every gold sample must have one."""
-    mapping = snapshots.select("sample_id", "snapshot_id").unique()
-    doubled = mapping.filter(pl.col("sample_id").is_duplicated())["sample_id"].unique()
-    if doubled.len():
-        msg = f"samples with several snapshots: {doubled.to_list()[:5]!r}"
+def _snapshot_map(
+    snapshots: pl.DataFrame, gold: pl.LazyFrame, *, keep_gold: bool = False
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(``gold`` collected if ``keep_gold``, else empty; sample_id -> snapshot_id, one per
+    sample), in one collection; every gold sample must have a snapshot."""
+    mapping = snapshots.lazy().select("sample_id", "snapshot_id").unique()
+    doubled = mapping.filter(pl.col("sample_id").is_duplicated()).select("sample_id").unique()
+    lacking = gold.join(mapping, on="sample_id", how="anti").select("sample_id").unique()
+    queries = [gold if keep_gold else gold.clear(), mapping, doubled, lacking]
+    found = pl.collect_all(queries, engine=ENGINE)
+    kept, frame, doubled_ids, lacking_ids = found
+    if doubled_ids.height:
+        msg = f"samples with several snapshots: {doubled_ids['sample_id'].to_list()[:5]!r}"
         raise InputError(msg, field="snapshot_id")
-    lacking = gold.join(mapping, on="sample_id", how="anti")["sample_id"].unique()
-    if lacking.len():
-        msg = f"no snapshot (repo, base_commit) for samples {lacking.to_list()[:5]!r}"
+    if lacking_ids.height:
+        first = lacking_ids["sample_id"].to_list()[:5]
+        msg = f"no snapshot (repo, base_commit) for samples {first!r}"
         raise InputError(msg, field="snapshot_id")
-    return mapping
+    return kept, frame
 
 
-def _file_costs(top: pl.DataFrame, corpus: Corpus) -> pl.DataFrame:
-    """Token counts of just the ranked paths of each snapshot (one batched corpus lookup)."""
-    pairs = top.select("snapshot_id", "path").unique()
+def _file_costs(pairs: pl.DataFrame, corpus: Corpus) -> pl.DataFrame:
+    """Token counts of just the ranked (snapshot_id, path) pairs (one batched corpus lookup)."""
     wanted: dict[str, list[str]] = {}
     for sid, path in pairs.iter_rows():
         wanted.setdefault(sid, []).append(path)

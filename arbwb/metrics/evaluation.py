@@ -11,16 +11,17 @@ import polars as pl
 from arbwb import schemas
 from arbwb.errors import InputError
 from arbwb.io.corpus import Corpus
-from arbwb.metrics.budget import bcy_metrics
+from arbwb.metrics.budget import ENGINE, bcy_metrics
 from arbwb.metrics.rank import apply_stored_mrr, count_aggs, value_expr
 from arbwb.metrics.spec import DEFAULT_METRICS, MetricSpec, parse_metric
 
 
-def _gold(labels: pl.DataFrame, samples: pl.DataFrame | None) -> pl.DataFrame:
-    """Distinct (sample_id, path) gold pairs of the evaluated samples."""
-    gold = labels.filter(pl.col("role") == "gold").select("sample_id", "path").unique()
+def _gold(labels: pl.DataFrame, samples: pl.DataFrame | None) -> pl.LazyFrame:
+    """Distinct (sample_id, path) gold pairs of the evaluated samples (a lazy query)."""
+    gold = labels.lazy().filter(pl.col("role") == "gold").select("sample_id", "path").unique()
     if samples is not None:
-        gold = gold.join(samples.select("sample_id").unique(), on="sample_id", how="semi")
+        ids = samples.lazy().select("sample_id").unique()
+        gold = gold.join(ids, on="sample_id", how="semi")
     return gold
 
 
@@ -70,26 +71,37 @@ def evaluate(
     """
     specs = list({s.name: s for s in map(parse_metric, metrics)}.values())
     rank_specs = [s for s in specs if s.family != "bcy"]
-    gold = _gold(labels, samples)
     run_names = sorted(set(rankings["run"].unique().to_list()) | set(runs or ()))
     if not run_names:
         msg = "no run to evaluate: rankings is empty; name the runs with runs=[...]"
         raise ValueError(msg)
-    grid = (
-        pl.DataFrame({"run": run_names}, schema={"run": pl.String})
-        .join(gold.group_by("sample_id").agg(n_gold=pl.len().cast(pl.Int64)), how="cross")
+    # a few lazy queries collected together: small eager steps would each cost a query
+    gold_query = _gold(labels, samples)
+    grid_query = (
+        pl.LazyFrame({"run": run_names}, schema={"run": pl.String})
+        .join(gold_query.group_by("sample_id").agg(n_gold=pl.len().cast(pl.Int64)), how="cross")
         .sort("run", "sample_id")
     )
-    ranked = rankings.join(gold.select("sample_id").unique(), on="sample_id", how="semi")
-    if ranked.select("run", "sample_id", "path").is_duplicated().any():
+    ranked_query = rankings.lazy().join(
+        gold_query.select("sample_id").unique(), on="sample_id", how="semi"
+    )
+    repeated = pl.struct("run", "sample_id", "path").is_duplicated().any()
+    gold, grid, ranked, twice = pl.collect_all(
+        [gold_query, grid_query, ranked_query, ranked_query.select(repeated)], engine=ENGINE
+    )
+    if twice.item():
         msg = "rankings repeat a path within a (run, sample); build them with load_rankings"
         raise ValueError(msg)
-    flagged = ranked.join(
-        gold.with_columns(is_gold=pl.lit(True)), on=["sample_id", "path"], how="left"
-    ).with_columns(pl.col("is_gold").fill_null(False))
+    flagged = (
+        ranked.lazy()
+        .join(gold.lazy().with_columns(is_gold=pl.lit(True)), on=["sample_id", "path"], how="left")
+        .with_columns(pl.col("is_gold").fill_null(False))
+    )
     counts = flagged.group_by("run", "sample_id").agg(count_aggs(rank_specs))
-    per = grid.join(counts, on=["run", "sample_id"], how="left").with_columns(
-        pl.exclude("run", "sample_id", "n_gold", "first").fill_null(0)
+    per = (
+        grid.lazy()
+        .join(counts, on=["run", "sample_id"], how="left")
+        .with_columns(pl.exclude("run", "sample_id", "n_gold", "first").fill_null(0))
     )
     per = apply_stored_mrr(per.with_columns(stored_rr=pl.lit(None, pl.Float64)), stored)
     values = {s.name: value_expr(s, fusion=fusion).cast(pl.Float64) for s in rank_specs}
@@ -108,15 +120,15 @@ def evaluate(
             bcy_specs, ranked, labels.join(gold, on="sample_id", how="semi"), samples, corpus
         )
         # every (run, sample) gets each BCY row; one the packer did not report scores 0
-        full = grid.select("run", "sample_id").join(
-            pl.DataFrame({"metric": [s.name for s in bcy_specs]}), how="cross"
-        )
-        bcy = full.join(bcy, on=["run", "sample_id", "metric"], how="left")
-        parts.append(bcy.with_columns(pl.col("value").fill_null(0.0)))
-    long = pl.concat(parts)
+        names = pl.LazyFrame({"metric": [s.name for s in bcy_specs]}, schema={"metric": pl.String})
+        full = grid.lazy().select("run", "sample_id").join(names, how="cross")
+        joined = full.join(bcy.lazy(), on=["run", "sample_id", "metric"], how="left")
+        parts.append(joined.with_columns(pl.col("value").fill_null(0.0)))
     order = {s.name: i for i, s in enumerate(specs)}
-    long = long.sort(
-        "run", "sample_id", pl.col("metric").replace_strict(order, return_dtype=pl.Int64)
+    long = (
+        pl.concat(parts)
+        .sort("run", "sample_id", pl.col("metric").replace_strict(order, return_dtype=pl.Int64))
+        .collect(engine=ENGINE)
     )
     return schemas.validate(long, schemas.METRICS, name="metrics")
 
@@ -135,9 +147,9 @@ def coverage(
     ranked when it has at least one ranking row.
     """
     expected = _gold(labels, samples).select("sample_id").unique()
-    answered = rankings.select("run", "sample_id", status=pl.lit("ok")).unique()
+    answered = rankings.lazy().select("run", "sample_id", status=pl.lit("ok")).unique()
     if submitted is not None:
-        answered = pl.concat([answered, submitted.select("run", "sample_id", "status")])
+        answered = pl.concat([answered, submitted.lazy().select("run", "sample_id", "status")])
     runs = answered.select("run").unique().sort("run")
     answered = answered.join(expected, on="sample_id", how="semi").unique(
         ["run", "sample_id"], keep="last"
@@ -145,10 +157,12 @@ def coverage(
     counts = answered.group_by("run").agg(
         n_ranked=(pl.col("status") == "ok").sum(), n_error=(pl.col("status") == "error").sum()
     )
+    n_expected = expected.select(n_expected=pl.len().cast(pl.Int64))
     return (
         runs.join(counts, on="run", how="left")
         .with_columns(pl.col("n_ranked", "n_error").fill_null(0).cast(pl.Int64))
-        .with_columns(n_expected=pl.lit(expected.height, pl.Int64))
+        .join(n_expected, how="cross")
         .with_columns(n_missing=pl.col("n_expected") - pl.col("n_ranked") - pl.col("n_error"))
         .select("run", "n_expected", "n_ranked", "n_missing", "n_error")
+        .collect(engine=ENGINE)
     )

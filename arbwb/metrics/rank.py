@@ -146,7 +146,7 @@ def value_expr(spec: MetricSpec, *, fusion: bool) -> pl.Expr:
             return pl.col("first").cast(pl.Float64)
 
 
-def apply_stored_mrr(per: pl.DataFrame, stored: pl.DataFrame | None) -> pl.DataFrame:
+def apply_stored_mrr(per: pl.LazyFrame, stored: pl.DataFrame | None) -> pl.LazyFrame:
     """Take first-gold rank from the stored MRR where the ranking holds no gold but MRR > 0.
 
     Compact details without ``gold_ranks`` (e.g. the v0_1 lexical run) only keep the top 20,
@@ -154,8 +154,10 @@ def apply_stored_mrr(per: pl.DataFrame, stored: pl.DataFrame | None) -> pl.DataF
     """
     if stored is None:
         return per
-    mrr = stored.filter(pl.col("metric") == "mrr").select(
-        "run", "sample_id", pl.col("value").alias("stored_mrr")
+    mrr = (
+        stored.lazy()
+        .filter(pl.col("metric") == "mrr")
+        .select("run", "sample_id", pl.col("value").alias("stored_mrr"))
     )
     per = per.join(mrr, on=["run", "sample_id"], how="left")
     use = pl.col("first").is_null() & (pl.col("stored_mrr") > 0)
