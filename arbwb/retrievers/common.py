@@ -24,6 +24,8 @@ from arbwb.tokenize import split_identifiers
 if TYPE_CHECKING:  # scipy and the term counter load only for the methods that use them
     import scipy.sparse as sp
 
+    from arbwb.metrics.chunks import ChunkTable
+
 #: Chunk columns a retriever needs (the CHUNKS schema minus nothing; snapshot_id is optional).
 CHUNK_COLUMNS = ("chunk_id", "path", "kind", "symbol", "start_line", "end_line", "text")
 
@@ -39,7 +41,9 @@ class ChunkRanking:
     ``file_scores`` their best chunk score (or the method's own file score, e.g. grep);
     ``details`` extra details-row fields of the method (grep: patterns, ``top_file_scores``);
     ``n_chars`` per-chunk character counts replacing the chunk table's in the 8k packing, when
-    the method counts differently (grep: an empty text counts as its path, arb-grep §6.5).
+    the method counts differently (grep: an empty text counts as its path, arb-grep §6.5);
+    ``table`` the chunk rows ``order`` indexes, when the method read them itself instead of
+    indexing the snapshot's chunk frame (grep's strict fast path parses only candidate rows).
     """
 
     order: npt.NDArray[np.int64]
@@ -48,6 +52,7 @@ class ChunkRanking:
     file_scores: list[float]
     details: Mapping[str, Any] = field(default_factory=dict)
     n_chars: Sequence[int] | None = None
+    table: ChunkTable | None = None
 
 
 @dataclass(frozen=True)

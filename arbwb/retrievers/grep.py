@@ -11,19 +11,32 @@ contract fixes is an explicit left-to-right loop (adding 0.0 for a non-hit is ex
 
 from __future__ import annotations
 
+import dataclasses
 import decimal
 import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from arbwb.retrievers.common import ChunkPaths, ChunkRanking, Method, check_chunks, chunk_paths
+from arbwb.io.chunkscan import CHUNK_FIELDS, parse_block
+from arbwb.io.corpus import Corpus
+from arbwb.metrics.chunks import chunk_table
+from arbwb.pathclass import CandidateFilter
+from arbwb.retrievers.common import (
+    CHUNK_COLUMNS,
+    ChunkPaths,
+    ChunkRanking,
+    Method,
+    candidate_chunks,
+    check_chunks,
+    chunk_paths,
+)
 from arbwb.retrievers.grep_patterns import Pattern, PatternMode, extract_patterns
 
 PATH_MULT_FILE, PATH_MULT, BASENAME_MULT, SYMBOL_MULT = 2.0, 1.35, 1.1, 1.2
@@ -189,9 +202,20 @@ def _result(
     file_rows: list[dict[str, Any]],
 ) -> GrepResult:
     """Wrap the ranked files as a ChunkRanking whose details carry the §8.1 grep fields."""
+    return _ranked(index.mode, index.n_chars, patterns, order, file_rows)
+
+
+def _ranked(
+    mode: PatternMode,
+    n_chars: Sequence[int],
+    patterns: list[Pattern],
+    order: npt.NDArray[np.int64],
+    file_rows: list[dict[str, Any]],
+) -> GrepResult:
+    """A GrepResult from its parts (``n_chars`` per row ``order`` indexes)."""
     scores = [r["score"] for r in file_rows]
     details = {
-        "pattern_mode": index.mode,
+        "pattern_mode": mode,
         "patterns": [{"kind": p.kind, "term": p.term, "weight": p.weight} for p in patterns],
         "top_file_scores": file_rows[:TOP_K],
     }
@@ -201,7 +225,7 @@ def _result(
         files=[r["path"] for r in file_rows],
         file_scores=scores,
         details=details,
-        n_chars=index.n_chars,
+        n_chars=n_chars,
     )
     return GrepResult(ranking, patterns, file_rows)
 
@@ -267,8 +291,130 @@ def search(index: GrepIndex, query_text: str) -> GrepResult:
     return _result(index, patterns, best_rows[ranked].astype(np.int64), file_rows)
 
 
-def rank_sample(index: GrepIndex, query_text: str) -> ChunkRanking:
+@dataclass(frozen=True)
+class LineIndex:
+    """A snapshot's chunk file as raw JSON lines, unparsed (strict mode, all files).
+
+    ``lines`` has one value per line (null for a blank one); ``special`` marks the lines the
+    prefilter (:func:`prefilter_regex`) cannot rule out; ``memo`` holds each lower-cased
+    term's candidate mask for the snapshot's later samples.
+    """
+
+    mode: PatternMode
+    path: Path
+    lines: pl.Series
+    special: pl.Series
+    memo: dict[str, pl.Series] = field(default_factory=dict)
+
+
+#: Line contents after which a lower-cased term may hide from :func:`prefilter_regex`: a
+#: ``\u`` or ``\/`` escape (a character written otherwise than upstream's JSON writes it) and
+#: U+0130, the one character whose Python lower-case is two characters.
+SPECIAL_MARKS = ("\\u", "\\/", "\u0130")
+_NO_CHUNKS = pl.DataFrame(schema={c: CHUNK_FIELDS[c] for c in CHUNK_COLUMNS})
+
+
+def prefilter_regex(term: str) -> str | None:
+    """A Polars regex that every chunk-file line with ``term`` in a lower-cased field matches.
+
+    A field holding ``term`` after Python ``str.lower`` holds, as upstream JSON writes it
+    (quote and backslash escaped, every other printable character as is), the JSON escape of
+    ``term`` up to case: Python's lower-case of a character is in its case-folding class,
+    except U+0130 and the final sigma (tested), so Unicode ``(?i)`` matching finds it. None
+    when ``term`` holds a control character (escaped otherwise): every line is then a
+    candidate. Extra matches (other fields, keys, mid-escape) are harmless: candidates are
+    parsed and matched exactly.
+    """
+    if any(c < " " for c in term):
+        return None
+    escaped = term.replace("\\", "\\\\").replace('"', '\\"')
+    body = "".join(c if c.isascii() and c.isalnum() else f"\\x{{{ord(c):x}}}" for c in escaped)
+    return "(?i)" + body
+
+
+def read_lines(path: Path) -> pl.Series | None:
+    """The lines of a chunk file (null for a blank line), or None when they are not all JSON
+    objects on plain text lines: the full parse then reads the file (and reports any error)."""
+    try:
+        lines = pl.read_csv(
+            path,
+            has_header=False,
+            separator="\x01",  # a control byte: never raw in a JSON line
+            quote_char=None,
+            new_columns=["line"],
+            schema={"line": pl.String},
+        )["line"]
+    except Exception:  # empty, bad UTF-8, a control byte: the full parse decides
+        return None
+    shaped = lines.str.starts_with("{") & (lines.str.ends_with("}") | lines.str.ends_with("}\r"))
+    return lines if bool(shaped.fill_null(True).all()) else None
+
+
+def index_snapshot(
+    corpus: Corpus,
+    snapshot: str,
+    candidate_filter: CandidateFilter,
+    *,
+    mode: PatternMode = "strict",
+) -> tuple[GrepIndex | LineIndex, pl.DataFrame] | None:
+    """A snapshot's grep index and the chunk frame its rankings index; None without rows.
+
+    Strict mode over all files keeps the unparsed lines (:class:`LineIndex`): a query's few
+    patterns then parse only the lines that can hold them. Otherwise (token patterns match
+    most rows) every row is parsed and lower-cased once (:func:`build_index`).
+    """
+    if mode == "strict" and candidate_filter == "all_files":
+        path = corpus.chunk_path(snapshot)
+        lines = read_lines(path)
+        if lines is not None:
+            if lines.null_count() == len(lines):
+                return None
+            marks = lines.to_frame("v").select(
+                pl.any_horizontal(pl.col("v").str.contains(m, literal=True) for m in SPECIAL_MARKS)
+            )
+            special = marks.to_series().fill_null(False)
+            return LineIndex(mode, path, lines, special), _NO_CHUNKS
+    chunks = candidate_chunks(corpus.chunks(snapshot), candidate_filter)
+    return (build_index(chunks, mode), chunks) if chunks.height else None
+
+
+def candidates(index: LineIndex, patterns: Sequence[Pattern]) -> pl.Series:
+    """Lines that may hold some pattern in a field (special lines always); new terms are
+    matched together (one Polars ``select``) and remembered."""
+    terms = sorted({p.term.lower() for p in patterns} - index.memo.keys())
+    regexes = {q: prefilter_regex(q) for q in terms}
+    found = index.lines.to_frame("v").select(
+        pl.col("v").str.contains(r).fill_null(False).alias(str(i))
+        for i, r in enumerate(regexes.values())
+        if r is not None
+    )
+    for i, (q, r) in enumerate(regexes.items()):
+        index.memo[q] = found[str(i)] if r is not None else index.lines.is_not_null()
+    mask = index.special
+    for q in {p.term.lower() for p in patterns}:
+        mask = mask | index.memo[q]
+    return mask
+
+
+def search_lines(index: LineIndex, query_text: str) -> ChunkRanking:
+    """:func:`search` over only the candidate lines, parsed exactly; the ranking carries their
+    chunk table. Every other line holds no pattern, so the files, scores and representative
+    rows are those of the whole snapshot."""
+    patterns = extract_patterns(query_text, index.mode)
+    empty = np.zeros(0, dtype=np.int64)
+    rows = index.lines.filter(candidates(index, patterns)) if patterns else index.lines.clear()
+    if rows.is_empty():
+        return _ranked(index.mode, [], patterns, empty, []).ranking
+    block = b"\n".join(rows.cast(pl.Binary).to_list())
+    chunks = parse_block(index.path, block, list(CHUNK_COLUMNS))
+    ranking = search(build_index(chunks, index.mode), query_text).ranking
+    return dataclasses.replace(ranking, table=chunk_table(chunks))
+
+
+def rank_sample(index: GrepIndex | LineIndex, query_text: str) -> ChunkRanking:
     """Matched files by grep score; ``order`` holds each file's representative (best) row."""
+    if isinstance(index, LineIndex):
+        return search_lines(index, query_text)
     return search(index, query_text).ranking
 
 
@@ -291,6 +437,7 @@ def method(mode: PatternMode = "strict") -> Method:
         ranker="grep",
         build_index=functools.partial(build_index, mode=mode),
         rank_sample=rank_sample,
+        index_snapshot=functools.partial(index_snapshot, mode=mode),
         model=f"grep-{mode}",
         stats=lambda: {"pattern_mode": mode},
         gold_only=True,
