@@ -296,9 +296,9 @@ def search(index: GrepIndex, query_text: str) -> GrepResult:
 class LineIndex:
     """A snapshot's chunk file as raw JSON lines, unparsed (strict mode, all files).
 
-    ``lines`` has one value per line, with its line break (:func:`read_lines`); ``special`` marks the lines the
-    prefilter (:func:`prefilter_regex`) cannot rule out; ``memo`` holds each lower-cased
-    term's candidate mask for the snapshot's later samples.
+    ``lines`` has one value per line, with its line break (:func:`read_lines`); ``special``
+    marks the lines the prefilter (:func:`prefilter_regex`) cannot rule out; ``memo`` holds
+    each lower-cased term's candidate mask for the snapshot's later samples.
     """
 
     mode: PatternMode
