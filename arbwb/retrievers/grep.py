@@ -380,6 +380,18 @@ def read_lines(path: Path) -> pl.Series | None:
     return lines if bool((shaped | blank).all()) and not bool(blank.all()) else None
 
 
+def line_index(path: Path) -> LineIndex | None:
+    """The strict-mode :class:`LineIndex` of a chunk file; None when :func:`read_lines` finds
+    it empty or not plain JSON lines."""
+    lines = read_lines(path) if path.stat().st_size else None
+    if lines is None:
+        return None
+    marks = lines.to_frame("v").select(
+        pl.any_horizontal(pl.col("v").str.contains(m, literal=True) for m in SPECIAL_MARKS)
+    )
+    return LineIndex("strict", path, lines, marks.to_series())
+
+
 def index_snapshot(
     corpus: Corpus,
     snapshot: str,
@@ -394,14 +406,9 @@ def index_snapshot(
     most rows) every row is parsed and lower-cased once (:func:`build_index`).
     """
     if mode == "strict" and candidate_filter == "all_files":
-        path = corpus.chunk_path(snapshot)
-        lines = read_lines(path) if path.stat().st_size else None
-        if lines is not None:
-            marks = lines.to_frame("v").select(
-                pl.any_horizontal(pl.col("v").str.contains(m, literal=True) for m in SPECIAL_MARKS)
-            )
-            special = marks.to_series().fill_null(False)
-            return LineIndex(mode, path, lines, special), _NO_CHUNKS
+        index = line_index(corpus.chunk_path(snapshot))
+        if index is not None:
+            return index, _NO_CHUNKS
     chunks = candidate_chunks(corpus.chunks(snapshot), candidate_filter)
     return (build_index(chunks, mode), chunks) if chunks.height else None
 
