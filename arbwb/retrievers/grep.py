@@ -361,10 +361,17 @@ def read_lines(path: Path) -> pl.Series | None:
         return None
     raw = np.frombuffer(data, dtype=np.uint8)
     block = 1 << 22  # newline search in blocks: no file-sized temporary
-    ends = [np.flatnonzero(raw[s : s + block] == 10) + (s + 1) for s in range(0, raw.size, block)]
-    bounds = np.concatenate([np.zeros(1, dtype=np.int64), *ends]).astype(np.int64)
+    breaks = [np.flatnonzero(raw[s : s + block] == 10) + (s + 1) for s in range(0, raw.size, block)]
+    bounds = np.concatenate([np.zeros(1, dtype=np.int64), *breaks]).astype(np.int64)
     if bounds[-1] != raw.size:  # a last line without a line break
         bounds = np.append(bounds, np.int64(raw.size))
+    starts, ends = bounds[:-1], bounds[1:]
+    body = ends - (raw[ends - 1] == 10)  # without the line break (LF or CRLF)
+    body -= (body > starts) & (raw[np.maximum(body - 1, 0)] == 13)
+    blank = body == starts
+    shaped = (raw[starts] == ord("{")) & (raw[np.maximum(body - 1, 0)] == ord("}"))
+    if blank.all() or not (blank | shaped).all():
+        return None
     array = pa.LargeStringArray.from_buffers(
         bounds.size - 1, pa.py_buffer(bounds), pa.py_buffer(data)
     )
@@ -372,12 +379,7 @@ def read_lines(path: Path) -> pl.Series | None:
         array.validate(full=True)  # UTF-8
     except pa.ArrowInvalid:
         return None
-    lines = pl.Series(_CArray(array))
-    blank = lines.is_in(["\n", "\r\n"])
-    shaped = lines.str.starts_with("{") & (
-        lines.str.ends_with("}\n") | lines.str.ends_with("}\r\n") | lines.str.ends_with("}")
-    )
-    return lines if bool((shaped | blank).all()) and not bool(blank.all()) else None
+    return pl.Series(_CArray(array))
 
 
 def line_index(path: Path) -> LineIndex | None:
