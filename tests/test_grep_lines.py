@@ -218,3 +218,21 @@ def test_a_malformed_candidate_row_is_located(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
         grep.rank_sample(index, json.dumps({"pr_title": "UserCache"}))
     assert (caught.value.line, caught.value.field) == (4, "symbol")
+
+
+def test_a_term_holding_another_is_not_scanned(tmp_path: Path) -> None:
+    """``src/app.py`` holds ``app.py``: every line with the first has the second, so only
+    ``app.py`` is matched and the candidates are the lines of either."""
+    path = tmp_path / "c.jsonl"
+    rows = [dict(r, path="x.txt") for r in chunk_rows(random.Random(3), 4)]
+    rows[1]["text"], rows[2]["path"] = "see SRC/App.py", "lib/app.py"
+    path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
+    index = grep.line_index(path)
+    assert index is not None
+    patterns = [
+        grep.Pattern("src/app.py", "file_path", 18.0),
+        grep.Pattern("app.py", "file_path", 18.0),
+    ]
+    mask = grep.candidates(index, patterns)
+    assert list(index.memo) == ["app.py"]
+    assert mask.to_list() == [False, True, True, False]

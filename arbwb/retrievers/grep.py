@@ -417,10 +417,15 @@ def index_snapshot(
 
 
 def candidates(index: LineIndex, patterns: Sequence[Pattern]) -> pl.Series:
-    """Lines that may hold some pattern in a field (special lines always); new terms are
-    matched together (one Polars ``select``) and remembered."""
-    terms = sorted({p.term.lower() for p in patterns} - index.memo.keys())
-    regexes = {q: prefilter_regex(q) for q in terms}
+    """Lines that may hold some pattern in a field (special lines always).
+
+    A term holding another of the query's terms adds no line (a field holding it holds the
+    shorter one), so only the others are matched: the new ones together (one Polars
+    ``select``), remembered for the snapshot's later samples.
+    """
+    terms = {p.term.lower() for p in patterns}
+    needed = sorted(q for q in terms if not any(o != q and o in q for o in terms))
+    regexes = {q: prefilter_regex(q) for q in needed if q not in index.memo}
     found = index.lines.to_frame("v").select(
         pl.col("v").str.contains(r).fill_null(False).alias(str(i))
         for i, r in enumerate(regexes.values())
@@ -429,7 +434,7 @@ def candidates(index: LineIndex, patterns: Sequence[Pattern]) -> pl.Series:
     for i, (q, r) in enumerate(regexes.items()):
         index.memo[q] = found[str(i)] if r is not None else index.lines.str.starts_with("{")
     mask = index.special
-    for q in {p.term.lower() for p in patterns}:
+    for q in needed:
         mask = mask | index.memo[q]
     return mask
 
