@@ -224,7 +224,7 @@ def test_a_term_holding_another_is_not_scanned(tmp_path: Path) -> None:
     """``src/app.py`` holds ``app.py``: every line with the first has the second, so only
     ``app.py`` is matched and the candidates are the lines of either."""
     path = tmp_path / "c.jsonl"
-    rows = [dict(r, path="x.txt") for r in chunk_rows(random.Random(3), 4)]
+    rows = [dict(r, path="x.txt", text="no") for r in chunk_rows(random.Random(3), 4, plain=True)]
     rows[1]["text"], rows[2]["path"] = "see SRC/App.py", "lib/app.py"
     path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
     index = grep.line_index(path)
