@@ -226,7 +226,7 @@ def test_a_term_holding_another_is_not_scanned(tmp_path: Path) -> None:
     path = tmp_path / "c.jsonl"
     rows = [dict(r, path="x.txt", text="no") for r in chunk_rows(random.Random(3), 4, plain=True)]
     rows[1]["text"], rows[2]["path"] = "see SRC/App.py", "lib/app.py"
-    path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
+    path.write_text("".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in rows))
     index = grep.line_index(path)
     assert index is not None
     patterns = [
