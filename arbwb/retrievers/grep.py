@@ -36,7 +36,6 @@ from arbwb.retrievers.common import (
     Method,
     candidate_chunks,
     check_chunks,
-    chunk_paths,
 )
 from arbwb.retrievers.grep_patterns import Pattern, PatternMode, extract_patterns
 
@@ -77,16 +76,17 @@ def bonus(n: int) -> float:
 class GrepIndex:
     """One snapshot's candidate rows, lower-cased once (Python ``str.lower``, §5).
 
-    ``memo`` caches each (field, term) hit vector for the snapshot's later samples.
+    ``paths`` codes each row's path by its rank in code-point order (``names`` sorted), so a
+    code also orders files by path. ``distinct`` holds per distinct path (``names`` order) the
+    lower-cased ``path`` and ``base`` (``PurePosixPath(path).name``); ``rows`` per row the
+    lower-cased ``symbol`` and ``text``. ``memo`` caches each (field, term) hit vector for
+    the snapshot's later samples.
     """
 
     mode: PatternMode
     paths: ChunkPaths
-    path_lower: pl.Series  # per distinct path (``paths.names`` order)
-    base_lower: pl.Series  # per distinct path: ``PurePosixPath(path).name`` lower-cased
-    path_rank: npt.NDArray[np.int64]  # per distinct path: position in code-point order
-    symbol_lower: pl.Series  # per row
-    text_lower: pl.Series  # per row
+    distinct: pl.DataFrame
+    rows: pl.DataFrame
     has_path: npt.NDArray[np.bool_]  # per row: rows with an empty path are never hits (§6.1)
     n_chars: list[int]  # per row: representative text length; empty text counts its path (§6.5)
     memo: dict[tuple[str, str], npt.NDArray[np.bool_]] = field(default_factory=dict)
@@ -95,8 +95,13 @@ class GrepIndex:
 def python_lower(values: pl.Series) -> pl.Series:
     """Python ``str.lower`` of every value: Polars lower-cases ASCII values (identical there),
     Python the others (Unicode versions and special casings may differ between the two)."""
-    lowered = values.str.to_lowercase()
-    rows = np.flatnonzero((values.str.len_bytes() != values.str.len_chars()).to_numpy())
+    other = values.str.len_bytes() != values.str.len_chars()
+    return _python_lower_others(values.str.to_lowercase(), values, other)
+
+
+def _python_lower_others(lowered: pl.Series, values: pl.Series, other: pl.Series) -> pl.Series:
+    """``lowered`` with the values flagged ``other`` (non-ASCII) lower-cased by Python."""
+    rows = np.flatnonzero(other.to_numpy())
     if rows.size:
         lowered = lowered.scatter(rows, [v.lower() for v in values.gather(rows).to_list()])
     return lowered
@@ -110,39 +115,53 @@ def basename(path: str) -> str:
 
 
 def build_index(chunks: pl.DataFrame, mode: PatternMode = "strict") -> GrepIndex:
-    """Lower-case path, basename, symbol and text of a snapshot's (filtered) rows, in order."""
-    chunks = check_chunks(chunks)
-    paths = chunk_paths(chunks)
-    names = paths.names
-    ranks = np.empty(len(names), dtype=np.int64)
-    ranks[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names))
-    n_chars = chunks.select(
-        pl.when(pl.col("text") == "")
-        .then(pl.col("path").str.len_chars())
-        .otherwise(pl.col("text").str.len_chars())
-    ).to_series()
+    """Lower-case path, basename, symbol and text of a snapshot's (filtered) rows, in order.
+
+    One Polars ``select`` computes every per-row column (few calls: sub-frames of the strict
+    fast path are small, so call overhead matters).
+    """
+    path, symbol, text = pl.col("path"), pl.col("symbol"), pl.col("text")
+    columns = check_chunks(chunks).select(
+        (path.rank("dense").cast(pl.Int64) - 1).alias("code"),
+        symbol.str.to_lowercase().alias("symbol"),
+        text.str.to_lowercase().alias("text"),
+        (symbol.str.len_bytes() != symbol.str.len_chars()).alias("symbol_other"),
+        (text.str.len_bytes() != text.str.len_chars()).alias("text_other"),
+        (path != "").alias("has_path"),
+        pl.when(text == "").then(path.str.len_chars()).otherwise(text.str.len_chars()).alias("n"),
+    )
+    names = chunks["path"].unique().sort().to_list()
+    rows = pl.DataFrame(
+        {
+            place: _python_lower_others(columns[place], chunks[place], columns[f"{place}_other"])
+            for place in ("symbol", "text")
+        }
+    )
+    distinct = pl.DataFrame(
+        {
+            "path": pl.Series([p.lower() for p in names], dtype=pl.String),
+            "base": pl.Series([basename(p).lower() for p in names], dtype=pl.String),
+        }
+    )
     return GrepIndex(
         mode=mode,
-        paths=paths,
-        path_lower=pl.Series([p.lower() for p in names], dtype=pl.String),
-        base_lower=pl.Series([basename(p).lower() for p in names], dtype=pl.String),
-        path_rank=ranks,
-        symbol_lower=python_lower(chunks["symbol"]),
-        text_lower=python_lower(chunks["text"]),
-        has_path=(chunks["path"] != "").to_numpy(),
-        n_chars=n_chars.to_list(),
+        paths=ChunkPaths(columns["code"].to_numpy(), names),
+        distinct=distinct,
+        rows=rows,
+        has_path=columns["has_path"].to_numpy(),
+        n_chars=columns["n"].to_list(),
     )
 
 
-def _contains(needle: str, *, token: bool) -> pl.Expr:
-    """Substring test of column ``v``; ``token``: an occurrence with no ASCII word character beside.
+def _contains(column: str, needle: str, *, token: bool) -> pl.Expr:
+    """Substring test of ``column``; ``token``: an occurrence with no ASCII word character beside.
 
     TOKEN_TEXT_RE's lookarounds are emulated by consuming the neighbour or a text end, which
     decides existence identically; tokens are ``[a-z0-9]+`` so need no escaping.
     """
     if token:
-        return pl.col("v").str.contains(f"(?:^|[^{_WORD}]){needle}(?:[^{_WORD}]|$)")
-    return pl.col("v").str.contains(needle, literal=True)
+        return pl.col(column).str.contains(f"(?:^|[^{_WORD}]){needle}(?:[^{_WORD}]|$)")
+    return pl.col(column).str.contains(needle, literal=True)
 
 
 def _places(pattern: Pattern) -> tuple[str, ...]:
@@ -153,24 +172,23 @@ def _places(pattern: Pattern) -> tuple[str, ...]:
 def _fill(index: GrepIndex, patterns: Sequence[Pattern]) -> None:
     """Compute the hit vectors of the patterns' terms not yet in the snapshot's memo.
 
-    One Polars ``select`` per place evaluates all new terms together (in parallel).
+    Two Polars ``select`` calls evaluate all new (place, term) pairs together (in parallel):
+    one over the distinct paths, one over the rows.
     """
-    places = {
-        "path": index.path_lower,
-        "base": index.base_lower,
-        "symbol": index.symbol_lower,
-        "text": index.text_lower,
-        "token_text": index.text_lower,
-    }
-    for place, values in places.items():
-        wanted = {p.term.lower() for p in patterns if place in _places(p)}
-        missing = sorted(q for q in wanted if (place, q) not in index.memo)
-        if not missing:
+    wanted = {(place, p.term.lower()) for p in patterns for place in _places(p)}
+    for frame in (index.distinct, index.rows):
+        jobs = sorted(
+            (place, q)
+            for place, q in wanted - index.memo.keys()
+            if place.removeprefix("token_") in frame.columns
+        )
+        if not jobs:
             continue
-        token = place == "token_text"
-        exprs = [_contains(q, token=token).alias(str(i)) for i, q in enumerate(missing)]
-        found = values.to_frame("v").select(exprs)
-        for i, q in enumerate(missing):
+        found = frame.select(
+            _contains(place.removeprefix("token_"), q, token=place == "token_text").alias(str(i))
+            for i, (place, q) in enumerate(jobs)
+        )
+        for i, (place, q) in enumerate(jobs):
             hits = found[str(i)].to_numpy()
             index.memo[(place, q)] = hits[index.paths.codes] if place in ("path", "base") else hits
 
@@ -277,7 +295,7 @@ def search(index: GrepIndex, query_text: str) -> GrepResult:
     sums = left_to_right([ordered[:, j] for j in range(n_patterns)], starts.size)
     score = sums + np.array([bonus(n) for n in hits.tolist()], dtype=np.float64)
     file_codes = codes[starts]
-    ranked = np.lexsort((index.path_rank[file_codes], -best, -matched, -score))
+    ranked = np.lexsort((file_codes, -best, -matched, -score))  # codes are path ranks
     names = index.paths.names
     file_rows = [
         {
