@@ -234,5 +234,14 @@ def test_a_term_holding_another_is_not_scanned(tmp_path: Path) -> None:
         grep.Pattern("app.py", "file_path", 18.0),
     ]
     mask = grep.candidates(index, patterns)
-    assert list(index.memo) == ["app.py"]
+    assert list(index.memo) == [r"(?i)(?:app\x{2e}py)"]
     assert mask.to_list() == [False, True, True, False]
+
+
+def test_term_groups_keep_first_characters_distinct() -> None:
+    terms = ["select", "sqlite_master", "create", "into", "dump.py", "table_info", "table_name"]
+    groups = grep.term_groups(terms)
+    assert sorted(t for g in groups for t in g) == sorted(terms)
+    for group in groups:
+        assert len(group) <= grep.GROUP_SIZE
+        assert len({t[0] for t in group}) == len(group)
