@@ -326,6 +326,10 @@ class Method:
     prefetch: Callable[[Corpus, Sequence[str], CandidateFilter], None] | None = None
     #: Index the next snapshot on a second thread while one is ranked (thread-safe indexing).
     index_ahead: bool = False
+    #: Query work done with the indexing (on the second thread with ``index_ahead``): called
+    #: with a snapshot's index and the query texts of its samples before they are ranked
+    #: (grep: parse each query's candidate lines); ``rank_sample`` must not depend on it.
+    prepare_queries: Callable[[Any, Sequence[str]], None] | None = None
 
 
 def snapshot_index(

@@ -257,9 +257,12 @@ def left_to_right(columns: Sequence[npt.NDArray[np.float64]], size: int) -> npt.
     return total
 
 
-def search(index: GrepIndex, query_text: str) -> GrepResult:
-    """Rank the files of ``index`` for evaluation text T (§4-§6); empty when nothing matches."""
-    patterns = extract_patterns(query_text, index.mode)
+def search(index: GrepIndex, query_text: str, patterns: list[Pattern] | None = None) -> GrepResult:
+    """Rank the files of ``index`` for evaluation text T (§4-§6); empty when nothing matches.
+
+    ``patterns``: T's pattern list when already extracted.
+    """
+    patterns = extract_patterns(query_text, index.mode) if patterns is None else patterns
     empty = np.zeros(0, dtype=np.int64)
     if not patterns:  # §6.6: no row is examined
         return _result(index, patterns, empty, [])
@@ -316,7 +319,8 @@ class LineIndex:
 
     ``lines`` has one value per line, with its line break (:func:`read_lines`); ``special``
     marks the lines the prefilter (:func:`prefilter_regex`) cannot rule out; ``memo`` holds
-    each prefilter regex's line mask for the snapshot's later samples.
+    each prefilter regex's line mask for the snapshot's later samples; ``prepared`` each
+    query text's patterns and parsed candidate lines (:func:`prepare_queries`).
     """
 
     mode: PatternMode
@@ -324,6 +328,7 @@ class LineIndex:
     lines: pl.Series
     special: pl.Series
     memo: dict[str, pl.Series] = field(default_factory=dict)
+    prepared: dict[str, tuple[list[Pattern], pl.DataFrame | None]] = field(default_factory=dict)
 
 
 #: Line contents after which a lower-cased term may hide from :func:`prefilter_regex`: a
@@ -481,18 +486,37 @@ def candidates(index: LineIndex, patterns: Sequence[Pattern]) -> pl.Series:
     return mask
 
 
+def parsed_candidates(index: LineIndex, patterns: Sequence[Pattern]) -> pl.DataFrame | None:
+    """The candidate lines of ``patterns``, parsed (rows in file order); None without any."""
+    rows = index.lines.filter(candidates(index, patterns)) if patterns else index.lines.clear()
+    if rows.is_empty():
+        return None
+    block = b"".join(rows.cast(pl.Binary).to_list())  # each line ends with its break
+    return parse_block(index.path, block, list(CHUNK_COLUMNS))
+
+
+def prepare_queries(index: GrepIndex | LineIndex, query_texts: Sequence[str]) -> None:
+    """Extract each query's patterns and parse its candidate lines with the indexing (on the
+    runner's second thread), leaving the matching to :func:`rank_sample`."""
+    if isinstance(index, LineIndex):
+        for text in query_texts:
+            if text not in index.prepared:
+                patterns = extract_patterns(text, index.mode)
+                index.prepared[text] = (patterns, parsed_candidates(index, patterns))
+
+
 def search_lines(index: LineIndex, query_text: str) -> ChunkRanking:
     """:func:`search` over only the candidate lines, parsed exactly; the ranking carries their
     chunk table. Every other line holds no pattern, so the files, scores and representative
     rows are those of the whole snapshot."""
-    patterns = extract_patterns(query_text, index.mode)
-    empty = np.zeros(0, dtype=np.int64)
-    rows = index.lines.filter(candidates(index, patterns)) if patterns else index.lines.clear()
-    if rows.is_empty():
-        return _ranked(index.mode, [], patterns, empty, []).ranking
-    block = b"".join(rows.cast(pl.Binary).to_list())  # each line ends with its break
-    chunks = parse_block(index.path, block, list(CHUNK_COLUMNS))
-    ranking = search(build_index(chunks, index.mode), query_text).ranking
+    found = index.prepared.get(query_text)
+    if found is None:
+        patterns = extract_patterns(query_text, index.mode)
+        found = patterns, parsed_candidates(index, patterns)
+    patterns, chunks = found
+    if chunks is None:
+        return _ranked(index.mode, [], patterns, np.zeros(0, dtype=np.int64), []).ranking
+    ranking = search(build_index(chunks, index.mode), query_text, patterns).ranking
     return dataclasses.replace(ranking, table=chunk_table(chunks))
 
 
@@ -523,6 +547,7 @@ def method(mode: PatternMode = "strict") -> Method:
         build_index=functools.partial(build_index, mode=mode),
         rank_sample=rank_sample,
         index_snapshot=functools.partial(index_snapshot, mode=mode),
+        prepare_queries=prepare_queries,
         model=f"grep-{mode}",
         stats=lambda: {"pattern_mode": mode},
         gold_only=True,
