@@ -153,6 +153,9 @@ def test_fast_path_equals_matching_every_parsed_row(tmp_path: Path, seed: int) -
         text = query(rng)
         want = grep.search(full, text).ranking
         got = grep.rank_sample(lines, text)
+        grep.prepare_queries(lines, [text])  # as the runner's indexing thread does
+        prepared = grep.rank_sample(lines, text)
+        assert prepared.order.tolist() == got.order.tolist() and prepared.details == got.details
         assert got.table is not None or not got.files
         assert (got.files, got.file_scores, got.details) == (
             want.files,
