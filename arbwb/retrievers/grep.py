@@ -328,7 +328,7 @@ class LineIndex:
     lines: pl.Series
     special: pl.Series
     memo: dict[str, pl.Series] = field(default_factory=dict)
-    prepared: dict[str, tuple[list[Pattern], pl.DataFrame | None]] = field(default_factory=dict)
+    prepared: dict[str, tuple[list[Pattern], pl.Series]] = field(default_factory=dict)
 
 
 #: Line contents after which a lower-cased term may hide from :func:`prefilter_regex`: a
@@ -486,23 +486,19 @@ def candidates(index: LineIndex, patterns: Sequence[Pattern]) -> pl.Series:
     return mask
 
 
-def parsed_candidates(index: LineIndex, patterns: Sequence[Pattern]) -> pl.DataFrame | None:
-    """The candidate lines of ``patterns``, parsed (rows in file order); None without any."""
-    rows = index.lines.filter(candidates(index, patterns)) if patterns else index.lines.clear()
-    if rows.is_empty():
-        return None
-    block = b"".join(rows.cast(pl.Binary).to_list())  # each line ends with its break
-    return parse_block(index.path, block, list(CHUNK_COLUMNS))
+def candidate_lines(index: LineIndex, patterns: Sequence[Pattern]) -> pl.Series:
+    """The lines that may hold one of ``patterns`` (file order), unparsed."""
+    return index.lines.filter(candidates(index, patterns)) if patterns else index.lines.clear()
 
 
 def prepare_queries(index: GrepIndex | LineIndex, query_texts: Sequence[str]) -> None:
-    """Extract each query's patterns and parse its candidate lines with the indexing (on the
-    runner's second thread), leaving the matching to :func:`rank_sample`."""
+    """Extract each query's patterns and find its candidate lines with the indexing (on the
+    runner's second thread), leaving the parsing and matching to :func:`rank_sample`."""
     if isinstance(index, LineIndex):
         for text in query_texts:
             if text not in index.prepared:
                 patterns = extract_patterns(text, index.mode)
-                index.prepared[text] = (patterns, parsed_candidates(index, patterns))
+                index.prepared[text] = (patterns, candidate_lines(index, patterns))
 
 
 def search_lines(index: LineIndex, query_text: str) -> ChunkRanking:
@@ -512,10 +508,12 @@ def search_lines(index: LineIndex, query_text: str) -> ChunkRanking:
     found = index.prepared.get(query_text)
     if found is None:
         patterns = extract_patterns(query_text, index.mode)
-        found = patterns, parsed_candidates(index, patterns)
-    patterns, chunks = found
-    if chunks is None:
+        found = patterns, candidate_lines(index, patterns)
+    patterns, rows = found
+    if rows.is_empty():
         return _ranked(index.mode, [], patterns, np.zeros(0, dtype=np.int64), []).ranking
+    block = b"".join(rows.cast(pl.Binary).to_list())  # each line ends with its break
+    chunks = parse_block(index.path, block, list(CHUNK_COLUMNS))
     ranking = search(build_index(chunks, index.mode), query_text, patterns).ranking
     return dataclasses.replace(ranking, table=chunk_table(chunks))
 
