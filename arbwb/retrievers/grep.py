@@ -370,6 +370,10 @@ class _CArray:
         return self.array.__arrow_c_array__(requested_schema)
 
 
+#: Larger chunk files take the full parse (Polars string views address at most 4 GiB).
+MAX_MAPPED = 2**32
+
+
 def read_lines(path: Path) -> pl.Series | None:
     """The lines of a chunk file, each with its line break, or None when they are not all JSON
     objects (or blank) on valid UTF-8 lines: the full parse then reads the file (and reports
@@ -382,8 +386,10 @@ def read_lines(path: Path) -> pl.Series | None:
 
     try:
         with path.open("rb") as handle:
-            data = mmap.mmap(handle.fileno(), 0, prot=mmap.PROT_READ)
+            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):  # empty or unreadable: the full parse decides
+        return None
+    if len(data) >= MAX_MAPPED:
         return None
     raw = np.frombuffer(data, dtype=np.uint8)
     block = 1 << 22  # newline search in blocks: no file-sized temporary
