@@ -2,11 +2,18 @@
 
 The contract is ``arb-grep.md`` (it supersedes arb-spec §7.6): patterns from the query
 (:mod:`arbwb.retrievers.grep_patterns`), per-row matching (§5), per-file aggregation, the glibc
-``log1p`` hit bonus and the four-key sort (§6). Speed without changing a bit: the snapshot's
-lower-cased fields are built once per index, each distinct pattern is matched once per snapshot
-with a Polars literal/regex ``contains`` over all rows (cached for the snapshot's later
-samples), and the aggregation is vectorised with numpy segment reductions; every sum the
-contract fixes is an explicit left-to-right loop (adding 0.0 for a non-hit is exact).
+``log1p`` hit bonus and the four-key sort (§6). Speed without changing a bit:
+
+- strict mode over all files (:class:`LineIndex`) never parses a whole chunk file: its lines
+  are Arrow views into the memory-mapped file, one case-insensitive regex pass per few query
+  terms finds the lines that can hold a pattern (a superset, :func:`prefilter_regex`), and
+  only those are parsed and matched exactly, so the result is that of every row;
+- otherwise (expanded tokens match most rows; candidate filters) every row's lower-cased
+  fields are built once per snapshot (:class:`GrepIndex`);
+- each distinct pattern is matched with Polars literal/regex ``contains`` over the rows
+  (cached for the snapshot's later samples) and the aggregation is vectorised with numpy
+  segment reductions; every sum the contract fixes is an explicit left-to-right loop (adding
+  0.0 for a non-hit is exact).
 """
 
 from __future__ import annotations
@@ -343,8 +350,9 @@ def prefilter_regex(term: str) -> str | None:
 
     A field holding ``term`` after Python ``str.lower`` holds, as upstream JSON writes it
     (quote and backslash escaped, every other printable character as is), the JSON escape of
-    ``term`` up to case: Python's lower-case of a character is in its case-folding class,
-    except U+0130 and the final sigma (tested), so Unicode ``(?i)`` matching finds it. None
+    ``term`` up to case: Python's lower-case of a character (final sigma included) is in its
+    Unicode case-folding class, so ``(?i)`` matching finds it (tested for every character);
+    lines where this can fail (U+0130, other escapes) are :data:`SPECIAL_MARKS` lines. None
     when ``term`` holds a control character (escaped otherwise): every line is then a
     candidate. Extra matches (other fields, keys, mid-escape) are harmless: candidates are
     parsed and matched exactly.
