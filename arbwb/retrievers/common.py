@@ -324,8 +324,9 @@ class Method:
     #: Work done once before ranking, given every snapshot the run will index (dense: encode
     #: the distinct passages of all snapshots in length-sorted batches).
     prefetch: Callable[[Corpus, Sequence[str], CandidateFilter], None] | None = None
-    #: Index the next snapshot on a second thread while one is ranked (thread-safe indexing).
-    index_ahead: bool = False
+    #: How many next snapshots are indexed on worker threads while one is ranked (0: none;
+    #: the indexing must be thread-safe).
+    index_ahead: int = 0
     #: Query work done with the indexing (on the second thread with ``index_ahead``): called
     #: with a snapshot's index and the query texts of its samples before they are ranked
     #: (grep: parse each query's candidate lines); ``rank_sample`` must not depend on it.

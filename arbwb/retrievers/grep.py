@@ -564,7 +564,9 @@ def method(mode: PatternMode = "strict") -> Method:
         stats=lambda: {"pattern_mode": mode},
         gold_only=True,
         row_stats=row_stats,
-        index_ahead=True,
+        # strict snapshots are memory-mapped lines (light): two ahead; expanded ones are
+        # parsed and lower-cased in full: one
+        index_ahead=2 if mode == "strict" else 1,
     )
 
 

@@ -266,9 +266,10 @@ def _indexes(
 ) -> Iterator[tuple[str, list[int], tuple[Any, pl.DataFrame] | None]]:
     """Each group with its snapshot's index (None: missing or nothing ranked), in order.
 
-    A method with ``index_ahead`` has the next snapshot indexed (and its ``prepare_queries``
-    run on the group's ``queries``) on a second thread while the current one's samples are
-    ranked (its indexing must be thread-safe); the result does not depend on it.
+    A method with ``index_ahead`` n has the next n snapshots indexed (and its
+    ``prepare_queries`` run on the groups' ``queries``) on n worker threads while the current
+    one's samples are ranked (its indexing must be thread-safe); the result does not depend
+    on it.
     """
 
     def prepare(snapshot: str, members: list[int]) -> tuple[Any, pl.DataFrame] | None:
@@ -279,18 +280,19 @@ def _indexes(
             method.prepare_queries(prepared[0], [queries[i] for i in members])
         return prepared
 
-    if not method.index_ahead:
+    depth = method.index_ahead
+    if depth <= 0:
         for snapshot, members in groups:
             yield snapshot, members, prepare(snapshot, members)
         return
-    with ThreadPoolExecutor(1, thread_name_prefix="arbwb-index") as pool:
-        upcoming = [pool.submit(prepare, *group) for group in groups[:1]]
+    with ThreadPoolExecutor(depth, thread_name_prefix="arbwb-index") as pool:
+        upcoming = [pool.submit(prepare, *group) for group in groups[:depth]]
         for k, (snapshot, members) in enumerate(groups):
-            prepared = upcoming.pop().result()
-            if k + 1 < len(groups):
-                upcoming.append(pool.submit(prepare, *groups[k + 1]))
+            prepared = upcoming.pop(0).result()
+            if k + depth < len(groups):
+                upcoming.append(pool.submit(prepare, *groups[k + depth]))
             yield snapshot, members, prepared
-            prepared = None  # free this snapshot before the one after next is read
+            prepared = None  # free this snapshot before a later one is read
 
 
 def _by_snapshot(samples: pl.DataFrame, done: Mapping[int, Outcome]) -> list[tuple[str, list[int]]]:
