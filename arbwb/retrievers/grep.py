@@ -327,7 +327,11 @@ class LineIndex:
     ``lines`` has one value per line, with its line break (:func:`read_lines`); ``special``
     marks the lines the prefilter (:func:`prefilter_regex`) cannot rule out; ``memo`` holds
     each prefilter regex's line mask for the snapshot's later samples; ``prepared`` each
-    query text's patterns and parsed candidate lines (:func:`prepare_queries`).
+    query text's patterns and candidate lines (:func:`prepare_queries`).
+
+    Only candidate lines are parsed, so a malformed row that no pattern can match is not
+    reported (arbwb-defined; the full parse of the other modes and ``arbwb validate`` report
+    every row); a candidate row is parsed and checked like any chunk row.
     """
 
     mode: PatternMode
@@ -442,8 +446,9 @@ def index_snapshot(
     """A snapshot's grep index and the chunk frame its rankings index; None without rows.
 
     Strict mode over all files keeps the unparsed lines (:class:`LineIndex`): a query's few
-    patterns then parse only the lines that can hold them. Otherwise (token patterns match
-    most rows) every row is parsed and lower-cased once (:func:`build_index`).
+    patterns then parse only the lines that can hold them, and each ranking carries the
+    table of those rows (the frame returned is empty). Otherwise (token patterns match most
+    rows; candidate filters) every row is parsed and lower-cased once (:func:`build_index`).
     """
     if mode == "strict" and candidate_filter == "all_files":
         index = line_index(corpus.chunk_path(snapshot))
