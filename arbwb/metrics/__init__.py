@@ -1,10 +1,29 @@
 """Metrics, one module per family (ranx style): names (:mod:`.spec`), rank metrics
 (:mod:`.rank`), budgets and BCY (:mod:`.budget`), chunk packing and line/block overlap
 (:mod:`.chunks`), aggregation levels (:mod:`.aggregate`) and one :func:`evaluate`.
+
+The names below load on first use, so a command that needs one family (``rank`` needs only
+:mod:`.chunks` and :mod:`.rank`) does not import them all.
 """
 
-from arbwb.metrics.evaluation import coverage, evaluate, snapshot_map
-from arbwb.metrics.spec import DEFAULT_METRICS, VALID_FORMS, MetricSpec, parse_metric
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from arbwb.metrics.evaluation import coverage, evaluate, snapshot_map
+    from arbwb.metrics.spec import DEFAULT_METRICS, VALID_FORMS, MetricSpec, parse_metric
+
+_HOME = {
+    "DEFAULT_METRICS": "spec",
+    "VALID_FORMS": "spec",
+    "MetricSpec": "spec",
+    "coverage": "evaluation",
+    "evaluate": "evaluation",
+    "parse_metric": "spec",
+    "snapshot_map": "evaluation",
+}
 
 __all__ = [
     "DEFAULT_METRICS",
@@ -15,3 +34,11 @@ __all__ = [
     "parse_metric",
     "snapshot_map",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Load ``name`` from its module the first time it is asked for (PEP 562)."""
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'arbwb.metrics' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"arbwb.metrics.{home}"), name)

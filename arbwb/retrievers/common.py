@@ -26,6 +26,8 @@ from arbwb.tokenize import split_identifiers
 if TYPE_CHECKING:  # scipy and the term counter load only for the methods that use them
     import scipy.sparse as sp
 
+    from arbwb.metrics.chunks import ChunkTable
+
 #: Chunk columns a retriever needs (the CHUNKS schema minus nothing; snapshot_id is optional).
 CHUNK_COLUMNS = ("chunk_id", "path", "kind", "symbol", "start_line", "end_line", "text")
 
@@ -41,7 +43,9 @@ class ChunkRanking:
     ``file_scores`` their best chunk score (or the method's own file score, e.g. grep);
     ``details`` extra details-row fields of the method (grep: patterns, ``top_file_scores``);
     ``n_chars`` per-chunk character counts replacing the chunk table's in the 8k packing, when
-    the method counts differently (grep: an empty text counts as its path, arb-grep §6.5).
+    the method counts differently (grep: an empty text counts as its path, arb-grep §6.5);
+    ``table`` the chunk rows ``order`` indexes, when the method read them itself instead of
+    indexing the snapshot's chunk frame (grep's strict fast path parses only candidate rows).
     """
 
     order: npt.NDArray[np.int64]
@@ -50,6 +54,7 @@ class ChunkRanking:
     file_scores: list[float]
     details: Mapping[str, Any] = field(default_factory=dict)
     n_chars: Sequence[int] | None = None
+    table: ChunkTable | None = None
 
 
 @dataclass(frozen=True)
@@ -447,8 +452,13 @@ class Method:
     #: Work done once before ranking, given every snapshot the run will index (dense: encode
     #: the distinct passages of all snapshots in length-sorted batches).
     prefetch: Callable[[Corpus, Sequence[str], CandidateFilter], None] | None = None
-    #: Index the next snapshot on a second thread while one is ranked (thread-safe indexing).
-    index_ahead: bool = False
+    #: How many next snapshots are indexed on worker threads while one is ranked (0: none;
+    #: the indexing must be thread-safe).
+    index_ahead: int = 0
+    #: Query work done with the indexing (on the second thread with ``index_ahead``): called
+    #: with a snapshot's index and the query texts of its samples before they are ranked
+    #: (grep: parse each query's candidate lines); ``rank_sample`` must not depend on it.
+    prepare_queries: Callable[[Any, Sequence[str]], None] | None = None
 
 
 def snapshot_index(

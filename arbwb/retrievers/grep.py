@@ -2,28 +2,48 @@
 
 The contract is ``arb-grep.md`` (it supersedes arb-spec §7.6): patterns from the query
 (:mod:`arbwb.retrievers.grep_patterns`), per-row matching (§5), per-file aggregation, the glibc
-``log1p`` hit bonus and the four-key sort (§6). Speed without changing a bit: the snapshot's
-lower-cased fields are built once per index, each distinct pattern is matched once per snapshot
-with a Polars literal/regex ``contains`` over all rows (cached for the snapshot's later
-samples), and the aggregation is vectorised with numpy segment reductions; every sum the
-contract fixes is an explicit left-to-right loop (adding 0.0 for a non-hit is exact).
+``log1p`` hit bonus and the four-key sort (§6). Speed without changing a bit:
+
+- strict mode over all files (:class:`LineIndex`) never parses a whole chunk file: its lines
+  are Arrow views into the memory-mapped file, one case-insensitive regex pass per few query
+  terms finds the lines that can hold a pattern (a superset, :func:`prefilter_regex`), and
+  only those are parsed and matched exactly, so the result is that of every row;
+- otherwise (expanded tokens match most rows; candidate filters) every row's lower-cased
+  fields are built once per snapshot (:class:`GrepIndex`);
+- each distinct pattern is matched with Polars literal/regex ``contains`` over the rows
+  (cached for the snapshot's later samples) and the aggregation is vectorised with numpy
+  segment reductions; every sum the contract fixes is an explicit left-to-right loop (adding
+  0.0 for a non-hit is exact).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import decimal
 import functools
 import math
+import mmap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from arbwb.retrievers.common import ChunkPaths, ChunkRanking, Method, check_chunks, chunk_paths
+from arbwb.io.chunkscan import CHUNK_FIELDS, parse_block
+from arbwb.io.corpus import Corpus
+from arbwb.metrics.chunks import chunk_table
+from arbwb.pathclass import CandidateFilter
+from arbwb.retrievers.common import (
+    CHUNK_COLUMNS,
+    ChunkPaths,
+    ChunkRanking,
+    Method,
+    candidate_chunks,
+    check_chunks,
+)
 from arbwb.retrievers.grep_patterns import Pattern, PatternMode, extract_patterns
 
 PATH_MULT_FILE, PATH_MULT, BASENAME_MULT, SYMBOL_MULT = 2.0, 1.35, 1.1, 1.2
@@ -63,16 +83,17 @@ def bonus(n: int) -> float:
 class GrepIndex:
     """One snapshot's candidate rows, lower-cased once (Python ``str.lower``, §5).
 
-    ``memo`` caches each (field, term) hit vector for the snapshot's later samples.
+    ``paths`` codes each row's path by its rank in code-point order (``names`` sorted), so a
+    code also orders files by path. ``distinct`` holds per distinct path (``names`` order) the
+    lower-cased ``path`` and ``base`` (``PurePosixPath(path).name``); ``rows`` per row the
+    lower-cased ``symbol`` and ``text``. ``memo`` caches each (field, term) hit vector for
+    the snapshot's later samples.
     """
 
     mode: PatternMode
     paths: ChunkPaths
-    path_lower: pl.Series  # per distinct path (``paths.names`` order)
-    base_lower: pl.Series  # per distinct path: ``PurePosixPath(path).name`` lower-cased
-    path_rank: npt.NDArray[np.int64]  # per distinct path: position in code-point order
-    symbol_lower: pl.Series  # per row
-    text_lower: pl.Series  # per row
+    distinct: pl.DataFrame
+    rows: pl.DataFrame
     has_path: npt.NDArray[np.bool_]  # per row: rows with an empty path are never hits (§6.1)
     n_chars: list[int]  # per row: representative text length; empty text counts its path (§6.5)
     memo: dict[tuple[str, str], npt.NDArray[np.bool_]] = field(default_factory=dict)
@@ -81,8 +102,13 @@ class GrepIndex:
 def python_lower(values: pl.Series) -> pl.Series:
     """Python ``str.lower`` of every value: Polars lower-cases ASCII values (identical there),
     Python the others (Unicode versions and special casings may differ between the two)."""
-    lowered = values.str.to_lowercase()
-    rows = np.flatnonzero((values.str.len_bytes() != values.str.len_chars()).to_numpy())
+    other = values.str.len_bytes() != values.str.len_chars()
+    return _python_lower_others(values.str.to_lowercase(), values, other)
+
+
+def _python_lower_others(lowered: pl.Series, values: pl.Series, other: pl.Series) -> pl.Series:
+    """``lowered`` with the values flagged ``other`` (non-ASCII) lower-cased by Python."""
+    rows = np.flatnonzero(other.to_numpy())
     if rows.size:
         lowered = lowered.scatter(rows, [v.lower() for v in values.gather(rows).to_list()])
     return lowered
@@ -96,39 +122,53 @@ def basename(path: str) -> str:
 
 
 def build_index(chunks: pl.DataFrame, mode: PatternMode = "strict") -> GrepIndex:
-    """Lower-case path, basename, symbol and text of a snapshot's (filtered) rows, in order."""
-    chunks = check_chunks(chunks)
-    paths = chunk_paths(chunks)
-    names = paths.names
-    ranks = np.empty(len(names), dtype=np.int64)
-    ranks[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names))
-    n_chars = chunks.select(
-        pl.when(pl.col("text") == "")
-        .then(pl.col("path").str.len_chars())
-        .otherwise(pl.col("text").str.len_chars())
-    ).to_series()
+    """Lower-case path, basename, symbol and text of a snapshot's (filtered) rows, in order.
+
+    One Polars ``select`` computes every per-row column (few calls: sub-frames of the strict
+    fast path are small, so call overhead matters).
+    """
+    path, symbol, text = pl.col("path"), pl.col("symbol"), pl.col("text")
+    columns = check_chunks(chunks).select(
+        (path.rank("dense").cast(pl.Int64) - 1).alias("code"),
+        symbol.str.to_lowercase().alias("symbol"),
+        text.str.to_lowercase().alias("text"),
+        (symbol.str.len_bytes() != symbol.str.len_chars()).alias("symbol_other"),
+        (text.str.len_bytes() != text.str.len_chars()).alias("text_other"),
+        (path != "").alias("has_path"),
+        pl.when(text == "").then(path.str.len_chars()).otherwise(text.str.len_chars()).alias("n"),
+    )
+    names = chunks["path"].unique().sort().to_list()
+    rows = pl.DataFrame(
+        {
+            place: _python_lower_others(columns[place], chunks[place], columns[f"{place}_other"])
+            for place in ("symbol", "text")
+        }
+    )
+    distinct = pl.DataFrame(
+        {
+            "path": pl.Series([p.lower() for p in names], dtype=pl.String),
+            "base": pl.Series([basename(p).lower() for p in names], dtype=pl.String),
+        }
+    )
     return GrepIndex(
         mode=mode,
-        paths=paths,
-        path_lower=pl.Series([p.lower() for p in names], dtype=pl.String),
-        base_lower=pl.Series([basename(p).lower() for p in names], dtype=pl.String),
-        path_rank=ranks,
-        symbol_lower=python_lower(chunks["symbol"]),
-        text_lower=python_lower(chunks["text"]),
-        has_path=(chunks["path"] != "").to_numpy(),
-        n_chars=n_chars.to_list(),
+        paths=ChunkPaths(columns["code"].to_numpy(), names),
+        distinct=distinct,
+        rows=rows,
+        has_path=columns["has_path"].to_numpy(),
+        n_chars=columns["n"].to_list(),
     )
 
 
-def _contains(needle: str, *, token: bool) -> pl.Expr:
-    """Substring test of column ``v``; ``token``: an occurrence with no ASCII word character beside.
+def _contains(column: str, needle: str, *, token: bool) -> pl.Expr:
+    """Substring test of ``column``; ``token``: an occurrence with no ASCII word character beside.
 
     TOKEN_TEXT_RE's lookarounds are emulated by consuming the neighbour or a text end, which
     decides existence identically; tokens are ``[a-z0-9]+`` so need no escaping.
     """
     if token:
-        return pl.col("v").str.contains(f"(?:^|[^{_WORD}]){needle}(?:[^{_WORD}]|$)")
-    return pl.col("v").str.contains(needle, literal=True)
+        return pl.col(column).str.contains(f"(?:^|[^{_WORD}]){needle}(?:[^{_WORD}]|$)")
+    return pl.col(column).str.contains(needle, literal=True)
 
 
 def _places(pattern: Pattern) -> tuple[str, ...]:
@@ -139,24 +179,23 @@ def _places(pattern: Pattern) -> tuple[str, ...]:
 def _fill(index: GrepIndex, patterns: Sequence[Pattern]) -> None:
     """Compute the hit vectors of the patterns' terms not yet in the snapshot's memo.
 
-    One Polars ``select`` per place evaluates all new terms together (in parallel).
+    Two Polars ``select`` calls evaluate all new (place, term) pairs together (in parallel):
+    one over the distinct paths, one over the rows.
     """
-    places = {
-        "path": index.path_lower,
-        "base": index.base_lower,
-        "symbol": index.symbol_lower,
-        "text": index.text_lower,
-        "token_text": index.text_lower,
-    }
-    for place, values in places.items():
-        wanted = {p.term.lower() for p in patterns if place in _places(p)}
-        missing = sorted(q for q in wanted if (place, q) not in index.memo)
-        if not missing:
+    wanted = {(place, p.term.lower()) for p in patterns for place in _places(p)}
+    for frame in (index.distinct, index.rows):
+        jobs = sorted(
+            (place, q)
+            for place, q in wanted - index.memo.keys()
+            if place.removeprefix("token_") in frame.columns
+        )
+        if not jobs:
             continue
-        token = place == "token_text"
-        exprs = [_contains(q, token=token).alias(str(i)) for i, q in enumerate(missing)]
-        found = values.to_frame("v").select(exprs)
-        for i, q in enumerate(missing):
+        found = frame.select(
+            _contains(place.removeprefix("token_"), q, token=place == "token_text").alias(str(i))
+            for i, (place, q) in enumerate(jobs)
+        )
+        for i, (place, q) in enumerate(jobs):
             hits = found[str(i)].to_numpy()
             index.memo[(place, q)] = hits[index.paths.codes] if place in ("path", "base") else hits
 
@@ -189,9 +228,20 @@ def _result(
     file_rows: list[dict[str, Any]],
 ) -> GrepResult:
     """Wrap the ranked files as a ChunkRanking whose details carry the §8.1 grep fields."""
+    return _ranked(index.mode, index.n_chars, patterns, order, file_rows)
+
+
+def _ranked(
+    mode: PatternMode,
+    n_chars: Sequence[int],
+    patterns: list[Pattern],
+    order: npt.NDArray[np.int64],
+    file_rows: list[dict[str, Any]],
+) -> GrepResult:
+    """A GrepResult from its parts (``n_chars`` per row ``order`` indexes)."""
     scores = [r["score"] for r in file_rows]
     details = {
-        "pattern_mode": index.mode,
+        "pattern_mode": mode,
         "patterns": [{"kind": p.kind, "term": p.term, "weight": p.weight} for p in patterns],
         "top_file_scores": file_rows[:TOP_K],
     }
@@ -201,7 +251,7 @@ def _result(
         files=[r["path"] for r in file_rows],
         file_scores=scores,
         details=details,
-        n_chars=index.n_chars,
+        n_chars=n_chars,
     )
     return GrepResult(ranking, patterns, file_rows)
 
@@ -214,9 +264,12 @@ def left_to_right(columns: Sequence[npt.NDArray[np.float64]], size: int) -> npt.
     return total
 
 
-def search(index: GrepIndex, query_text: str) -> GrepResult:
-    """Rank the files of ``index`` for evaluation text T (§4-§6); empty when nothing matches."""
-    patterns = extract_patterns(query_text, index.mode)
+def search(index: GrepIndex, query_text: str, patterns: list[Pattern] | None = None) -> GrepResult:
+    """Rank the files of ``index`` for evaluation text T (§4-§6); empty when nothing matches.
+
+    ``patterns``: T's pattern list when already extracted.
+    """
+    patterns = extract_patterns(query_text, index.mode) if patterns is None else patterns
     empty = np.zeros(0, dtype=np.int64)
     if not patterns:  # §6.6: no row is examined
         return _result(index, patterns, empty, [])
@@ -252,7 +305,7 @@ def search(index: GrepIndex, query_text: str) -> GrepResult:
     sums = left_to_right([ordered[:, j] for j in range(n_patterns)], starts.size)
     score = sums + np.array([bonus(n) for n in hits.tolist()], dtype=np.float64)
     file_codes = codes[starts]
-    ranked = np.lexsort((index.path_rank[file_codes], -best, -matched, -score))
+    ranked = np.lexsort((file_codes, -best, -matched, -score))  # codes are path ranks
     names = index.paths.names
     file_rows = [
         {
@@ -267,8 +320,227 @@ def search(index: GrepIndex, query_text: str) -> GrepResult:
     return _result(index, patterns, best_rows[ranked].astype(np.int64), file_rows)
 
 
-def rank_sample(index: GrepIndex, query_text: str) -> ChunkRanking:
+@dataclass(frozen=True)
+class LineIndex:
+    """A snapshot's chunk file as raw JSON lines, unparsed (strict mode, all files).
+
+    ``lines`` has one value per line, with its line break (:func:`read_lines`); ``special``
+    marks the lines the prefilter (:func:`prefilter_regex`) cannot rule out; ``memo`` holds
+    each prefilter regex's line mask for the snapshot's later samples; ``prepared`` each
+    query text's patterns and candidate lines (:func:`prepare_queries`).
+
+    Only candidate lines are parsed, so a malformed row that no pattern can match is not
+    reported (arbwb-defined; the full parse of the other modes and ``arbwb validate`` report
+    every row); a candidate row is parsed and checked like any chunk row.
+    """
+
+    mode: PatternMode
+    path: Path
+    lines: pl.Series
+    special: pl.Series
+    memo: dict[str, pl.Series] = field(default_factory=dict)
+    prepared: dict[str, tuple[list[Pattern], pl.Series]] = field(default_factory=dict)
+
+
+#: Line contents after which a lower-cased term may hide from :func:`prefilter_regex`: a
+#: ``\u`` or ``\/`` escape (a character written otherwise than upstream's JSON writes it) and
+#: U+0130, the one character whose Python lower-case is two characters.
+SPECIAL_MARKS = ("\\u", "\\/", "\u0130")
+_NO_CHUNKS = pl.DataFrame(schema={c: CHUNK_FIELDS[c] for c in CHUNK_COLUMNS})
+
+
+def prefilter_regex(term: str) -> str | None:
+    """A Polars regex that every chunk-file line with ``term`` in a lower-cased field matches.
+
+    A field holding ``term`` after Python ``str.lower`` holds, as upstream JSON writes it
+    (quote and backslash escaped, every other printable character as is), the JSON escape of
+    ``term`` up to case: Python's lower-case of a character (final sigma included) is in its
+    Unicode case-folding class, so ``(?i)`` matching finds it (tested for every character);
+    lines where this can fail (U+0130, other escapes) are :data:`SPECIAL_MARKS` lines. None
+    when ``term`` holds a control character (escaped otherwise): every line is then a
+    candidate. Extra matches (other fields, keys, mid-escape) are harmless: candidates are
+    parsed and matched exactly.
+    """
+    if any(c < " " for c in term):
+        return None
+    return "(?i)" + _regex_literal(term.replace("\\", "\\\\").replace('"', '\\"'))
+
+
+def _regex_literal(text: str) -> str:
+    """``text`` as a Rust-regex literal: ASCII letters and digits as is, the rest ``\\x{..}``."""
+    return "".join(c if c.isascii() and c.isalnum() else f"\\x{{{ord(c):x}}}" for c in text)
+
+
+@dataclass(frozen=True)
+class _CArray:
+    """An Arrow array seen only through the Arrow PyCapsule interface: Polars then imports it
+    without loading ``pyarrow.compute`` (over 0.1 s of import time)."""
+
+    array: Any
+
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> Any:
+        return self.array.__arrow_c_array__(requested_schema)
+
+
+#: Larger chunk files take the full parse (Polars string views address at most 4 GiB).
+MAX_MAPPED = 2**32
+
+
+def read_lines(path: Path) -> pl.Series | None:
+    """The lines of a chunk file, each with its line break, or None when they are not all JSON
+    objects (or blank) on valid UTF-8 lines: the full parse then reads the file (and reports
+    any error).
+
+    The lines are Arrow views into the memory-mapped file: its bytes are read by the page
+    cache once instead of being copied into fresh memory (a chunk file can be 100 MB).
+    """
+    import pyarrow as pa
+
+    try:
+        with path.open("rb") as handle:
+            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # empty or unreadable: the full parse decides
+        return None
+    if len(data) >= MAX_MAPPED:
+        return None
+    raw = np.frombuffer(data, dtype=np.uint8)
+    block = 1 << 22  # newline search in blocks: no file-sized temporary
+    breaks = [np.flatnonzero(raw[s : s + block] == 10) + (s + 1) for s in range(0, raw.size, block)]
+    bounds = np.concatenate([np.zeros(1, dtype=np.int64), *breaks]).astype(np.int64)
+    if bounds[-1] != raw.size:  # a last line without a line break
+        bounds = np.append(bounds, np.int64(raw.size))
+    starts, ends = bounds[:-1], bounds[1:]
+    body = ends - (raw[ends - 1] == 10)  # without the line break (LF or CRLF)
+    body -= (body > starts) & (raw[np.maximum(body - 1, 0)] == 13)
+    blank = body == starts
+    shaped = (raw[starts] == ord("{")) & (raw[np.maximum(body - 1, 0)] == ord("}"))
+    if blank.all() or not (blank | shaped).all():
+        return None
+    array = pa.LargeStringArray.from_buffers(
+        bounds.size - 1, pa.py_buffer(bounds), pa.py_buffer(data)
+    )
+    try:
+        array.validate(full=True)  # UTF-8
+    except pa.ArrowInvalid:
+        return None
+    return pl.Series(_CArray(array))
+
+
+def line_index(path: Path) -> LineIndex | None:
+    """The strict-mode :class:`LineIndex` of a chunk file; None when :func:`read_lines` finds
+    it empty or not plain JSON lines."""
+    lines = read_lines(path) if path.stat().st_size else None
+    if lines is None:
+        return None
+    marks = "|".join(_regex_literal(m) for m in SPECIAL_MARKS)  # one pass for all three
+    return LineIndex("strict", path, lines, lines.str.contains(marks))
+
+
+def index_snapshot(
+    corpus: Corpus,
+    snapshot: str,
+    candidate_filter: CandidateFilter,
+    *,
+    mode: PatternMode = "strict",
+) -> tuple[GrepIndex | LineIndex, pl.DataFrame] | None:
+    """A snapshot's grep index and the chunk frame its rankings index; None without rows.
+
+    Strict mode over all files keeps the unparsed lines (:class:`LineIndex`): a query's few
+    patterns then parse only the lines that can hold them, and each ranking carries the
+    table of those rows (the frame returned is empty). Otherwise (token patterns match most
+    rows; candidate filters) every row is parsed and lower-cased once (:func:`build_index`).
+    """
+    if mode == "strict" and candidate_filter == "all_files":
+        index = line_index(corpus.chunk_path(snapshot))
+        if index is not None:
+            return index, _NO_CHUNKS
+    chunks = candidate_chunks(corpus.chunks(snapshot), candidate_filter)
+    return (build_index(chunks, mode), chunks) if chunks.height else None
+
+
+#: Terms matched by one case-insensitive alternation (one pass over the lines).
+GROUP_SIZE = 4
+
+
+def term_groups(terms: Sequence[str]) -> list[list[str]]:
+    """``terms`` (sorted) in groups of at most :data:`GROUP_SIZE` with distinct first
+    characters: Rust-regex alternations of such literals keep a fast literal prefilter (terms
+    sharing only a first letter can reduce it to that letter and scan ten times slower)."""
+    groups: list[list[str]] = []
+    for term in sorted(terms):
+        home = next(
+            (g for g in groups if len(g) < GROUP_SIZE and all(t[0] != term[0] for t in g)), None
+        )
+        if home is None:
+            groups.append([term])
+        else:
+            home.append(term)
+    return groups
+
+
+def candidates(index: LineIndex, patterns: Sequence[Pattern]) -> pl.Series:
+    """Lines that may hold some pattern in a field (special lines always).
+
+    A term holding another of the query's terms adds no line (a field holding it holds the
+    shorter one), so only the others are matched, a few at a time in one case-insensitive
+    alternation (:func:`term_groups`), all groups in one Polars ``select``; a group's lines
+    are remembered for the snapshot's later samples.
+    """
+    terms = {p.term.lower() for p in patterns}
+    needed = [q for q in terms if not any(o != q and o in q for o in terms)]
+    if any(prefilter_regex(q) is None for q in needed):  # a control character: every line
+        return index.lines.str.starts_with("{")
+    regexes = [
+        "(?i)(?:" + "|".join(str(prefilter_regex(q))[4:] for q in group) + ")"
+        for group in term_groups(needed)
+    ]
+    fresh = sorted(set(regexes) - index.memo.keys())
+    found = index.lines.to_frame("v").select(
+        pl.col("v").str.contains(r).alias(str(i)) for i, r in enumerate(fresh)
+    )
+    index.memo.update((r, found[str(i)]) for i, r in enumerate(fresh))
+    mask = index.special
+    for regex in regexes:
+        mask = mask | index.memo[regex]
+    return mask
+
+
+def candidate_lines(index: LineIndex, patterns: Sequence[Pattern]) -> pl.Series:
+    """The lines that may hold one of ``patterns`` (file order), unparsed."""
+    return index.lines.filter(candidates(index, patterns)) if patterns else index.lines.clear()
+
+
+def prepare_queries(index: GrepIndex | LineIndex, query_texts: Sequence[str]) -> None:
+    """Extract each query's patterns and find its candidate lines with the indexing (on the
+    runner's second thread), leaving the parsing and matching to :func:`rank_sample`."""
+    if isinstance(index, LineIndex):
+        for text in query_texts:
+            if text not in index.prepared:
+                patterns = extract_patterns(text, index.mode)
+                index.prepared[text] = (patterns, candidate_lines(index, patterns))
+
+
+def search_lines(index: LineIndex, query_text: str) -> ChunkRanking:
+    """:func:`search` over only the candidate lines, parsed exactly; the ranking carries their
+    chunk table. Every other line holds no pattern, so the files, scores and representative
+    rows are those of the whole snapshot."""
+    found = index.prepared.get(query_text)
+    if found is None:
+        patterns = extract_patterns(query_text, index.mode)
+        found = patterns, candidate_lines(index, patterns)
+    patterns, rows = found
+    if rows.is_empty():
+        return _ranked(index.mode, [], patterns, np.zeros(0, dtype=np.int64), []).ranking
+    block = b"".join(rows.cast(pl.Binary).to_list())  # each line ends with its break
+    chunks = parse_block(index.path, block, list(CHUNK_COLUMNS))
+    ranking = search(build_index(chunks, index.mode), query_text, patterns).ranking
+    return dataclasses.replace(ranking, table=chunk_table(chunks))
+
+
+def rank_sample(index: GrepIndex | LineIndex, query_text: str) -> ChunkRanking:
     """Matched files by grep score; ``order`` holds each file's representative (best) row."""
+    if isinstance(index, LineIndex):
+        return search_lines(index, query_text)
     return search(index, query_text).ranking
 
 
@@ -291,11 +563,15 @@ def method(mode: PatternMode = "strict") -> Method:
         ranker="grep",
         build_index=functools.partial(build_index, mode=mode),
         rank_sample=rank_sample,
+        index_snapshot=functools.partial(index_snapshot, mode=mode),
+        prepare_queries=prepare_queries,
         model=f"grep-{mode}",
         stats=lambda: {"pattern_mode": mode},
         gold_only=True,
         row_stats=row_stats,
-        index_ahead=True,
+        # strict snapshots are memory-mapped lines (light): two ahead; expanded ones are
+        # parsed and lower-cased in full: one
+        index_ahead=2 if mode == "strict" else 1,
     )
 
 

@@ -195,7 +195,9 @@ def run_method(
         groups = _by_snapshot(samples, done)
         if method.prefetch is not None:
             method.prefetch(corpus, [s for s, _ in groups if corpus.has(s)], candidate_filter)
-        for snapshot, members, prepared in _indexes(method, corpus, groups, candidate_filter):
+        queries = [str(r["query_text"]) for r in frame_rows]
+        indexes = _indexes(method, corpus, groups, candidate_filter, queries)
+        for snapshot, members, prepared in indexes:
             start = time.perf_counter()
             present = corpus.has(snapshot)
             index = None if prepared is None else prepared[0]
@@ -272,30 +274,37 @@ def _indexes(
     corpus: Corpus,
     groups: list[tuple[str, list[int]]],
     candidate_filter: CandidateFilter,
+    queries: list[str],
 ) -> Iterator[tuple[str, list[int], tuple[Any, pl.DataFrame | ChunkTable] | None]]:
     """Each group with its snapshot's index (None: missing or nothing ranked), in order.
 
-    A method with ``index_ahead`` has the next snapshot indexed on a second thread while the
-    current one's samples are ranked (its indexing must be thread-safe); the result does not
-    depend on it.
+    A method with ``index_ahead`` n has the next n snapshots indexed (and its
+    ``prepare_queries`` run on the groups' ``queries``) on n worker threads while the current
+    one's samples are ranked (its indexing must be thread-safe); the result does not depend
+    on it.
     """
 
-    def prepare(snapshot: str) -> tuple[Any, pl.DataFrame | ChunkTable] | None:
-        present = corpus.has(snapshot)
-        return snapshot_index(method, corpus, snapshot, candidate_filter) if present else None
+    def prepare(snapshot: str, members: list[int]) -> tuple[Any, pl.DataFrame | ChunkTable] | None:
+        if not corpus.has(snapshot):
+            return None
+        prepared = snapshot_index(method, corpus, snapshot, candidate_filter)
+        if prepared is not None and method.prepare_queries is not None:
+            method.prepare_queries(prepared[0], [queries[i] for i in members])
+        return prepared
 
-    if not method.index_ahead:
+    depth = method.index_ahead
+    if depth <= 0:
         for snapshot, members in groups:
-            yield snapshot, members, prepare(snapshot)
+            yield snapshot, members, prepare(snapshot, members)
         return
-    with ThreadPoolExecutor(1, thread_name_prefix="arbwb-index") as pool:
-        upcoming = [pool.submit(prepare, snapshot) for snapshot, _ in groups[:1]]
+    with ThreadPoolExecutor(depth, thread_name_prefix="arbwb-index") as pool:
+        upcoming = [pool.submit(prepare, *group) for group in groups[:depth]]
         for k, (snapshot, members) in enumerate(groups):
-            prepared = upcoming.pop().result()
-            if k + 1 < len(groups):
-                upcoming.append(pool.submit(prepare, groups[k + 1][0]))
+            prepared = upcoming.pop(0).result()
+            if k + depth < len(groups):
+                upcoming.append(pool.submit(prepare, *groups[k + depth]))
             yield snapshot, members, prepared
-            prepared = None  # free this snapshot before the one after next is read
+            prepared = None  # free this snapshot before a later one is read
 
 
 def _by_snapshot(samples: pl.DataFrame, done: Mapping[int, Outcome]) -> list[tuple[str, list[int]]]:
