@@ -37,7 +37,7 @@ def _random_texts(n: int) -> list[str]:
 def test_content_tokens_expr_is_the_identifier_splitter() -> None:
     texts = TRICKY + _random_texts(400)
     got = pl.DataFrame({"t": texts}).select(content_tokens_expr("t")).to_series().to_list()
-    want = [sorted(set(split_identifiers(t[:CONTENT_PREFIX]))) for t in texts]
+    want = [list(dict.fromkeys(split_identifiers(t[:CONTENT_PREFIX]))) for t in texts]
     assert got == want
 
 
@@ -45,11 +45,11 @@ def test_content_token_ids_follow_first_appearance() -> None:
     memo = TextMemo()
     texts = ["zeta alpha", "beta alpha", "", "gammaDelta zeta"]
     ids, then = memo.content_tokens(texts, then=pl.Series(["zeta", "omega", "omega"]))
-    # Literal: ids assigned token by token over each text's sorted distinct tokens.
+    # Literal: ids assigned token by token over each text's distinct tokens in text order.
     literal: dict[str, int] = {}
     want = []
     for text in texts:
-        tokens = sorted(set(split_identifiers(text)))
+        tokens = list(dict.fromkeys(split_identifiers(text)))
         want.append([literal.setdefault(t, len(literal)) for t in tokens])
     assert [list(x) for x in ids] == want
     assert then.tolist() == [literal["zeta"], len(literal), len(literal)]

@@ -18,9 +18,10 @@ import hashlib
 import json
 import math
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,9 +35,12 @@ from arbwb.retrievers import repomap_paths as rp
 from arbwb.retrievers.common import ChunkRanking, Method
 from arbwb.retrievers.repomap_index import (
     FORMAT_VERSION,
+    Gathered,
     RepoMapIndex,
     TextMemo,
+    assemble,
     build_index,
+    gather,
     load_index,
     save_index,
 )
@@ -373,6 +377,64 @@ def index_cache_file(cache_dir: Path, chunk_file: Path, cap: int) -> Path:
     return cache_dir / f"{digest}.npz"
 
 
+@dataclass(frozen=True)
+class Fetched:
+    """A snapshot's cached index, or its :func:`gather` work and the cache file to fill."""
+
+    index: RepoMapIndex | None
+    gathered: Gathered | None
+    chunk_file: Path | None
+    target: Path | None
+
+
+def fetch(
+    corpus: Corpus,
+    snapshot: str,
+    *,
+    cap: int,
+    cache_dir: Path | None,
+    memo: TextMemo,
+    known: Container[str] = (),
+) -> Fetched:
+    """The snapshot's cached index if ``cache_dir`` has it, else its chunks read and gathered.
+
+    Reads the memo only (see :func:`gather`), so it may run ahead on a second thread.
+    """
+    if cache_dir is None:
+        return Fetched(None, gather(corpus.chunks(snapshot), memo, known), None, None)
+    chunk_file = corpus.chunk_path(snapshot)
+    target = index_cache_file(cache_dir, chunk_file, cap)
+    index = load_index(target)
+    if index is not None:
+        return Fetched(index, None, chunk_file, target)
+    return Fetched(None, gather(corpus.chunks(snapshot), memo, known), chunk_file, target)
+
+
+def finish(
+    fetched: Fetched,
+    *,
+    cap: int,
+    memo: TextMemo,
+    save: Callable[[RepoMapIndex, Path], None] = save_index,
+) -> tuple[RepoMapIndex, bool]:
+    """The fetched index and whether it came from the cache; a fresh build is assembled and
+    saved (by ``save``) only when the chunk file's identity did not change while it was read,
+    so a rewritten chunk file is never served a stale index."""
+    if fetched.index is not None:
+        return fetched.index, True
+    assert fetched.gathered is not None
+    index = assemble(fetched.gathered, cap, memo)
+    chunk_file, target = fetched.chunk_file, fetched.target
+    unchanged = (
+        target is not None
+        and chunk_file is not None
+        and index_cache_file(target.parent, chunk_file, cap) == target
+    )
+    if unchanged and target is not None:
+        save(index, target)
+    return index, False
+
+
 def cached_index(
     corpus: Corpus,
     snapshot: str,
@@ -382,22 +444,10 @@ def cached_index(
     memo: TextMemo | None = None,
     save: Callable[[RepoMapIndex, Path], None] = save_index,
 ) -> tuple[RepoMapIndex, bool]:
-    """The snapshot's index and whether it came from ``cache_dir``; fresh builds are saved.
-
-    A build is saved (by ``save``) only when the chunk file's identity did not change while it
-    was read, so a rewritten chunk file is never served a stale index.
-    """
-    if cache_dir is None:
-        return build_index(corpus.chunks(snapshot), cap, memo), False
-    chunk_file = corpus.chunk_path(snapshot)
-    target = index_cache_file(cache_dir, chunk_file, cap)
-    index = load_index(target)
-    if index is not None:
-        return index, True
-    index = build_index(corpus.chunks(snapshot), cap, memo)
-    if index_cache_file(cache_dir, chunk_file, cap) == target:
-        save(index, target)
-    return index, False
+    """The snapshot's index and whether it came from ``cache_dir``; fresh builds are saved."""
+    memo = TextMemo() if memo is None else memo
+    fetched = fetch(corpus, snapshot, cap=cap, cache_dir=cache_dir, memo=memo)
+    return finish(fetched, cap=cap, memo=memo, save=save)
 
 
 def _json_object(text: str | None) -> dict[str, Any]:
@@ -423,12 +473,33 @@ def method(
     def save_later(index: RepoMapIndex, target: Path) -> None:
         saving.append(saver.submit(save_index, index, target))
 
+    # The run's snapshots in order (``prefetch``): while one is assembled and ranked, the next
+    # is read and gathered on a second thread (Polars, GIL released; arbwb-defined).
+    following: dict[str, str] = {}
+    reader = ThreadPoolExecutor(1, thread_name_prefix="arbwb-repomap-read")
+    ahead: dict[str, Future[Fetched]] = {}
+
+    def plan(corpus: Corpus, snapshots: Sequence[str], candidate_filter: CandidateFilter) -> None:
+        following.clear()
+        following.update(pairwise(snapshots))
+
     def index_snapshot(
         corpus: Corpus, snapshot: str, candidate_filter: CandidateFilter
     ) -> tuple[Prepared, pl.DataFrame] | None:
-        index, hit = cached_index(
-            corpus, snapshot, cap=cap, cache_dir=cache_dir, memo=memo, save=save_later
+        pending = ahead.pop(snapshot, None)
+        fetched = (
+            pending.result()
+            if pending is not None
+            else fetch(corpus, snapshot, cap=cap, cache_dir=cache_dir, memo=memo)
         )
+        upcoming = following.get(snapshot)
+        if upcoming is not None and upcoming not in ahead:
+            # texts this snapshot memoises next are not tokenised again ahead
+            known = set(fetched.gathered.tokenised[0]) if fetched.gathered else set()
+            ahead[upcoming] = reader.submit(
+                fetch, corpus, upcoming, cap=cap, cache_dir=cache_dir, memo=memo, known=known
+            )
+        index, hit = finish(fetched, cap=cap, memo=memo, save=save_later)
         counts["index_cache_hits" if hit else "index_builds"] += 1
         prep = prepare(index, candidate_filter)
         return (prep, pseudo_chunks(prep)) if len(prep.candidates) else None
@@ -466,5 +537,6 @@ def method(
         stats=stats,
         index_snapshot=index_snapshot,
         rank_record=rank_record,
+        prefetch=plan,
         params={"weights": weights.as_dict(), "max_symbol_refs_per_file": cap},
     )

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     import scipy.sparse as sp
 
 #: Bump when the saved arrays or any rule behind them change; old cache files are then ignored.
-FORMAT_VERSION = "repomap-index-v2"
+FORMAT_VERSION = "repomap-index-v3"
 #: Python's ``str.strip()`` whitespace (Rust's differs on U+001C-U+001F), for Polars.
 PY_WHITESPACE = (
     "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
@@ -92,10 +92,9 @@ def tokens_expr(column: str | pl.Expr) -> pl.Expr:
 
 
 def content_tokens_expr(column: str) -> pl.Expr:
-    """Distinct :func:`tokens_expr` tokens of the first 20,000 characters, ascending."""
-    return tokens_expr(pl.col(column).str.slice(0, CONTENT_PREFIX)).list.eval(
-        pl.element().unique().sort()
-    )
+    """Distinct :func:`tokens_expr` tokens of the first 20,000 characters, in order of first
+    appearance."""
+    return tokens_expr(pl.col(column).str.slice(0, CONTENT_PREFIX)).list.unique(maintain_order=True)
 
 
 def import_specs_frame(texts: pl.DataFrame) -> pl.DataFrame:
@@ -179,7 +178,7 @@ def _symbols(rows: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-#: Texts not memoised yet and their distinct sorted content tokens (:meth:`TextMemo.tokenise`).
+#: Texts not memoised yet and their distinct content tokens (:meth:`TextMemo.tokenise`).
 Tokenised = tuple[list[str], pl.Series]
 #: What :meth:`TextMemo.path_facts` knows of a path: kind, path-index keys, source-test keys.
 PathFacts = tuple[int, list[str], list[str]]
@@ -268,13 +267,14 @@ class TextMemo:
             self.specs.clear()
             self.spec_keys.clear()
 
-    def tokenise(self, texts: list[str]) -> Tokenised:
-        """The texts not memoised yet and their distinct sorted content tokens.
+    def tokenise(self, texts: list[str], known: Container[str] = ()) -> Tokenised:
+        """The texts neither memoised nor ``known`` and their distinct content tokens.
 
-        Reads the memo only, so it may run on a second thread while the caller works on
-        anything but ``content`` (then call :meth:`trim` first).
+        Reads the memo only, so it may run on a second thread while the caller uses it
+        (:meth:`content_tokens` tokenises any text found missing later).
         """
-        fresh = [t for t in dict.fromkeys(texts) if t not in self.content]
+        content = self.content
+        fresh = [t for t in dict.fromkeys(texts) if t not in content and t not in known]
         tokens = pl.DataFrame({"text": fresh}, schema={"text": pl.String})
         return fresh, tokens.select(content_tokens_expr("text")).to_series()
 
@@ -297,7 +297,11 @@ class TextMemo:
             ends = np.cumsum(column.list.len().to_numpy().astype(np.int64))
             for text, found in zip(fresh, np.split(ids[: len(flat)], ends[:-1]), strict=True):
                 self.content[text] = found
-        return [self.content[t] for t in texts], ids[len(flat) :]
+        content = self.content
+        missing = [t for t in texts if t not in content]  # left out as known, trimmed since
+        if missing:
+            self.content_tokens(missing, self.tokenise(missing))
+        return [content[t] for t in texts], ids[len(flat) :]
 
     def import_specs(self, texts: list[str]) -> list[list[str]]:
         """The import specs of each text (§4.3.1), memoised; fresh texts scanned in one batch.
@@ -309,15 +313,25 @@ class TextMemo:
         """
         fresh = [t for t in dict.fromkeys(texts) if t and t not in self.specs]
         if fresh:
-            frame = pl.DataFrame({"text": fresh}, schema={"text": pl.String})
-            other = frame["text"].str.contains(_PYTHON_ONLY).to_list()
-            found: list[list[str]] = [[] for _ in fresh]
-            specs = import_specs_frame(frame.with_row_index("i").filter(~pl.Series(other)))
-            for i, spec in specs.iter_rows():
-                found[i] = spec
-            for i, (text, python) in enumerate(zip(fresh, other, strict=True)):
-                self.specs[text] = rp.import_specs(text) if python else found[i]
+            self.specs.update(zip(fresh, scan_import_specs(fresh), strict=True))
         return [self.specs[t] if t else [] for t in texts]
+
+
+def scan_import_specs(texts: list[str]) -> list[list[str]]:
+    """The import specs of each text (§4.3.1), the Polars-safe ones in one batch (see
+    :meth:`TextMemo.import_specs`); touches no shared state."""
+    if not texts:
+        return []
+    frame = pl.DataFrame({"text": texts}, schema={"text": pl.String})
+    other = frame["text"].str.contains(_PYTHON_ONLY).to_list()
+    found: list[list[str]] = [[] for _ in texts]
+    specs = import_specs_frame(frame.with_row_index("i").filter(~pl.Series(other)))
+    for i, spec in specs.iter_rows():
+        found[i] = spec
+    return [
+        rp.import_specs(text) if python else found[i]
+        for i, (text, python) in enumerate(zip(texts, other, strict=True))
+    ]
 
 
 def _terms(
@@ -559,28 +573,43 @@ def weight_matrix(n: int, passes: Sequence[Edges]) -> sp.csr_matrix:
     return matrix
 
 
-def build_index(chunks: pl.DataFrame, cap: int = 80, memo: TextMemo | None = None) -> RepoMapIndex:
-    """The RepoMap index of one snapshot's chunk rows (§3-§4); ``cap`` = refs per file.
+@dataclass(frozen=True)
+class Gathered:
+    """The Polars side of one snapshot's index (arbwb-defined split, :func:`gather`)."""
 
-    ``memo`` carries text-level work over from earlier snapshots of the run.
+    paths: list[str]
+    texts: list[str]
+    symbols: pl.DataFrame
+    tokenised: Tokenised
+    specs: dict[str, list[str]]
+
+
+def gather(chunks: pl.DataFrame, memo: TextMemo, known: Container[str] = ()) -> Gathered:
+    """Nodes, texts, symbols, and content tokens and import specs of the texts neither in the
+    memo nor ``known`` (texts an earlier snapshot still being indexed will memoise).
+
+    Only reads the memo, so the next snapshot's can run on a second thread while this one
+    is assembled; the Polars calls release the GIL.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
-    memo = TextMemo() if memo is None else memo
-    memo.trim()
     paths, rows = _nodes(chunks)
+    texts = _texts(rows, len(paths))
+    tokenised = memo.tokenise(texts, known)
+    specs = memo.specs
+    fresh = [t for t in tokenised[0] if t and t not in specs]
+    scanned = dict(zip(fresh, scan_import_specs(fresh), strict=True))
+    return Gathered(paths, texts, _symbols(rows), tokenised, scanned)
+
+
+def assemble(gathered: Gathered, cap: int, memo: TextMemo) -> RepoMapIndex:
+    """The index from a snapshot's :func:`gather` (§3-§4): path passes, terms and the graph."""
+    memo.trim()
+    memo.specs.update(gathered.specs)
+    paths, texts, symbols = gathered.paths, gathered.texts, gathered.symbols
     n = len(paths)
-    texts = _texts(rows, n)
-    # Polars work (content tokens, symbols) on a second thread while this one does the
-    # Python-heavy passes; the memo parts each side touches are disjoint (arbwb-defined).
-    with ThreadPoolExecutor(1, thread_name_prefix="arbwb-repomap") as pool:
-        tokenising = pool.submit(memo.tokenise, texts)
-        symbolising = pool.submit(_symbols, rows)
-        kinds = np.array([memo.path_facts(p)[0] for p in paths], dtype=np.int8)
-        imports = _import_edges(paths, texts, memo)
-        source_test = _source_test_edges(paths, kinds, memo)
-        tokenised, symbols = tokenising.result(), symbolising.result()
-    vocab, terms, n_terms, idf = _terms(paths, texts, symbols, memo, tokenised)
+    kinds = np.array([memo.path_facts(p)[0] for p in paths], dtype=np.int8)
+    imports = _import_edges(paths, texts, memo)
+    source_test = _source_test_edges(paths, kinds, memo)
+    vocab, terms, n_terms, idf = _terms(paths, texts, symbols, memo, gathered.tokenised)
     refs, skipped = _reference_edges(paths, kinds, symbols, terms, n_terms, vocab, cap)
     graph = weight_matrix(n, [imports, refs, source_test])
     stats = {
@@ -594,6 +623,16 @@ def build_index(chunks: pl.DataFrame, cap: int = 80, memo: TextMemo | None = Non
     return RepoMapIndex(paths, texts, kinds, vocab, terms, n_terms, idf, graph, stats)
 
 
+def build_index(chunks: pl.DataFrame, cap: int = 80, memo: TextMemo | None = None) -> RepoMapIndex:
+    """The RepoMap index of one snapshot's chunk rows (§3-§4); ``cap`` = refs per file.
+
+    ``memo`` carries text-level work over from earlier snapshots of the run.
+    """
+    memo = TextMemo() if memo is None else memo
+    memo.trim()
+    return assemble(gather(chunks, memo), cap, memo)
+
+
 def save_index(index: RepoMapIndex, path: Path) -> None:
     """Write the index to ``path`` as one ``.npz`` (strings as a JSON blob), atomically."""
     meta = {
@@ -603,9 +642,11 @@ def save_index(index: RepoMapIndex, path: Path) -> None:
         "stats": index.stats,
     }
     blob = np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
-    # Texts as one UTF-8 string and character end offsets: no per-character JSON escaping.
-    texts = np.frombuffer("".join(index.texts).encode("utf-8"), dtype=np.uint8)
-    text_ends = np.cumsum([len(t) for t in index.texts], dtype=np.int64)
+    # Texts as their UTF-8 bytes back to back and byte end offsets: each text encoded (and
+    # decoded by load_index) alone, no JSON escaping, no wide string of them all.
+    encoded = [t.encode("utf-8") for t in index.texts]
+    texts = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+    text_ends = np.cumsum([len(b) for b in encoded], dtype=np.int64)
     with atomic_open(path, "wb") as handle:
         np.savez(
             handle,
@@ -637,9 +678,9 @@ def load_index(path: Path) -> RepoMapIndex | None:
     if not isinstance(meta, dict) or meta.get("version") != FORMAT_VERSION:
         return None
     n, n_vocab = len(meta["paths"]), len(meta["vocab"])
-    joined = arrays["texts"].tobytes().decode("utf-8")
+    joined = arrays["texts"].tobytes()
     ends = arrays["text_ends"].tolist()
-    texts = [joined[a:b] for a, b in zip([0, *ends][:-1], ends, strict=True)]
+    texts = [joined[a:b].decode("utf-8") for a, b in zip([0, *ends][:-1], ends, strict=True)]
     terms = sp.csc_matrix(
         (arrays["terms_data"], arrays["terms_indices"], arrays["terms_indptr"]), shape=(n, n_vocab)
     )
