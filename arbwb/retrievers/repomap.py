@@ -482,6 +482,11 @@ def method(
     def plan(corpus: Corpus, snapshots: Sequence[str], candidate_filter: CandidateFilter) -> None:
         following.clear()
         following.update(pairwise(snapshots))
+        if snapshots and snapshots[0] not in ahead:
+            ahead[snapshots[0]] = reader.submit(
+                fetch, corpus, snapshots[0], cap=cap, cache_dir=cache_dir, memo=memo
+            )
+        import scipy.sparse  # noqa: F401  (needed next; loads while the first snapshot is read)
 
     def index_snapshot(
         corpus: Corpus, snapshot: str, candidate_filter: CandidateFilter

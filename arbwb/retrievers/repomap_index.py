@@ -370,23 +370,31 @@ def _terms(
         ]
     )
     token = np.concatenate([path_ids, sym_ids, *content])
-    factor = np.concatenate(
+    place = np.concatenate(  # 0 path, 1 symbol, 2 content: the factor's rank, best first
         [
-            np.full(len(path_ids), PATH_FACTOR),
-            np.full(len(sym_ids), SYMBOL_FACTOR),
-            np.full(len(node) - len(path_ids) - len(sym_ids), CONTENT_FACTOR),
+            np.zeros(len(path_ids), dtype=np.int64),
+            np.ones(len(sym_ids), dtype=np.int64),
+            np.full(len(node) - len(path_ids) - len(sym_ids), 2, dtype=np.int64),
         ]
     )
-    pair = node * len(memo.words) + token
-    order = np.lexsort((-factor, pair))  # per (node, token): the highest factor first
-    ordered = pair[order]
-    keep = order[np.concatenate([[True], ordered[1:] != ordered[:-1]])[: len(ordered)]]
-    node, token, factor = node[keep], token[keep], factor[keep]
-    used, column = np.unique(token, return_inverse=True)
-    matrix = sp.csc_matrix((factor, (node, column)), shape=(n, len(used)))
-    matrix.sort_indices()
+    # One sort of (token, node, place) keys: per (node, token) the first key has the highest
+    # factor, and the kept keys come in CSC order (column = token id ascending, then node).
+    key = np.sort((token * max(1, n) + node) * 4 + place)
+    first = np.ones(len(key), dtype=bool)
+    first[1:] = (key[1:] >> 2) != (key[:-1] >> 2)
+    key = key[first]
+    cell = key >> 2
+    token = cell // max(1, n)
+    node = cell - token * max(1, n)
+    factor = np.array([PATH_FACTOR, SYMBOL_FACTOR, CONTENT_FACTOR])[key & 3]
+    starts = np.flatnonzero(np.concatenate([[True], token[1:] != token[:-1]])[: len(token)])
+    used = token[starts]
+    indptr = np.append(starts, len(token))
+    matrix = sp.csc_matrix(
+        (factor, node.astype(np.int32), indptr.astype(np.int32)), shape=(n, len(used))
+    )
     n_terms = np.bincount(node, minlength=n).astype(np.int64)
-    df, df_of = np.unique(np.bincount(column, minlength=len(used)), return_inverse=True)
+    df, df_of = np.unique(np.diff(indptr), return_inverse=True)
     big_n = max(1, n)
     # idf(t) = ln((N + 1)/(df + 1)) + 1.0 with the C library log, token by token (§3.5).
     # Computed once per distinct df, then spread: the same doubles.
@@ -402,29 +410,69 @@ def _edges(u: Any, v: Any, weight: float) -> Edges:
 
 
 def _import_edges(paths: list[str], texts: list[str], memo: TextMemo) -> Edges:
-    """Import edges (§4.3): every node's specs in order, each target ≠ importer, weight 1.5."""
-    index = rp.build_path_index(paths, lambda p: memo.path_facts(p)[1])
-    node_of = {p: i for i, p in enumerate(paths)}
-    resolved: dict[tuple[str, str], list[int]] = {}
-    us: list[int] = []
-    vs: list[int] = []
-    for i, specs in enumerate(memo.import_specs(texts)):
-        importer = paths[i]
-        folder = rp.parent(importer)  # resolution depends on the parent only
-        for spec in specs:
-            key = (spec, folder)
-            targets = resolved.get(key)
-            if targets is None:
-                keys = memo.spec_keys.get(key)
-                if keys is None:
-                    keys = memo.spec_keys[key] = rp.spec_keys(spec, importer)
-                targets = [node_of[t] for t in rp.targets_of(keys, index)]
-                resolved[key] = targets
-            for t in targets:
-                if t != i:
-                    us.append(i)
-                    vs.append(t)
-    return _edges(us, vs, IMPORT_WEIGHT)
+    """Import edges (§4.3): for every spec of every node, each of its targets ≠ the importer
+    (weight 1.5, one edge per spec occurrence; W sums them, so their order is immaterial).
+
+    The targets of a spec depend on the spec and the importer's folder only: per distinct
+    (spec, folder), the union of the path-index entries of its keys, ascending, first 8.
+    Keys of a (spec, folder) come from the memo (Python, :func:`rp.spec_keys`); the joins,
+    the union and the first 8 run in Polars (string sort = code-point order).
+    """
+    specs = memo.import_specs(texts)
+    counts = [len(s) for s in specs]
+    if not any(counts):
+        return _edges([], [], IMPORT_WEIGHT)
+    n = len(paths)
+    nodes = pl.DataFrame(
+        {
+            "i": np.arange(n, dtype=np.int64),
+            "path": pl.Series(paths, dtype=pl.String),
+            "folder": pl.Series([rp.parent(p) for p in paths], dtype=pl.String),
+        }
+    )
+    uses = pl.DataFrame(
+        {
+            "i": np.repeat(np.arange(n, dtype=np.int64), counts),
+            "spec": pl.Series([x for found in specs for x in found], dtype=pl.String),
+        }
+    ).join(nodes.select("i", "folder"), on="i", how="left")
+    pairs = uses.select("spec", "folder").unique(maintain_order=True).with_row_index("pair")
+    known = memo.spec_keys
+    keys: list[list[str]] = []
+    for spec, folder in pairs.select("spec", "folder").iter_rows():
+        found = known.get((spec, folder))
+        if found is None:  # resolution reads the importer's folder only
+            found = known[(spec, folder)] = rp.spec_keys(spec, f"{folder}/-" if folder else "-")
+        keys.append(found)
+    wanted = pl.DataFrame(
+        {
+            "pair": np.repeat(np.arange(pairs.height, dtype=np.uint32), [len(k) for k in keys]),
+            "key": pl.Series([k for found in keys for k in found], dtype=pl.String),
+        }
+    )
+    facts = [memo.path_facts(p)[1] for p in paths]
+    index = pl.DataFrame(
+        {
+            "node": np.repeat(np.arange(n, dtype=np.int64), [len(k) for k in facts]),
+            "key": pl.Series([k for found in facts for k in found], dtype=pl.String),
+        }
+    )
+    targets = (
+        wanted.join(index, on="key")
+        .select("pair", "node")
+        .unique()
+        .join(nodes.select(pl.col("i").alias("node"), "path"), on="node")
+        .sort("pair", "path")
+        .group_by("pair", maintain_order=True)
+        .head(rp.MAX_TARGETS)
+        .select("pair", "node")
+    )
+    edges = (
+        uses.join(pairs, on=["spec", "folder"])
+        .join(targets, on="pair")
+        .filter(pl.col("i") != pl.col("node"))
+    )
+    return _edges(edges["i"].to_numpy(), edges["node"].to_numpy(), IMPORT_WEIGHT)
 
 
 def _rank_within(groups: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
@@ -575,37 +623,32 @@ def weight_matrix(n: int, passes: Sequence[Edges]) -> sp.csr_matrix:
 
 @dataclass(frozen=True)
 class Gathered:
-    """The Polars side of one snapshot's index (arbwb-defined split, :func:`gather`)."""
+    """What :func:`gather` did of one snapshot's index (arbwb-defined split)."""
 
     paths: list[str]
     texts: list[str]
-    symbols: pl.DataFrame
+    rows: pl.DataFrame
     tokenised: Tokenised
-    specs: dict[str, list[str]]
 
 
 def gather(chunks: pl.DataFrame, memo: TextMemo, known: Container[str] = ()) -> Gathered:
-    """Nodes, texts, symbols, and content tokens and import specs of the texts neither in the
-    memo nor ``known`` (texts an earlier snapshot still being indexed will memoise).
+    """Nodes, texts, and the content tokens of the texts neither in the memo nor ``known``
+    (texts that an earlier snapshot, still being assembled, memoises).
 
-    Only reads the memo, so the next snapshot's can run on a second thread while this one
-    is assembled; the Polars calls release the GIL.
+    Only reads the memo, so the next snapshot's may run on a second thread while this one
+    is assembled; its Polars calls release the GIL.
     """
     paths, rows = _nodes(chunks)
     texts = _texts(rows, len(paths))
-    tokenised = memo.tokenise(texts, known)
-    specs = memo.specs
-    fresh = [t for t in tokenised[0] if t and t not in specs]
-    scanned = dict(zip(fresh, scan_import_specs(fresh), strict=True))
-    return Gathered(paths, texts, _symbols(rows), tokenised, scanned)
+    return Gathered(paths, texts, rows.select("node", "symbol"), memo.tokenise(texts, known))
 
 
 def assemble(gathered: Gathered, cap: int, memo: TextMemo) -> RepoMapIndex:
-    """The index from a snapshot's :func:`gather` (§3-§4): path passes, terms and the graph."""
+    """The index from a snapshot's :func:`gather` (§3-§4): symbols, path passes, terms, graph."""
     memo.trim()
-    memo.specs.update(gathered.specs)
-    paths, texts, symbols = gathered.paths, gathered.texts, gathered.symbols
+    paths, texts = gathered.paths, gathered.texts
     n = len(paths)
+    symbols = _symbols(gathered.rows)
     kinds = np.array([memo.path_facts(p)[0] for p in paths], dtype=np.int8)
     imports = _import_edges(paths, texts, memo)
     source_test = _source_test_edges(paths, kinds, memo)
