@@ -6,6 +6,7 @@ import random
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from arbwb.retrievers import repomap_paths as rp
 from arbwb.retrievers.repomap_index import (
@@ -13,6 +14,7 @@ from arbwb.retrievers.repomap_index import (
     TextMemo,
     build_index,
     content_tokens_expr,
+    content_tokens_of,
     load_index,
     save_index,
     tokens_expr,
@@ -39,6 +41,13 @@ def test_content_tokens_expr_is_the_identifier_splitter() -> None:
     got = pl.DataFrame({"t": texts}).select(content_tokens_expr("t")).to_series().to_list()
     want = [list(dict.fromkeys(split_identifiers(t[:CONTENT_PREFIX]))) for t in texts]
     assert got == want
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3, 7])
+def test_content_tokens_in_parallel_slices_keep_text_order(parts: int) -> None:
+    texts = TRICKY + _random_texts(101)
+    got = content_tokens_of(texts, parts).to_list()
+    assert got == [list(dict.fromkeys(split_identifiers(t[:CONTENT_PREFIX]))) for t in texts]
 
 
 def test_content_token_ids_follow_first_appearance() -> None:

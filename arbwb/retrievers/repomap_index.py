@@ -97,6 +97,18 @@ def content_tokens_expr(column: str) -> pl.Expr:
     return tokens_expr(pl.col(column).str.slice(0, CONTENT_PREFIX)).list.unique(maintain_order=True)
 
 
+def content_tokens_of(texts: list[str], parts: int = 2) -> pl.Series:
+    """:func:`content_tokens_expr` of each text, in ``parts`` slices run in parallel by Polars
+    (one thread runs one string expression; arbwb-defined split, same list per text)."""
+    frame = pl.DataFrame({"text": texts}, schema={"text": pl.String})
+    size = -(-len(texts) // max(1, parts))
+    if len(texts) < 2 * parts:
+        return frame.select(content_tokens_expr("text")).to_series()
+    slices = [frame.slice(k, size).lazy() for k in range(0, len(texts), size)]
+    done = pl.collect_all([lf.select(content_tokens_expr("text")) for lf in slices])
+    return pl.concat([d.to_series() for d in done])
+
+
 def import_specs_frame(texts: pl.DataFrame) -> pl.DataFrame:
     """(i, specs) of (i, text) rows with only ``\\n`` breaks and no U+001F (§4.3.1 in Polars).
 
@@ -275,8 +287,7 @@ class TextMemo:
         """
         content = self.content
         fresh = [t for t in dict.fromkeys(texts) if t not in content and t not in known]
-        tokens = pl.DataFrame({"text": fresh}, schema={"text": pl.String})
-        return fresh, tokens.select(content_tokens_expr("text")).to_series()
+        return fresh, content_tokens_of(fresh)
 
     def content_tokens(
         self, texts: list[str], tokenised: Tokenised | None = None, then: pl.Series | None = None
@@ -645,13 +656,18 @@ def gather(chunks: pl.DataFrame, memo: TextMemo, known: Container[str] = ()) -> 
 
 def assemble(gathered: Gathered, cap: int, memo: TextMemo) -> RepoMapIndex:
     """The index from a snapshot's :func:`gather` (§3-§4): symbols, path passes, terms, graph."""
+    from concurrent.futures import ThreadPoolExecutor
+
     memo.trim()
     paths, texts = gathered.paths, gathered.texts
     n = len(paths)
-    symbols = _symbols(gathered.rows)
-    kinds = np.array([memo.path_facts(p)[0] for p in paths], dtype=np.int8)
-    imports = _import_edges(paths, texts, memo)
-    source_test = _source_test_edges(paths, kinds, memo)
+    # Symbols (Polars) on a helper thread while this one does the path passes.
+    with ThreadPoolExecutor(1, thread_name_prefix="arbwb-repomap-symbols") as helper:
+        symbolising = helper.submit(_symbols, gathered.rows)
+        kinds = np.array([memo.path_facts(p)[0] for p in paths], dtype=np.int8)
+        imports = _import_edges(paths, texts, memo)
+        source_test = _source_test_edges(paths, kinds, memo)
+        symbols = symbolising.result()
     vocab, terms, n_terms, idf = _terms(paths, texts, symbols, memo, gathered.tokenised)
     refs, skipped = _reference_edges(paths, kinds, symbols, terms, n_terms, vocab, cap)
     graph = weight_matrix(n, [imports, refs, source_test])
