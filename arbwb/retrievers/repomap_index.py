@@ -193,7 +193,7 @@ def _symbols(rows: pl.DataFrame) -> pl.DataFrame:
 #: Texts not memoised yet and their distinct content tokens (:meth:`TextMemo.tokenise`).
 Tokenised = tuple[list[str], pl.Series]
 #: What :meth:`TextMemo.path_facts` knows of a path: kind, path-index keys, source-test keys.
-PathFacts = tuple[int, list[str], list[str]]
+PathFacts = tuple[int, tuple[str, ...], tuple[str, ...]]
 
 
 @dataclass
@@ -207,7 +207,8 @@ class TextMemo:
     an index. Token ids index ``words`` (run-wide, append-only); the text tables restart once
     they hold more than ``limit`` texts, which bounds memory. ``facts`` keeps each node path's
     kind and keys (:meth:`path_facts`) the same way, ``spec_keys`` the keys of an import spec
-    from a directory (§4.3.2). Stateful on purpose.
+    from a directory (§4.3.2), as tuples (all-string tuples leave the cyclic GC's view, so
+    its full collections stay cheap). Stateful on purpose.
     """
 
     ids: dict[str, int] = field(default_factory=dict)
@@ -215,7 +216,7 @@ class TextMemo:
     content: dict[str, npt.NDArray[np.int64]] = field(default_factory=dict)
     specs: dict[str, list[str]] = field(default_factory=dict)
     facts: dict[str, PathFacts] = field(default_factory=dict)
-    spec_keys: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    spec_keys: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     table: pl.DataFrame = field(
         default_factory=lambda: pl.DataFrame(schema={"tok": pl.String, "id": pl.Int64})
     )
@@ -229,8 +230,8 @@ class TextMemo:
                 self.facts.clear()
             found = self.facts[path] = (
                 rp.node_kind(path),
-                rp.path_index_keys(path),
-                rp.source_test_keys(path),
+                tuple(rp.path_index_keys(path)),
+                tuple(rp.source_test_keys(path)),
             )
         return found
 
@@ -449,11 +450,12 @@ def _import_edges(paths: list[str], texts: list[str], memo: TextMemo) -> Edges:
     ).join(nodes.select("i", "folder"), on="i", how="left")
     pairs = uses.select("spec", "folder").unique(maintain_order=True).with_row_index("pair")
     known = memo.spec_keys
-    keys: list[list[str]] = []
+    keys: list[tuple[str, ...]] = []
     for spec, folder in pairs.select("spec", "folder").iter_rows():
         found = known.get((spec, folder))
         if found is None:  # resolution reads the importer's folder only
-            found = known[(spec, folder)] = rp.spec_keys(spec, f"{folder}/-" if folder else "-")
+            importer = f"{folder}/-" if folder else "-"
+            found = known[(spec, folder)] = tuple(rp.spec_keys(spec, importer))
         keys.append(found)
     wanted = pl.DataFrame(
         {
