@@ -84,7 +84,7 @@ def test_batch_import_specs_equal_per_text_scan() -> None:
     assert got[2] == ["a", "b", "c", "d", "f", "g"]
 
 
-def test_saved_texts_round_trip_with_non_ascii_and_empty(tmp_path: Path) -> None:
+def test_pseudo_chunk_lengths_round_trip_with_non_ascii_and_empty(tmp_path: Path) -> None:
     rows = [
         ("a.py", "file", "", "caf\u00e9 \U0001f600 import b\n"),
         ("b.py", "file", "", ""),
@@ -97,8 +97,12 @@ def test_saved_texts_round_trip_with_non_ascii_and_empty(tmp_path: Path) -> None
         save_index(index, tmp_path / "i.npz")
         loaded = load_index(tmp_path / "i.npz")
         assert loaded is not None
-        assert (loaded.paths, loaded.texts) == (index.paths, index.texts)
-    assert build_index(chunks).texts == [rows[0][3], "", "", rows[3][3]]
+        assert loaded.paths == index.paths
+        assert loaded.chunk_chars.tolist() == index.chunk_chars.tolist()
+    # §9: the node text's length in code points (Python len), the path's when it is empty;
+    # c.md has only a symbol row, so no text
+    want = [len(rows[0][3]), len("b.py"), len("c.md"), len(rows[3][3])]
+    assert build_index(chunks).chunk_chars.tolist() == want == [16, 4, 4, 3]
 
 
 def test_batch_import_specs_equal_per_text_scan_on_random_texts() -> None:

@@ -335,19 +335,19 @@ def rank_query(
 
 
 def pseudo_chunks(prep: Prepared) -> pl.DataFrame:
-    """One ``file`` chunk per candidate (§9): node text, or the path when empty; no lines."""
-    paths = [prep.index.paths[i] for i in prep.candidates.tolist()]
-    texts = [prep.index.texts[i] or prep.index.paths[i] for i in prep.candidates.tolist()]
-    n = len(paths)
+    """One ``file`` chunk per candidate (§9), no lines; ``n_chars`` stands for its text (the
+    node text, or the path when empty), the only part of it the details rows use."""
+    cand = prep.candidates
+    n = len(cand)
     return pl.DataFrame(
         {
             "chunk_id": [""] * n,
-            "path": paths,
+            "path": [prep.index.paths[i] for i in cand.tolist()],
             "kind": ["file"] * n,
             "symbol": [""] * n,
-            "start_line": [0] * n,
-            "end_line": [0] * n,
-            "text": texts,
+            "start_line": np.zeros(n, dtype=np.int64),
+            "end_line": np.zeros(n, dtype=np.int64),
+            "n_chars": prep.index.chunk_chars[cand],
         },
         schema={
             "chunk_id": pl.String,
@@ -356,7 +356,7 @@ def pseudo_chunks(prep: Prepared) -> pl.DataFrame:
             "symbol": pl.String,
             "start_line": pl.Int64,
             "end_line": pl.Int64,
-            "text": pl.String,
+            "n_chars": pl.Int64,
         },
     )
 

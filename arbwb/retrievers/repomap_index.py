@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     import scipy.sparse as sp
 
 #: Bump when the saved arrays or any rule behind them change; old cache files are then ignored.
-FORMAT_VERSION = "repomap-index-v3"
+FORMAT_VERSION = "repomap-index-v4"
 #: Python's ``str.strip()`` whitespace (Rust's differs on U+001C-U+001F), for Polars.
 PY_WHITESPACE = (
     "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
@@ -61,11 +61,13 @@ class RepoMapIndex:
 
     ``terms[f, t]`` is the query-score factor of token t in node f (3.0 path token, 2.0 symbol
     token, 1.0 content token; absent = not in TS(f)); ``n_terms`` = |TS(f)|; ``graph`` = the
-    symmetric weights W (CSR, ascending columns); ``stats`` = §4.6.
+    symmetric weights W (CSR, ascending columns); ``stats`` = §4.6. ``chunk_chars`` is the
+    length in code points of each node's pseudo-chunk text (§9: the node text, or its path
+    when that is empty), all the details rows need of the texts.
     """
 
     paths: list[str]
-    texts: list[str]
+    chunk_chars: npt.NDArray[np.int64]
     kinds: npt.NDArray[np.int8]
     vocab: list[str]
     terms: sp.csc_matrix
@@ -681,7 +683,8 @@ def assemble(gathered: Gathered, cap: int, memo: TextMemo) -> RepoMapIndex:
         "test_count": int((kinds == rp.KIND_TEST).sum()),
         "symbol_reference_scan_skipped": skipped,
     }
-    return RepoMapIndex(paths, texts, kinds, vocab, terms, n_terms, idf, graph, stats)
+    chunk_chars = np.array([len(t or p) for p, t in zip(paths, texts, strict=True)], dtype=np.int64)
+    return RepoMapIndex(paths, chunk_chars, kinds, vocab, terms, n_terms, idf, graph, stats)
 
 
 def build_index(chunks: pl.DataFrame, cap: int = 80, memo: TextMemo | None = None) -> RepoMapIndex:
@@ -703,17 +706,11 @@ def save_index(index: RepoMapIndex, path: Path) -> None:
         "stats": index.stats,
     }
     blob = np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
-    # Texts as their UTF-8 bytes back to back and byte end offsets: each text encoded (and
-    # decoded by load_index) alone, no JSON escaping, no wide string of them all.
-    encoded = [t.encode("utf-8") for t in index.texts]
-    texts = np.frombuffer(b"".join(encoded), dtype=np.uint8)
-    text_ends = np.cumsum([len(b) for b in encoded], dtype=np.int64)
     with atomic_open(path, "wb") as handle:
         np.savez(
             handle,
             meta=blob,
-            texts=texts,
-            text_ends=text_ends,
+            chunk_chars=index.chunk_chars,
             kinds=index.kinds,
             terms_data=index.terms.data,
             terms_indices=index.terms.indices,
@@ -739,9 +736,6 @@ def load_index(path: Path) -> RepoMapIndex | None:
     if not isinstance(meta, dict) or meta.get("version") != FORMAT_VERSION:
         return None
     n, n_vocab = len(meta["paths"]), len(meta["vocab"])
-    joined = arrays["texts"].tobytes()
-    ends = arrays["text_ends"].tolist()
-    texts = [joined[a:b].decode("utf-8") for a, b in zip([0, *ends][:-1], ends, strict=True)]
     terms = sp.csc_matrix(
         (arrays["terms_data"], arrays["terms_indices"], arrays["terms_indptr"]), shape=(n, n_vocab)
     )
@@ -750,7 +744,7 @@ def load_index(path: Path) -> RepoMapIndex | None:
     )
     return RepoMapIndex(
         meta["paths"],
-        texts,
+        arrays["chunk_chars"],
         arrays["kinds"],
         meta["vocab"],
         terms,
