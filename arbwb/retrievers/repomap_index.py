@@ -160,7 +160,7 @@ def _texts(rows: pl.DataFrame, n: int) -> list[str]:
 
 
 def _symbols(rows: pl.DataFrame) -> pl.DataFrame:
-    """Distinct informative (node, symbol) pairs with tokens, key and parts (§3.2-3.3)."""
+    """Distinct informative (node, symbol) pairs with tokens and key (§3.2-3.3)."""
     generic = list(rp.GENERIC)
     pairs = (
         rows.select("node", pl.col("symbol").str.strip_chars(PY_WHITESPACE).alias("s"))
@@ -169,15 +169,6 @@ def _symbols(rows: pl.DataFrame) -> pl.DataFrame:
     )
     tokens = tokens_expr("s").alias("tok")
     key = pl.col("tok").list.join("").alias("key")
-    parts = (
-        pl.col("tok")
-        .list.eval(
-            pl.element().filter(~pl.element().is_in(generic) & (pl.element().str.len_chars() >= 3))
-        )
-        .list.unique()
-        .list.sort()
-        .alias("parts")
-    )
     informative = (
         (pl.col("key").str.len_chars() >= 4)
         & ~pl.col("key").is_in(generic)
@@ -187,8 +178,22 @@ def _symbols(rows: pl.DataFrame) -> pl.DataFrame:
         pairs.with_columns(tokens)
         .with_columns(key)
         .filter(informative)
-        .with_columns(parts, pl.col("s").alias("symbol"))
-        .select("node", "symbol", "tok", "key", "parts")
+        .select("node", pl.col("s").alias("symbol"), "tok", "key")
+    )
+
+
+def parts_expr() -> pl.Expr:
+    """A symbol's parts (§3.2) from its ``tok`` list: distinct non-generic tokens of ≥ 3
+    characters, ascending (only the symbol-reference scan needs them)."""
+    generic = list(rp.GENERIC)
+    return (
+        pl.col("tok")
+        .list.eval(
+            pl.element().filter(~pl.element().is_in(generic) & (pl.element().str.len_chars() >= 3))
+        )
+        .list.unique()
+        .list.sort()
+        .alias("parts")
     )
 
 
@@ -525,7 +530,9 @@ def _reference_edges(
         return _edges([], [], REFERENCE_WEIGHT), True
     if cap <= 0:
         return _edges([], [], REFERENCE_WEIGHT), False
-    defs = symbols.filter(pl.Series(searchable[symbols["node"].to_numpy()]))
+    defs = symbols.filter(pl.Series(searchable[symbols["node"].to_numpy()])).with_columns(
+        parts_expr()
+    )
     definers = defs.group_by("key").agg(pl.col("node").unique().alias("definers"))
     first_part_len = pl.col("parts").list.first().str.len_chars()
     n_parts = pl.col("parts").list.len()
