@@ -11,10 +11,13 @@ import pytest
 from arbwb.retrievers import repomap_paths as rp
 from arbwb.retrievers.repomap_index import (
     CONTENT_PREFIX,
+    RepoMapIndex,
     TextMemo,
+    assemble,
     build_index,
     content_tokens_expr,
     content_tokens_of,
+    gather,
     load_index,
     save_index,
     tokens_expr,
@@ -118,3 +121,58 @@ def test_tokens_expr_is_the_identifier_splitter_in_order() -> None:
     texts = TRICKY + _random_texts(400)
     got = pl.DataFrame({"t": texts}).select(tokens_expr("t")).to_series().to_list()
     assert got == [split_identifiers(t) for t in texts]
+
+
+def _snapshot(texts: dict[str, str]) -> pl.DataFrame:
+    rows = [(p, "file", "", t) for p, t in texts.items()]
+    rows += [(p, "function", f"fn{p.split('/')[-1].split('.')[0]}Helper", "") for p in texts]
+    return pl.DataFrame(rows, schema=["path", "kind", "symbol", "text"], orient="row")
+
+
+def _same(a: RepoMapIndex, b: RepoMapIndex) -> None:
+    assert (a.paths, a.stats, a.chunk_chars.tolist(), a.kinds.tolist()) == (
+        b.paths,
+        b.stats,
+        b.chunk_chars.tolist(),
+        b.kinds.tolist(),
+    )
+    # token ids may differ between memos: compare per node {token: factor} and idf by token
+    for index in (a, b):
+        assert index.terms.shape[1] == len(index.vocab)
+
+    def by_token(index: RepoMapIndex) -> list[dict[str, tuple[float, float]]]:
+        csr = index.terms.tocsr()
+        return [
+            {
+                index.vocab[c]: (float(x), float(index.idf[c]))
+                for c, x in zip(
+                    csr.indices[csr.indptr[f] : csr.indptr[f + 1]],
+                    csr.data[csr.indptr[f] : csr.indptr[f + 1]],
+                    strict=True,
+                )
+            }
+            for f in range(len(index.paths))
+        ]
+
+    assert by_token(a) == by_token(b)
+    assert a.n_terms.tolist() == b.n_terms.tolist()
+    assert (a.graph != b.graph).nnz == 0
+
+
+@pytest.mark.parametrize("limit", [1, 20000])
+def test_gathered_ahead_with_known_texts_equals_fresh_builds(limit: int) -> None:
+    """A snapshot gathered while the previous one is not assembled yet (its fresh texts passed
+    as ``known``), even when the memo is trimmed in between, indexes like a fresh build."""
+    rng = random.Random(5)
+    words = ["alphaBeta", "gamma_delta", "import pkg.mod", "from . import util", "Zeta9", "x"]
+    base = {f"pkg/m{i}.py": " ".join(rng.choice(words) for _ in range(12)) for i in range(8)}
+    first = _snapshot(base)
+    second = _snapshot(base | {"pkg/m1.py": "changed textOnly", "pkg/new.py": "import pkg.m2"})
+    memo = TextMemo(limit=limit)
+    gathered_first = gather(first, memo)
+    gathered_second = gather(second, memo, known=set(gathered_first.tokenised[0]))
+    assert len(gathered_second.tokenised[0]) == 2  # only the changed and the new text
+    got_first = assemble(gathered_first, 80, memo)
+    got_second = assemble(gathered_second, 80, memo)
+    _same(got_first, build_index(first))
+    _same(got_second, build_index(second))
