@@ -4,6 +4,8 @@ Per sample: query score (§5), task affinity (§6), personalised PageRank (§7) 
 combination over the candidate files (§8), every float operation in the spec's order. The index
 (:mod:`arbwb.retrievers.repomap_index`) is built once per snapshot from all files, optionally
 cached on disk, and the candidate filter only decides which files are ranked (§2.3, §8.1).
+While one snapshot is assembled and ranked, the next is read and gathered on a second thread
+(:func:`fetch`; the run's snapshot order comes from ``prefetch``); results do not depend on it.
 
 PageRank is a fixed 24-step loop whose every ``next(v)`` is a left-to-right sum (teleport,
 dangling share, then one term per neighbour in node order). Each step computes the products

@@ -4,8 +4,10 @@ Built once per snapshot from **all** chunk rows (the candidate filter never touc
 saved to / loaded from a single ``.npz`` file (:func:`save_index`, :func:`load_index`; no
 pickle, atomic write). Token work and the import-spec scan run in Polars (the identifier
 splitter's ASCII regexes and the import pattern match alike in Rust and Python; texts where they
-might not go to Python), content tokens and symbols on a second thread while this one does the
-per-path Python passes. The symbol-reference scan is one sparse product
+might not go to Python). Building is split in two (arbwb-defined): :func:`gather` reads nodes
+and texts and tokenises the new texts (reading the memo only, so the next snapshot's may run
+on a second thread), :func:`assemble` does the rest, symbols on a helper thread while this
+one does the path passes. The symbol-reference scan is one sparse product
 (matched parts per file and key, exact integers) plus a few numpy calls per file, in the
 canonical order of §4.4.5: keys by matched-part count descending, then key ascending, and P(k)
 from the last eligible definition in (node order, symbol ascending). Nothing iterates a Python
