@@ -437,21 +437,6 @@ def finish(
     return index, False
 
 
-def cached_index(
-    corpus: Corpus,
-    snapshot: str,
-    *,
-    cap: int,
-    cache_dir: Path | None,
-    memo: TextMemo | None = None,
-    save: Callable[[RepoMapIndex, Path], None] = save_index,
-) -> tuple[RepoMapIndex, bool]:
-    """The snapshot's index and whether it came from ``cache_dir``; fresh builds are saved."""
-    memo = TextMemo() if memo is None else memo
-    fetched = fetch(corpus, snapshot, cap=cap, cache_dir=cache_dir, memo=memo)
-    return finish(fetched, cap=cap, memo=memo, save=save)
-
-
 def _json_object(text: str | None) -> dict[str, Any]:
     value = json.loads(text) if text else {}
     return value if isinstance(value, dict) else {}
