@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
+from functools import lru_cache
 from typing import Literal
 
 CandidateFilter = Literal["all_files", "code_only", "tests_only"]
@@ -136,36 +136,48 @@ def is_generated_path(path: str) -> bool:
     return norm.endswith(_GENERATED_ENDINGS)
 
 
-def _suffix(path: str) -> str:
-    return PurePosixPath(path).suffix.lower()
+@lru_cache(maxsize=1 << 17)
+def _facts(path: str) -> tuple[bool, bool, bool]:
+    """(noise, code, test) of a path, computed once per distinct path (memoised).
+
+    The string work of ``PurePosixPath``: the parts are the non-empty ``/`` pieces other than
+    ``.`` (an absolute path's root part matches no set below), the name is the last part, and
+    the suffix starts at the name's last dot when that dot is neither first nor last.
+    """
+    parts = [c for c in path.split("/") if c and c != "."]
+    name = parts[-1] if parts else ""
+    dot = name.rfind(".")
+    suffix = name[dot:] if 0 < dot < len(name) - 1 else ""
+    lowered = {c.lower() for c in parts}
+    lower_name = name.lower()
+    noise = (
+        not _NOISE_PARTS.isdisjoint(lowered)
+        or lower_name in _NOISE_NAMES
+        or name[: len(name) - len(suffix)].lower() in _NOISE_NAMES
+    )
+    code_suffix = bool(path) and suffix.lower() in _CODE_SUFFIXES
+    test = code_suffix and (
+        not _TEST_PARTS.isdisjoint(lowered)
+        or lower_name.startswith("test_")
+        or lower_name.endswith(_TEST_ENDINGS)
+        or lower_name.endswith(("test.java", "tests.java"))
+    )
+    return noise, code_suffix and not noise, test
 
 
 def is_noise_path(path: str) -> bool:
     """Docs, examples, templates, vendored and changelog-like paths (§6.2)."""
-    pure = PurePosixPath(path)
-    if any(part.lower() in _NOISE_PARTS for part in pure.parts):
-        return True
-    return pure.name.lower() in _NOISE_NAMES or pure.stem.lower() in _NOISE_NAMES
+    return _facts(path)[0]
 
 
 def is_code_path(path: str) -> bool:
     """``code_only`` filter (§6.2): a code suffix and not a noise path; tests included."""
-    return bool(path) and not is_noise_path(path) and _suffix(path) in _CODE_SUFFIXES
+    return _facts(path)[1]
 
 
 def is_test_path(path: str) -> bool:
     """``tests_only`` filter (§6.2): test location or test name, with a code suffix."""
-    if not path or _suffix(path) not in _CODE_SUFFIXES:
-        return False
-    pure = PurePosixPath(path)
-    if any(part.lower() in _TEST_PARTS for part in pure.parts):
-        return True
-    name = pure.name.lower()
-    return (
-        name.startswith("test_")
-        or name.endswith(_TEST_ENDINGS)
-        or name.endswith(("test.java", "tests.java"))
-    )
+    return _facts(path)[2]
 
 
 def keep_path(path: str, candidate_filter: CandidateFilter) -> bool:

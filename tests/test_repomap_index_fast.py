@@ -6,13 +6,18 @@ import random
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from arbwb.retrievers import repomap_paths as rp
 from arbwb.retrievers.repomap_index import (
     CONTENT_PREFIX,
+    RepoMapIndex,
     TextMemo,
+    assemble,
     build_index,
     content_tokens_expr,
+    content_tokens_of,
+    gather,
     load_index,
     save_index,
     tokens_expr,
@@ -37,19 +42,26 @@ def _random_texts(n: int) -> list[str]:
 def test_content_tokens_expr_is_the_identifier_splitter() -> None:
     texts = TRICKY + _random_texts(400)
     got = pl.DataFrame({"t": texts}).select(content_tokens_expr("t")).to_series().to_list()
-    want = [sorted(set(split_identifiers(t[:CONTENT_PREFIX]))) for t in texts]
+    want = [list(dict.fromkeys(split_identifiers(t[:CONTENT_PREFIX]))) for t in texts]
     assert got == want
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3, 7])
+def test_content_tokens_in_parallel_slices_keep_text_order(parts: int) -> None:
+    texts = TRICKY + _random_texts(101)
+    got = content_tokens_of(texts, parts).to_list()
+    assert got == [list(dict.fromkeys(split_identifiers(t[:CONTENT_PREFIX]))) for t in texts]
 
 
 def test_content_token_ids_follow_first_appearance() -> None:
     memo = TextMemo()
     texts = ["zeta alpha", "beta alpha", "", "gammaDelta zeta"]
     ids, then = memo.content_tokens(texts, then=pl.Series(["zeta", "omega", "omega"]))
-    # Literal: ids assigned token by token over each text's sorted distinct tokens.
+    # Literal: ids assigned token by token over each text's distinct tokens in text order.
     literal: dict[str, int] = {}
     want = []
     for text in texts:
-        tokens = sorted(set(split_identifiers(text)))
+        tokens = list(dict.fromkeys(split_identifiers(text)))
         want.append([literal.setdefault(t, len(literal)) for t in tokens])
     assert [list(x) for x in ids] == want
     assert then.tolist() == [literal["zeta"], len(literal), len(literal)]
@@ -75,7 +87,7 @@ def test_batch_import_specs_equal_per_text_scan() -> None:
     assert got[2] == ["a", "b", "c", "d", "f", "g"]
 
 
-def test_saved_texts_round_trip_with_non_ascii_and_empty(tmp_path: Path) -> None:
+def test_pseudo_chunk_lengths_round_trip_with_non_ascii_and_empty(tmp_path: Path) -> None:
     rows = [
         ("a.py", "file", "", "caf\u00e9 \U0001f600 import b\n"),
         ("b.py", "file", "", ""),
@@ -88,8 +100,12 @@ def test_saved_texts_round_trip_with_non_ascii_and_empty(tmp_path: Path) -> None
         save_index(index, tmp_path / "i.npz")
         loaded = load_index(tmp_path / "i.npz")
         assert loaded is not None
-        assert (loaded.paths, loaded.texts) == (index.paths, index.texts)
-    assert build_index(chunks).texts == [rows[0][3], "", "", rows[3][3]]
+        assert loaded.paths == index.paths
+        assert loaded.chunk_chars.tolist() == index.chunk_chars.tolist()
+    # §9: the node text's length in code points (Python len), the path's when it is empty;
+    # c.md has only a symbol row, so no text
+    want = [len(rows[0][3]), len("b.py"), len("c.md"), len(rows[3][3])]
+    assert build_index(chunks).chunk_chars.tolist() == want == [16, 4, 4, 3]
 
 
 def test_batch_import_specs_equal_per_text_scan_on_random_texts() -> None:
@@ -105,3 +121,58 @@ def test_tokens_expr_is_the_identifier_splitter_in_order() -> None:
     texts = TRICKY + _random_texts(400)
     got = pl.DataFrame({"t": texts}).select(tokens_expr("t")).to_series().to_list()
     assert got == [split_identifiers(t) for t in texts]
+
+
+def _snapshot(texts: dict[str, str]) -> pl.DataFrame:
+    rows = [(p, "file", "", t) for p, t in texts.items()]
+    rows += [(p, "function", f"fn{p.split('/')[-1].split('.')[0]}Helper", "") for p in texts]
+    return pl.DataFrame(rows, schema=["path", "kind", "symbol", "text"], orient="row")
+
+
+def _same(a: RepoMapIndex, b: RepoMapIndex) -> None:
+    assert (a.paths, a.stats, a.chunk_chars.tolist(), a.kinds.tolist()) == (
+        b.paths,
+        b.stats,
+        b.chunk_chars.tolist(),
+        b.kinds.tolist(),
+    )
+    # token ids may differ between memos: compare per node {token: factor} and idf by token
+    for index in (a, b):
+        assert index.terms.shape[1] == len(index.vocab)
+
+    def by_token(index: RepoMapIndex) -> list[dict[str, tuple[float, float]]]:
+        csr = index.terms.tocsr()
+        return [
+            {
+                index.vocab[c]: (float(x), float(index.idf[c]))
+                for c, x in zip(
+                    csr.indices[csr.indptr[f] : csr.indptr[f + 1]],
+                    csr.data[csr.indptr[f] : csr.indptr[f + 1]],
+                    strict=True,
+                )
+            }
+            for f in range(len(index.paths))
+        ]
+
+    assert by_token(a) == by_token(b)
+    assert a.n_terms.tolist() == b.n_terms.tolist()
+    assert (a.graph != b.graph).nnz == 0
+
+
+@pytest.mark.parametrize("limit", [1, 20000])
+def test_gathered_ahead_with_known_texts_equals_fresh_builds(limit: int) -> None:
+    """A snapshot gathered while the previous one is not assembled yet (its fresh texts passed
+    as ``known``), even when the memo is trimmed in between, indexes like a fresh build."""
+    rng = random.Random(5)
+    words = ["alphaBeta", "gamma_delta", "import pkg.mod", "from . import util", "Zeta9", "x"]
+    base = {f"pkg/m{i}.py": " ".join(rng.choice(words) for _ in range(12)) for i in range(8)}
+    first = _snapshot(base)
+    second = _snapshot(base | {"pkg/m1.py": "changed textOnly", "pkg/new.py": "import pkg.m2"})
+    memo = TextMemo(limit=limit)
+    gathered_first = gather(first, memo)
+    gathered_second = gather(second, memo, known=set(gathered_first.tokenised[0]))
+    assert len(gathered_second.tokenised[0]) == 2  # only the changed and the new text
+    got_first = assemble(gathered_first, 80, memo)
+    got_second = assemble(gathered_second, 80, memo)
+    _same(got_first, build_index(first))
+    _same(got_second, build_index(second))

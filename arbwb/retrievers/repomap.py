@@ -4,6 +4,8 @@ Per sample: query score (§5), task affinity (§6), personalised PageRank (§7) 
 combination over the candidate files (§8), every float operation in the spec's order. The index
 (:mod:`arbwb.retrievers.repomap_index`) is built once per snapshot from all files, optionally
 cached on disk, and the candidate filter only decides which files are ranked (§2.3, §8.1).
+While one snapshot is assembled and ranked, the next is read and gathered on a second thread
+(:func:`fetch`; the run's snapshot order comes from ``prefetch``); results do not depend on it.
 
 PageRank is a fixed 24-step loop whose every ``next(v)`` is a left-to-right sum (teleport,
 dangling share, then one term per neighbour in node order). Each step computes the products
@@ -18,9 +20,10 @@ import hashlib
 import json
 import math
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,9 +37,12 @@ from arbwb.retrievers import repomap_paths as rp
 from arbwb.retrievers.common import ChunkRanking, Method
 from arbwb.retrievers.repomap_index import (
     FORMAT_VERSION,
+    Gathered,
     RepoMapIndex,
     TextMemo,
+    assemble,
     build_index,
+    gather,
     load_index,
     save_index,
 )
@@ -331,19 +337,19 @@ def rank_query(
 
 
 def pseudo_chunks(prep: Prepared) -> pl.DataFrame:
-    """One ``file`` chunk per candidate (§9): node text, or the path when empty; no lines."""
-    paths = [prep.index.paths[i] for i in prep.candidates.tolist()]
-    texts = [prep.index.texts[i] or prep.index.paths[i] for i in prep.candidates.tolist()]
-    n = len(paths)
+    """One ``file`` chunk per candidate (§9), no lines; ``n_chars`` stands for its text (the
+    node text, or the path when empty), the only part of it the details rows use."""
+    cand = prep.candidates
+    n = len(cand)
     return pl.DataFrame(
         {
             "chunk_id": [""] * n,
-            "path": paths,
+            "path": [prep.index.paths[i] for i in cand.tolist()],
             "kind": ["file"] * n,
             "symbol": [""] * n,
-            "start_line": [0] * n,
-            "end_line": [0] * n,
-            "text": texts,
+            "start_line": np.zeros(n, dtype=np.int64),
+            "end_line": np.zeros(n, dtype=np.int64),
+            "n_chars": prep.index.chunk_chars[cand],
         },
         schema={
             "chunk_id": pl.String,
@@ -352,7 +358,7 @@ def pseudo_chunks(prep: Prepared) -> pl.DataFrame:
             "symbol": pl.String,
             "start_line": pl.Int64,
             "end_line": pl.Int64,
-            "text": pl.String,
+            "n_chars": pl.Int64,
         },
     )
 
@@ -373,29 +379,60 @@ def index_cache_file(cache_dir: Path, chunk_file: Path, cap: int) -> Path:
     return cache_dir / f"{digest}.npz"
 
 
-def cached_index(
+@dataclass(frozen=True)
+class Fetched:
+    """A snapshot's cached index, or its :func:`gather` work and the cache file to fill."""
+
+    index: RepoMapIndex | None
+    gathered: Gathered | None
+    chunk_file: Path | None
+    target: Path | None
+
+
+def fetch(
     corpus: Corpus,
     snapshot: str,
     *,
     cap: int,
     cache_dir: Path | None,
-    memo: TextMemo | None = None,
-    save: Callable[[RepoMapIndex, Path], None] = save_index,
-) -> tuple[RepoMapIndex, bool]:
-    """The snapshot's index and whether it came from ``cache_dir``; fresh builds are saved.
+    memo: TextMemo,
+    known: Container[str] = (),
+) -> Fetched:
+    """The snapshot's cached index if ``cache_dir`` has it, else its chunks read and gathered.
 
-    A build is saved (by ``save``) only when the chunk file's identity did not change while it
-    was read, so a rewritten chunk file is never served a stale index.
+    Reads the memo only (see :func:`gather`), so it may run ahead on a second thread.
     """
     if cache_dir is None:
-        return build_index(corpus.chunks(snapshot), cap, memo), False
+        return Fetched(None, gather(corpus.chunks(snapshot), memo, known), None, None)
     chunk_file = corpus.chunk_path(snapshot)
     target = index_cache_file(cache_dir, chunk_file, cap)
     index = load_index(target)
     if index is not None:
-        return index, True
-    index = build_index(corpus.chunks(snapshot), cap, memo)
-    if index_cache_file(cache_dir, chunk_file, cap) == target:
+        return Fetched(index, None, chunk_file, target)
+    return Fetched(None, gather(corpus.chunks(snapshot), memo, known), chunk_file, target)
+
+
+def finish(
+    fetched: Fetched,
+    *,
+    cap: int,
+    memo: TextMemo,
+    save: Callable[[RepoMapIndex, Path], None] = save_index,
+) -> tuple[RepoMapIndex, bool]:
+    """The fetched index and whether it came from the cache; a fresh build is assembled and
+    saved (by ``save``) only when the chunk file's identity did not change while it was read,
+    so a rewritten chunk file is never served a stale index."""
+    if fetched.index is not None:
+        return fetched.index, True
+    assert fetched.gathered is not None
+    index = assemble(fetched.gathered, cap, memo)
+    chunk_file, target = fetched.chunk_file, fetched.target
+    unchanged = (
+        target is not None
+        and chunk_file is not None
+        and index_cache_file(target.parent, chunk_file, cap) == target
+    )
+    if unchanged and target is not None:
         save(index, target)
     return index, False
 
@@ -423,12 +460,38 @@ def method(
     def save_later(index: RepoMapIndex, target: Path) -> None:
         saving.append(saver.submit(save_index, index, target))
 
+    # The run's snapshots in order (``prefetch``): while one is assembled and ranked, the next
+    # is read and gathered on a second thread (Polars, GIL released; arbwb-defined).
+    following: dict[str, str] = {}
+    reader = ThreadPoolExecutor(1, thread_name_prefix="arbwb-repomap-read")
+    ahead: dict[str, Future[Fetched]] = {}
+
+    def plan(corpus: Corpus, snapshots: Sequence[str], candidate_filter: CandidateFilter) -> None:
+        following.clear()
+        following.update(pairwise(snapshots))
+        if snapshots and snapshots[0] not in ahead:
+            ahead[snapshots[0]] = reader.submit(
+                fetch, corpus, snapshots[0], cap=cap, cache_dir=cache_dir, memo=memo
+            )
+        import scipy.sparse  # noqa: F401  (needed next; loads while the first snapshot is read)
+
     def index_snapshot(
         corpus: Corpus, snapshot: str, candidate_filter: CandidateFilter
     ) -> tuple[Prepared, pl.DataFrame] | None:
-        index, hit = cached_index(
-            corpus, snapshot, cap=cap, cache_dir=cache_dir, memo=memo, save=save_later
+        pending = ahead.pop(snapshot, None)
+        fetched = (
+            pending.result()
+            if pending is not None
+            else fetch(corpus, snapshot, cap=cap, cache_dir=cache_dir, memo=memo)
         )
+        upcoming = following.get(snapshot)
+        if upcoming is not None and upcoming not in ahead:
+            # texts this snapshot memoises next are not tokenised again ahead
+            known = set(fetched.gathered.tokenised[0]) if fetched.gathered else set()
+            ahead[upcoming] = reader.submit(
+                fetch, corpus, upcoming, cap=cap, cache_dir=cache_dir, memo=memo, known=known
+            )
+        index, hit = finish(fetched, cap=cap, memo=memo, save=save_later)
         counts["index_cache_hits" if hit else "index_builds"] += 1
         prep = prepare(index, candidate_filter)
         return (prep, pseudo_chunks(prep)) if len(prep.candidates) else None
@@ -466,5 +529,6 @@ def method(
         stats=stats,
         index_snapshot=index_snapshot,
         rank_record=rank_record,
+        prefetch=plan,
         params={"weights": weights.as_dict(), "max_symbol_refs_per_file": cap},
     )

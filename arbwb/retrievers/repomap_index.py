@@ -4,8 +4,10 @@ Built once per snapshot from **all** chunk rows (the candidate filter never touc
 saved to / loaded from a single ``.npz`` file (:func:`save_index`, :func:`load_index`; no
 pickle, atomic write). Token work and the import-spec scan run in Polars (the identifier
 splitter's ASCII regexes and the import pattern match alike in Rust and Python; texts where they
-might not go to Python), content tokens and symbols on a second thread while this one does the
-per-path Python passes. The symbol-reference scan is one sparse product
+might not go to Python). Building is split in two (arbwb-defined): :func:`gather` reads nodes
+and texts and tokenises the new texts (reading the memo only, so the next snapshot's may run
+on a second thread), :func:`assemble` does the rest, symbols on a helper thread while this
+one does the path passes. The symbol-reference scan is one sparse product
 (matched parts per file and key, exact integers) plus a few numpy calls per file, in the
 canonical order of §4.4.5: keys by matched-part count descending, then key ascending, and P(k)
 from the last eligible definition in (node order, symbol ascending). Nothing iterates a Python
@@ -17,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,7 +35,7 @@ if TYPE_CHECKING:
     import scipy.sparse as sp
 
 #: Bump when the saved arrays or any rule behind them change; old cache files are then ignored.
-FORMAT_VERSION = "repomap-index-v2"
+FORMAT_VERSION = "repomap-index-v4"
 #: Python's ``str.strip()`` whitespace (Rust's differs on U+001C-U+001F), for Polars.
 PY_WHITESPACE = (
     "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
@@ -61,11 +63,13 @@ class RepoMapIndex:
 
     ``terms[f, t]`` is the query-score factor of token t in node f (3.0 path token, 2.0 symbol
     token, 1.0 content token; absent = not in TS(f)); ``n_terms`` = |TS(f)|; ``graph`` = the
-    symmetric weights W (CSR, ascending columns); ``stats`` = §4.6.
+    symmetric weights W (CSR, ascending columns); ``stats`` = §4.6. ``chunk_chars`` is the
+    length in code points of each node's pseudo-chunk text (§9: the node text, or its path
+    when that is empty), all the details rows need of the texts.
     """
 
     paths: list[str]
-    texts: list[str]
+    chunk_chars: npt.NDArray[np.int64]
     kinds: npt.NDArray[np.int8]
     vocab: list[str]
     terms: sp.csc_matrix
@@ -92,10 +96,21 @@ def tokens_expr(column: str | pl.Expr) -> pl.Expr:
 
 
 def content_tokens_expr(column: str) -> pl.Expr:
-    """Distinct :func:`tokens_expr` tokens of the first 20,000 characters, ascending."""
-    return tokens_expr(pl.col(column).str.slice(0, CONTENT_PREFIX)).list.eval(
-        pl.element().unique().sort()
-    )
+    """Distinct :func:`tokens_expr` tokens of the first 20,000 characters, in order of first
+    appearance."""
+    return tokens_expr(pl.col(column).str.slice(0, CONTENT_PREFIX)).list.unique(maintain_order=True)
+
+
+def content_tokens_of(texts: list[str], parts: int = 2) -> pl.Series:
+    """:func:`content_tokens_expr` of each text, in ``parts`` slices run in parallel by Polars
+    (one thread runs one string expression; arbwb-defined split, same list per text)."""
+    frame = pl.DataFrame({"text": texts}, schema={"text": pl.String})
+    size = -(-len(texts) // max(1, parts))
+    if len(texts) < 2 * parts:
+        return frame.select(content_tokens_expr("text")).to_series()
+    slices = [frame.slice(k, size).lazy() for k in range(0, len(texts), size)]
+    done = pl.collect_all([lf.select(content_tokens_expr("text")) for lf in slices])
+    return pl.concat([d.to_series() for d in done])
 
 
 def import_specs_frame(texts: pl.DataFrame) -> pl.DataFrame:
@@ -147,7 +162,7 @@ def _texts(rows: pl.DataFrame, n: int) -> list[str]:
 
 
 def _symbols(rows: pl.DataFrame) -> pl.DataFrame:
-    """Distinct informative (node, symbol) pairs with tokens, key and parts (§3.2-3.3)."""
+    """Distinct informative (node, symbol) pairs with tokens and key (§3.2-3.3)."""
     generic = list(rp.GENERIC)
     pairs = (
         rows.select("node", pl.col("symbol").str.strip_chars(PY_WHITESPACE).alias("s"))
@@ -156,15 +171,6 @@ def _symbols(rows: pl.DataFrame) -> pl.DataFrame:
     )
     tokens = tokens_expr("s").alias("tok")
     key = pl.col("tok").list.join("").alias("key")
-    parts = (
-        pl.col("tok")
-        .list.eval(
-            pl.element().filter(~pl.element().is_in(generic) & (pl.element().str.len_chars() >= 3))
-        )
-        .list.unique()
-        .list.sort()
-        .alias("parts")
-    )
     informative = (
         (pl.col("key").str.len_chars() >= 4)
         & ~pl.col("key").is_in(generic)
@@ -174,15 +180,29 @@ def _symbols(rows: pl.DataFrame) -> pl.DataFrame:
         pairs.with_columns(tokens)
         .with_columns(key)
         .filter(informative)
-        .with_columns(parts, pl.col("s").alias("symbol"))
-        .select("node", "symbol", "tok", "key", "parts")
+        .select("node", pl.col("s").alias("symbol"), "tok", "key")
     )
 
 
-#: Texts not memoised yet and their distinct sorted content tokens (:meth:`TextMemo.tokenise`).
+def parts_expr() -> pl.Expr:
+    """A symbol's parts (§3.2) from its ``tok`` list: distinct non-generic tokens of ≥ 3
+    characters, ascending (only the symbol-reference scan needs them)."""
+    generic = list(rp.GENERIC)
+    return (
+        pl.col("tok")
+        .list.eval(
+            pl.element().filter(~pl.element().is_in(generic) & (pl.element().str.len_chars() >= 3))
+        )
+        .list.unique()
+        .list.sort()
+        .alias("parts")
+    )
+
+
+#: Texts not memoised yet and their distinct content tokens (:meth:`TextMemo.tokenise`).
 Tokenised = tuple[list[str], pl.Series]
 #: What :meth:`TextMemo.path_facts` knows of a path: kind, path-index keys, source-test keys.
-PathFacts = tuple[int, list[str], list[str]]
+PathFacts = tuple[int, tuple[str, ...], tuple[str, ...]]
 
 
 @dataclass
@@ -196,7 +216,8 @@ class TextMemo:
     an index. Token ids index ``words`` (run-wide, append-only); the text tables restart once
     they hold more than ``limit`` texts, which bounds memory. ``facts`` keeps each node path's
     kind and keys (:meth:`path_facts`) the same way, ``spec_keys`` the keys of an import spec
-    from a directory (§4.3.2). Stateful on purpose.
+    from a directory (§4.3.2), as tuples (all-string tuples leave the cyclic GC's view, so
+    its full collections stay cheap). Stateful on purpose.
     """
 
     ids: dict[str, int] = field(default_factory=dict)
@@ -204,7 +225,7 @@ class TextMemo:
     content: dict[str, npt.NDArray[np.int64]] = field(default_factory=dict)
     specs: dict[str, list[str]] = field(default_factory=dict)
     facts: dict[str, PathFacts] = field(default_factory=dict)
-    spec_keys: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    spec_keys: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     table: pl.DataFrame = field(
         default_factory=lambda: pl.DataFrame(schema={"tok": pl.String, "id": pl.Int64})
     )
@@ -218,8 +239,8 @@ class TextMemo:
                 self.facts.clear()
             found = self.facts[path] = (
                 rp.node_kind(path),
-                rp.path_index_keys(path),
-                rp.source_test_keys(path),
+                tuple(rp.path_index_keys(path)),
+                tuple(rp.source_test_keys(path)),
             )
         return found
 
@@ -268,15 +289,15 @@ class TextMemo:
             self.specs.clear()
             self.spec_keys.clear()
 
-    def tokenise(self, texts: list[str]) -> Tokenised:
-        """The texts not memoised yet and their distinct sorted content tokens.
+    def tokenise(self, texts: list[str], known: Container[str] = ()) -> Tokenised:
+        """The texts neither memoised nor ``known`` and their distinct content tokens.
 
-        Reads the memo only, so it may run on a second thread while the caller works on
-        anything but ``content`` (then call :meth:`trim` first).
+        Reads the memo only, so it may run on a second thread while the caller uses it
+        (:meth:`content_tokens` tokenises any text found missing later).
         """
-        fresh = [t for t in dict.fromkeys(texts) if t not in self.content]
-        tokens = pl.DataFrame({"text": fresh}, schema={"text": pl.String})
-        return fresh, tokens.select(content_tokens_expr("text")).to_series()
+        content = self.content
+        fresh = [t for t in dict.fromkeys(texts) if t not in content and t not in known]
+        return fresh, content_tokens_of(fresh)
 
     def content_tokens(
         self, texts: list[str], tokenised: Tokenised | None = None, then: pl.Series | None = None
@@ -297,7 +318,11 @@ class TextMemo:
             ends = np.cumsum(column.list.len().to_numpy().astype(np.int64))
             for text, found in zip(fresh, np.split(ids[: len(flat)], ends[:-1]), strict=True):
                 self.content[text] = found
-        return [self.content[t] for t in texts], ids[len(flat) :]
+        content = self.content
+        missing = [t for t in texts if t not in content]  # left out as known, trimmed since
+        if missing:
+            self.content_tokens(missing, self.tokenise(missing))
+        return [content[t] for t in texts], ids[len(flat) :]
 
     def import_specs(self, texts: list[str]) -> list[list[str]]:
         """The import specs of each text (§4.3.1), memoised; fresh texts scanned in one batch.
@@ -309,15 +334,25 @@ class TextMemo:
         """
         fresh = [t for t in dict.fromkeys(texts) if t and t not in self.specs]
         if fresh:
-            frame = pl.DataFrame({"text": fresh}, schema={"text": pl.String})
-            other = frame["text"].str.contains(_PYTHON_ONLY).to_list()
-            found: list[list[str]] = [[] for _ in fresh]
-            specs = import_specs_frame(frame.with_row_index("i").filter(~pl.Series(other)))
-            for i, spec in specs.iter_rows():
-                found[i] = spec
-            for i, (text, python) in enumerate(zip(fresh, other, strict=True)):
-                self.specs[text] = rp.import_specs(text) if python else found[i]
+            self.specs.update(zip(fresh, scan_import_specs(fresh), strict=True))
         return [self.specs[t] if t else [] for t in texts]
+
+
+def scan_import_specs(texts: list[str]) -> list[list[str]]:
+    """The import specs of each text (§4.3.1), the Polars-safe ones in one batch (see
+    :meth:`TextMemo.import_specs`); touches no shared state."""
+    if not texts:
+        return []
+    frame = pl.DataFrame({"text": texts}, schema={"text": pl.String})
+    other = frame["text"].str.contains(_PYTHON_ONLY).to_list()
+    found: list[list[str]] = [[] for _ in texts]
+    specs = import_specs_frame(frame.with_row_index("i").filter(~pl.Series(other)))
+    for i, spec in specs.iter_rows():
+        found[i] = spec
+    return [
+        rp.import_specs(text) if python else found[i]
+        for i, (text, python) in enumerate(zip(texts, other, strict=True))
+    ]
 
 
 def _terms(
@@ -356,23 +391,31 @@ def _terms(
         ]
     )
     token = np.concatenate([path_ids, sym_ids, *content])
-    factor = np.concatenate(
+    place = np.concatenate(  # 0 path, 1 symbol, 2 content: the factor's rank, best first
         [
-            np.full(len(path_ids), PATH_FACTOR),
-            np.full(len(sym_ids), SYMBOL_FACTOR),
-            np.full(len(node) - len(path_ids) - len(sym_ids), CONTENT_FACTOR),
+            np.zeros(len(path_ids), dtype=np.int64),
+            np.ones(len(sym_ids), dtype=np.int64),
+            np.full(len(node) - len(path_ids) - len(sym_ids), 2, dtype=np.int64),
         ]
     )
-    pair = node * len(memo.words) + token
-    order = np.lexsort((-factor, pair))  # per (node, token): the highest factor first
-    ordered = pair[order]
-    keep = order[np.concatenate([[True], ordered[1:] != ordered[:-1]])[: len(ordered)]]
-    node, token, factor = node[keep], token[keep], factor[keep]
-    used, column = np.unique(token, return_inverse=True)
-    matrix = sp.csc_matrix((factor, (node, column)), shape=(n, len(used)))
-    matrix.sort_indices()
+    # One sort of (token, node, place) keys: per (node, token) the first key has the highest
+    # factor, and the kept keys come in CSC order (column = token id ascending, then node).
+    key = np.sort((token * max(1, n) + node) * 4 + place)
+    first = np.ones(len(key), dtype=bool)
+    first[1:] = (key[1:] >> 2) != (key[:-1] >> 2)
+    key = key[first]
+    cell = key >> 2
+    token = cell // max(1, n)
+    node = cell - token * max(1, n)
+    factor = np.array([PATH_FACTOR, SYMBOL_FACTOR, CONTENT_FACTOR])[key & 3]
+    starts = np.flatnonzero(np.concatenate([[True], token[1:] != token[:-1]])[: len(token)])
+    used = token[starts]
+    indptr = np.append(starts, len(token))
+    matrix = sp.csc_matrix(
+        (factor, node.astype(np.int32), indptr.astype(np.int32)), shape=(n, len(used))
+    )
     n_terms = np.bincount(node, minlength=n).astype(np.int64)
-    df, df_of = np.unique(np.bincount(column, minlength=len(used)), return_inverse=True)
+    df, df_of = np.unique(np.diff(indptr), return_inverse=True)
     big_n = max(1, n)
     # idf(t) = ln((N + 1)/(df + 1)) + 1.0 with the C library log, token by token (§3.5).
     # Computed once per distinct df, then spread: the same doubles.
@@ -388,29 +431,70 @@ def _edges(u: Any, v: Any, weight: float) -> Edges:
 
 
 def _import_edges(paths: list[str], texts: list[str], memo: TextMemo) -> Edges:
-    """Import edges (§4.3): every node's specs in order, each target ≠ importer, weight 1.5."""
-    index = rp.build_path_index(paths, lambda p: memo.path_facts(p)[1])
-    node_of = {p: i for i, p in enumerate(paths)}
-    resolved: dict[tuple[str, str], list[int]] = {}
-    us: list[int] = []
-    vs: list[int] = []
-    for i, specs in enumerate(memo.import_specs(texts)):
-        importer = paths[i]
-        folder = rp.parent(importer)  # resolution depends on the parent only
-        for spec in specs:
-            key = (spec, folder)
-            targets = resolved.get(key)
-            if targets is None:
-                keys = memo.spec_keys.get(key)
-                if keys is None:
-                    keys = memo.spec_keys[key] = rp.spec_keys(spec, importer)
-                targets = [node_of[t] for t in rp.targets_of(keys, index)]
-                resolved[key] = targets
-            for t in targets:
-                if t != i:
-                    us.append(i)
-                    vs.append(t)
-    return _edges(us, vs, IMPORT_WEIGHT)
+    """Import edges (§4.3): for every spec of every node, each of its targets ≠ the importer
+    (weight 1.5, one edge per spec occurrence; W sums them, so their order is immaterial).
+
+    The targets of a spec depend on the spec and the importer's folder only: per distinct
+    (spec, folder), the union of the path-index entries of its keys, ascending, first 8.
+    Keys of a (spec, folder) come from the memo (Python, :func:`rp.spec_keys`); the joins,
+    the union and the first 8 run in Polars (string sort = code-point order).
+    """
+    specs = memo.import_specs(texts)
+    counts = [len(s) for s in specs]
+    if not any(counts):
+        return _edges([], [], IMPORT_WEIGHT)
+    n = len(paths)
+    nodes = pl.DataFrame(
+        {
+            "i": np.arange(n, dtype=np.int64),
+            "path": pl.Series(paths, dtype=pl.String),
+            "folder": pl.Series([rp.parent(p) for p in paths], dtype=pl.String),
+        }
+    )
+    uses = pl.DataFrame(
+        {
+            "i": np.repeat(np.arange(n, dtype=np.int64), counts),
+            "spec": pl.Series([x for found in specs for x in found], dtype=pl.String),
+        }
+    ).join(nodes.select("i", "folder"), on="i", how="left")
+    pairs = uses.select("spec", "folder").unique(maintain_order=True).with_row_index("pair")
+    known = memo.spec_keys
+    keys: list[tuple[str, ...]] = []
+    for spec, folder in pairs.select("spec", "folder").iter_rows():
+        found = known.get((spec, folder))
+        if found is None:  # resolution reads the importer's folder only
+            importer = f"{folder}/-" if folder else "-"
+            found = known[(spec, folder)] = tuple(rp.spec_keys(spec, importer))
+        keys.append(found)
+    wanted = pl.DataFrame(
+        {
+            "pair": np.repeat(np.arange(pairs.height, dtype=np.uint32), [len(k) for k in keys]),
+            "key": pl.Series([k for found in keys for k in found], dtype=pl.String),
+        }
+    )
+    facts = [memo.path_facts(p)[1] for p in paths]
+    index = pl.DataFrame(
+        {
+            "node": np.repeat(np.arange(n, dtype=np.int64), [len(k) for k in facts]),
+            "key": pl.Series([k for found in facts for k in found], dtype=pl.String),
+        }
+    )
+    targets = (
+        wanted.join(index, on="key")
+        .select("pair", "node")
+        .unique()
+        .join(nodes.select(pl.col("i").alias("node"), "path"), on="node")
+        .sort("pair", "path")
+        .group_by("pair", maintain_order=True)
+        .head(rp.MAX_TARGETS)
+        .select("pair", "node")
+    )
+    edges = (
+        uses.join(pairs, on=["spec", "folder"])
+        .join(targets, on="pair")
+        .filter(pl.col("i") != pl.col("node"))
+    )
+    return _edges(edges["i"].to_numpy(), edges["node"].to_numpy(), IMPORT_WEIGHT)
 
 
 def _rank_within(groups: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
@@ -448,7 +532,9 @@ def _reference_edges(
         return _edges([], [], REFERENCE_WEIGHT), True
     if cap <= 0:
         return _edges([], [], REFERENCE_WEIGHT), False
-    defs = symbols.filter(pl.Series(searchable[symbols["node"].to_numpy()]))
+    defs = symbols.filter(pl.Series(searchable[symbols["node"].to_numpy()])).with_columns(
+        parts_expr()
+    )
     definers = defs.group_by("key").agg(pl.col("node").unique().alias("definers"))
     first_part_len = pl.col("parts").list.first().str.len_chars()
     n_parts = pl.col("parts").list.len()
@@ -559,28 +645,43 @@ def weight_matrix(n: int, passes: Sequence[Edges]) -> sp.csr_matrix:
     return matrix
 
 
-def build_index(chunks: pl.DataFrame, cap: int = 80, memo: TextMemo | None = None) -> RepoMapIndex:
-    """The RepoMap index of one snapshot's chunk rows (§3-§4); ``cap`` = refs per file.
+@dataclass(frozen=True)
+class Gathered:
+    """What :func:`gather` did of one snapshot's index (arbwb-defined split)."""
 
-    ``memo`` carries text-level work over from earlier snapshots of the run.
+    paths: list[str]
+    texts: list[str]
+    rows: pl.DataFrame
+    tokenised: Tokenised
+
+
+def gather(chunks: pl.DataFrame, memo: TextMemo, known: Container[str] = ()) -> Gathered:
+    """Nodes, texts, and the content tokens of the texts neither in the memo nor ``known``
+    (texts that an earlier snapshot, still being assembled, memoises).
+
+    Only reads the memo, so the next snapshot's may run on a second thread while this one
+    is assembled; its Polars calls release the GIL.
     """
+    paths, rows = _nodes(chunks)
+    texts = _texts(rows, len(paths))
+    return Gathered(paths, texts, rows.select("node", "symbol"), memo.tokenise(texts, known))
+
+
+def assemble(gathered: Gathered, cap: int, memo: TextMemo) -> RepoMapIndex:
+    """The index from a snapshot's :func:`gather` (§3-§4): symbols, path passes, terms, graph."""
     from concurrent.futures import ThreadPoolExecutor
 
-    memo = TextMemo() if memo is None else memo
     memo.trim()
-    paths, rows = _nodes(chunks)
+    paths, texts = gathered.paths, gathered.texts
     n = len(paths)
-    texts = _texts(rows, n)
-    # Polars work (content tokens, symbols) on a second thread while this one does the
-    # Python-heavy passes; the memo parts each side touches are disjoint (arbwb-defined).
-    with ThreadPoolExecutor(1, thread_name_prefix="arbwb-repomap") as pool:
-        tokenising = pool.submit(memo.tokenise, texts)
-        symbolising = pool.submit(_symbols, rows)
+    # Symbols (Polars) on a helper thread while this one does the path passes.
+    with ThreadPoolExecutor(1, thread_name_prefix="arbwb-repomap-symbols") as helper:
+        symbolising = helper.submit(_symbols, gathered.rows)
         kinds = np.array([memo.path_facts(p)[0] for p in paths], dtype=np.int8)
         imports = _import_edges(paths, texts, memo)
         source_test = _source_test_edges(paths, kinds, memo)
-        tokenised, symbols = tokenising.result(), symbolising.result()
-    vocab, terms, n_terms, idf = _terms(paths, texts, symbols, memo, tokenised)
+        symbols = symbolising.result()
+    vocab, terms, n_terms, idf = _terms(paths, texts, symbols, memo, gathered.tokenised)
     refs, skipped = _reference_edges(paths, kinds, symbols, terms, n_terms, vocab, cap)
     graph = weight_matrix(n, [imports, refs, source_test])
     stats = {
@@ -591,7 +692,18 @@ def build_index(chunks: pl.DataFrame, cap: int = 80, memo: TextMemo | None = Non
         "test_count": int((kinds == rp.KIND_TEST).sum()),
         "symbol_reference_scan_skipped": skipped,
     }
-    return RepoMapIndex(paths, texts, kinds, vocab, terms, n_terms, idf, graph, stats)
+    chunk_chars = np.array([len(t or p) for p, t in zip(paths, texts, strict=True)], dtype=np.int64)
+    return RepoMapIndex(paths, chunk_chars, kinds, vocab, terms, n_terms, idf, graph, stats)
+
+
+def build_index(chunks: pl.DataFrame, cap: int = 80, memo: TextMemo | None = None) -> RepoMapIndex:
+    """The RepoMap index of one snapshot's chunk rows (§3-§4); ``cap`` = refs per file.
+
+    ``memo`` carries text-level work over from earlier snapshots of the run.
+    """
+    memo = TextMemo() if memo is None else memo
+    memo.trim()
+    return assemble(gather(chunks, memo), cap, memo)
 
 
 def save_index(index: RepoMapIndex, path: Path) -> None:
@@ -603,15 +715,11 @@ def save_index(index: RepoMapIndex, path: Path) -> None:
         "stats": index.stats,
     }
     blob = np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
-    # Texts as one UTF-8 string and character end offsets: no per-character JSON escaping.
-    texts = np.frombuffer("".join(index.texts).encode("utf-8"), dtype=np.uint8)
-    text_ends = np.cumsum([len(t) for t in index.texts], dtype=np.int64)
     with atomic_open(path, "wb") as handle:
         np.savez(
             handle,
             meta=blob,
-            texts=texts,
-            text_ends=text_ends,
+            chunk_chars=index.chunk_chars,
             kinds=index.kinds,
             terms_data=index.terms.data,
             terms_indices=index.terms.indices,
@@ -637,9 +745,6 @@ def load_index(path: Path) -> RepoMapIndex | None:
     if not isinstance(meta, dict) or meta.get("version") != FORMAT_VERSION:
         return None
     n, n_vocab = len(meta["paths"]), len(meta["vocab"])
-    joined = arrays["texts"].tobytes().decode("utf-8")
-    ends = arrays["text_ends"].tolist()
-    texts = [joined[a:b] for a, b in zip([0, *ends][:-1], ends, strict=True)]
     terms = sp.csc_matrix(
         (arrays["terms_data"], arrays["terms_indices"], arrays["terms_indptr"]), shape=(n, n_vocab)
     )
@@ -648,7 +753,7 @@ def load_index(path: Path) -> RepoMapIndex | None:
     )
     return RepoMapIndex(
         meta["paths"],
-        texts,
+        arrays["chunk_chars"],
         arrays["kinds"],
         meta["vocab"],
         terms,
