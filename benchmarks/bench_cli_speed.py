@@ -2,7 +2,8 @@
 ARB-shaped generated release, against literal references measured in the same run.
 
 Every side is its own process, timed from launch to exit (interpreter start and imports
-included) with its own peak RSS (``wait4``):
+included; arbwb's bytecode compiled first, as an installed package has it) with its own
+peak RSS (``wait4``):
 - ``arbwb rank --method M`` cold (empty ``ARBWB_CACHE_DIR``) and warm (the same folder again)
   against a faithful single-threaded reading of upstream's loop written here: every chunk row
   read with ``json.loads``, documents tokenised with the spec §7.1 splitter, scored per
@@ -33,6 +34,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _arb_shape import SUBSETS, Shape, arb_shape, describe
+from _installed import compile_package
 from _literal_bcy import literal_covered
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -291,6 +293,7 @@ def main() -> None:
     if args.side == "bcy":
         args.out.write_text(json.dumps(reference_bcy(shape.data, shape.runs)), encoding="utf-8")
         return
+    compile_package()
     print(f"corpus: {describe(shape)}; every figure is one whole process")
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))

@@ -23,6 +23,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _arb_subset import arb_release, gold_files, release_inputs, release_mib
+from _installed import compile_package
 from _realistic import REPO, realistic
 
 # ---- the literal reference: arb-grep.md read line by line, no arbwb imports ----------------
@@ -286,6 +287,7 @@ def main() -> None:
         data, mode, out = args.literal.split(",")
         literal_run(Path(data), mode, Path(out))
         return
+    compile_package()
     work = Path(tempfile.mkdtemp(prefix="arbwb-bench-grep-"))
     if not args.skip_stdlib:
         corpus_dir = realistic(n_commits=max(args.snapshots, 2), per_snapshot=1).corpus_dir

@@ -33,6 +33,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _arb_subset import arb_release, gold_files, release_inputs, release_mib
+from _installed import compile_package
 from _realistic import REPO, realistic
 
 from arbwb.pathclass import is_code_path, is_test_path
@@ -492,6 +493,7 @@ def main() -> None:
     if args.literal:
         literal_main(Path(args.literal[0]), Path(args.literal[1]))
         return
+    compile_package()
     if not args.skip_stdlib:
         realistic()
         with tempfile.TemporaryDirectory(prefix="arbwb-bench-repomap-") as tmp:
