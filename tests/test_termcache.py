@@ -386,7 +386,7 @@ def test_abandoned_workers_are_stopped(tmp_path: Path) -> None:
     source = termcache.TermSource(tmp_path / "terms")
     source.prefetch(corpus, ids, "all_files")
     processes = {id(w): w.process for w in source.pending.values()}.values()
-    assert len(processes) == 2
+    assert len(processes) == 1  # it forks the second worker, which dies with it
     del source
     gc.collect()
     assert all(p.returncode is not None for p in processes)

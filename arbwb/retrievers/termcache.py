@@ -80,6 +80,7 @@ WORKER_ENV = {
     "MALLOC_ARENA_MAX": "1",
     "ARROW_DEFAULT_MEMORY_POOL": "system",
     "_RJEM_MALLOC_CONF": "dirty_decay_ms:1000,muzzy_decay_ms:0",
+    "OPENBLAS_NUM_THREADS": "1",  # no BLAS thread pool (no BLAS call), so it can fork
 }
 #: glibc mallopt (M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, M_TOP_PAD) in the worker processes.
 _MALLOPT = ((-3, 32 * 2**20), (-1, 256 * 2**20), (-2, 64 * 2**20))
@@ -353,10 +354,8 @@ class TermSource:
                 missing.append(chunk_file)
         if len(missing) < MIN_PREFETCH:
             return
-        for share in shares(missing, PROCESSES):
-            if share:
-                worker = _Worker.start(self.folder, share)
-                self.pending.update(dict.fromkeys(share, worker))
+        worker = _Worker.start(self.folder, [s for s in shares(missing, PROCESSES) if s])
+        self.pending.update(dict.fromkeys(worker.files, worker))
 
     def load(self, corpus: Corpus, snapshot_id: str) -> SnapshotTerms:
         """The snapshot's term statistics: the cached entry if valid, else computed (and saved)."""
@@ -390,22 +389,22 @@ class TermSource:
 
 @dataclass
 class _Worker:
-    """A worker process computing a share of the run's entries, in order, and which of them
-    it has reported (True: saved; False: failed, so the parent computes it and reports the
-    located error)."""
+    """The worker processes computing the run's entries (each its share, in order; one
+    process started here, which forks the others) and which entries they have reported
+    (True: saved; False: failed, so the parent computes it and reports the located error)."""
 
     process: subprocess.Popen[str]
     files: list[Path]
     done: dict[Path, bool] = field(default_factory=dict)
 
     @classmethod
-    def start(cls, folder: Path, files: list[Path]) -> _Worker:
-        """Launch ``python -m arbwb.retrievers.termworker`` on ``files`` (run order).
+    def start(cls, folder: Path, shares: list[list[Path]]) -> _Worker:
+        """Launch ``python -m arbwb.retrievers.termworker`` on ``shares`` (each in run order).
 
         Its environment adds ``WORKER_ENV`` (unless set already) and this arbwb's folder to
         PYTHONPATH, so it imports the same package.
         """
-        job = [str(chunk_file) for chunk_file in files]
+        job = [[str(chunk_file) for chunk_file in share] for share in shares]
         package_root = str(Path(__file__).resolve().parents[2])
         path = os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))
         env = WORKER_ENV | dict(os.environ) | {"PYTHONPATH": path}
@@ -416,10 +415,10 @@ class _Worker:
             text=True,
             env=env,
         )
-        worker = cls(process, list(files))
+        worker = cls(process, [chunk_file for share in shares for chunk_file in share])
         weakref.finalize(worker, _stop, process)  # abandoned (e.g. the run failed): stopped
         assert process.stdin is not None
-        process.stdin.write(json.dumps({"folder": str(folder), "files": job}))
+        process.stdin.write(json.dumps({"folder": str(folder), "shares": job}))
         process.stdin.close()
         return worker
 
@@ -442,7 +441,8 @@ class _Worker:
 
 
 def _stop(process: subprocess.Popen[str]) -> None:
-    """Terminate a worker if it still runs (its entries are written atomically) and reap it."""
+    """Terminate a worker if it still runs (its entries are written atomically) and reap it;
+    the processes it forked die with it."""
     process.terminate()  # a no-op once it has been waited for
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout=5)
