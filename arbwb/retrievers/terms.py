@@ -118,6 +118,7 @@ class BatchCounts:
     cols: npt.NDArray[np.int32]  # index into ``vocab``
     freq: npt.NDArray[np.int32]
     vocab: pa.Array | None  # None: the batch has no token
+    tokens: npt.NDArray[np.int64]  # tokens per text (the sum of its counts)
 
 
 def count_batch(batch: pl.Series) -> BatchCounts:
@@ -125,7 +126,7 @@ def count_batch(batch: pl.Series) -> BatchCounts:
     per_text, tokens = _byte_tokens(_batch_arrow(batch))
     if not len(tokens):
         empty = np.zeros(0, dtype=np.int32)
-        return BatchCounts(len(batch), empty, empty, empty, None)
+        return BatchCounts(len(batch), empty, empty, empty, None, per_text)
     encoded = pc.dictionary_encode(tokens)
     size = len(encoded.dictionary)
     keys, freq = _pair_counts(per_text, np.asarray(encoded.indices), size)
@@ -137,6 +138,7 @@ def count_batch(batch: pl.Series) -> BatchCounts:
         keys.astype(np.int32, copy=False),
         freq.astype(np.int32),
         encoded.dictionary,
+        per_text,
     )
 
 
@@ -155,9 +157,9 @@ class TermMerger:
 
     def add(self, part: BatchCounts) -> None:
         """Append the next batch's texts."""
-        self.nnz.append(np.bincount(part.rows, minlength=part.n_texts))
-        tokens = np.bincount(part.rows, weights=part.freq, minlength=part.n_texts)
-        self.tokens.append(tokens.astype(np.int64))  # integer sums, exact in float64
+        bounds = np.searchsorted(part.rows, np.arange(part.n_texts + 1))  # rows ascend
+        self.nnz.append(np.diff(bounds))
+        self.tokens.append(part.tokens)
         if part.vocab is not None:
             self.cols.append(part.cols + np.int32(self.n_local))
             self.freq.append(part.freq)
