@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import json
-import os
 import subprocess
 import sys
 import weakref
@@ -41,6 +40,7 @@ from arbwb.io.chunkscan import CHUNK_FIELDS, iter_raw_blocks, parse_block
 from arbwb.io.corpus import Corpus
 from arbwb.metrics.chunks import ChunkTable
 from arbwb.pathclass import CandidateFilter, keep_path
+from arbwb.retrievers import termspawn
 from arbwb.retrievers.common import (
     CHUNK_COLUMNS,
     BonusNeedles,
@@ -74,14 +74,6 @@ WORKERS, AHEAD = 2, 2
 BLOCK_BYTES = 4 * 2**20
 #: Missing entries from which a run computes them in worker processes, and how many.
 MIN_PREFETCH, PROCESSES = 4, 2
-#: Worker processes' allocators: one glibc arena, Arrow on glibc, Polars' jemalloc returning
-#: freed pages soon, which keeps their peak memory down (their own variables win).
-WORKER_ENV = {
-    "MALLOC_ARENA_MAX": "1",
-    "ARROW_DEFAULT_MEMORY_POOL": "system",
-    "_RJEM_MALLOC_CONF": "dirty_decay_ms:1000,muzzy_decay_ms:0",
-    "OPENBLAS_NUM_THREADS": "1",  # no BLAS thread pool (no BLAS call), so it can fork
-}
 #: glibc mallopt (M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, M_TOP_PAD) in the worker processes.
 _MALLOPT = ((-3, 32 * 2**20), (-1, 256 * 2**20), (-2, 64 * 2**20))
 
@@ -353,6 +345,7 @@ class TermSource:
             if chunk_file not in missing and not entry.is_file():
                 missing.append(chunk_file)
         if len(missing) < MIN_PREFETCH:
+            termspawn.discard_early()
             return
         worker = _Worker.start(self.folder, [s for s in shares(missing, PROCESSES) if s])
         self.pending.update(dict.fromkeys(worker.files, worker))
@@ -399,22 +392,10 @@ class _Worker:
 
     @classmethod
     def start(cls, folder: Path, shares: list[list[Path]]) -> _Worker:
-        """Launch ``python -m arbwb.retrievers.termworker`` on ``shares`` (each in run order).
-
-        Its environment adds ``WORKER_ENV`` (unless set already) and this arbwb's folder to
-        PYTHONPATH, so it imports the same package.
-        """
+        """Give ``shares`` (each in run order) to the worker started early, else to a new one
+        (:mod:`arbwb.retrievers.termworker`)."""
         job = [[str(chunk_file) for chunk_file in share] for share in shares]
-        package_root = str(Path(__file__).resolve().parents[2])
-        path = os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))
-        env = WORKER_ENV | dict(os.environ) | {"PYTHONPATH": path}
-        process = subprocess.Popen(
-            [sys.executable, "-m", "arbwb.retrievers.termworker"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
+        process = termspawn.take_early() or termspawn.spawn()
         worker = cls(process, [chunk_file for share in shares for chunk_file in share])
         weakref.finalize(worker, _stop, process)  # abandoned (e.g. the run failed): stopped
         assert process.stdin is not None

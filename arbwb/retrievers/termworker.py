@@ -6,7 +6,9 @@ computes each missing entry of every share in that order
 index in the shares laid end to end) as soon as it is saved, so the parent loads it meanwhile.
 The shares after the first run in processes forked once numpy and scipy are imported, so
 those imports are paid once (Linux, while this process has a single thread; else they run
-here after the first share).
+here after the first share). The job is read after those imports, so a run whose term cache
+is empty starts the worker first thing (:func:`arbwb.retrievers.termspawn.start_early`) and
+sends the job once it knows the missing entries; an empty stdin ends the worker.
 """
 
 from __future__ import annotations
@@ -24,11 +26,14 @@ _PR_SET_PDEATHSIG = 1  # Linux uapi linux/prctl.h
 
 def main() -> int:
     """Compute the shares listed on stdin, reporting each entry on stdout."""
-    job = json.loads(sys.stdin.read())  # read before the heavy imports: the parent is writing
     gc.disable()  # a short-lived process making few reference cycles: collections cost CPU
     import numpy  # noqa: F401  # thread-free imports, shared with the forked workers
     import scipy.sparse  # noqa: F401
 
+    text = sys.stdin.read()  # the job (a few KB: the parent never waits on the pipe)
+    if not text:
+        return 0
+    job = json.loads(text)
     folder = Path(job["folder"])
     shares: list[list[str]] = job["shares"]
     starts = [sum(len(s) for s in shares[:k]) for k in range(len(shares))]
