@@ -17,7 +17,7 @@ from arbwb.errors import InputError
 from arbwb.io.corpus import open_corpus
 from arbwb.metrics.chunks import chunk_table
 from arbwb.pathclass import keep_path
-from arbwb.retrievers import termcache
+from arbwb.retrievers import termcache, termspawn
 from arbwb.retrievers.common import (
     bonus_strings,
     candidate_chunks,
@@ -386,7 +386,31 @@ def test_abandoned_workers_are_stopped(tmp_path: Path) -> None:
     source = termcache.TermSource(tmp_path / "terms")
     source.prefetch(corpus, ids, "all_files")
     processes = {id(w): w.process for w in source.pending.values()}.values()
-    assert len(processes) == 2
+    assert len(processes) == 1  # it forks the second worker, which dies with it
     del source
     gc.collect()
     assert all(p.returncode is not None for p in processes)
+
+
+def test_a_worker_started_early_gets_the_job_and_is_ended_when_unused(tmp_path: Path) -> None:
+    """A cold run's worker starts before the job is known (issue 10); prefetching hands it the
+    job; a warm folder starts none; an unused one reads an empty job and exits cleanly."""
+    folder, ids = write_snapshots(tmp_path, "abcd")
+    corpus = open_corpus(folder, use_cache=False)
+    terms = tmp_path / "terms"
+    termspawn.start_early(terms)
+    early = termspawn._EARLY[0]
+    source = termcache.TermSource(terms)
+    source.prefetch(corpus, ids, "all_files")
+    assert {w.process for w in source.pending.values()} == {early}
+    for sid in ids:
+        source.load(corpus, sid)
+    assert source.stats()["term_cache_prefetched"] == 4
+    assert early.wait(timeout=60) == 0
+    termspawn.start_early(terms)  # entries exist now: nothing started
+    assert termspawn.take_early() is None
+    termspawn.start_early(tmp_path / "empty")
+    unused = termspawn._EARLY[0]
+    termcache.TermSource(terms).prefetch(corpus, ids, "all_files")  # nothing missing
+    assert termspawn.take_early() is None
+    assert unused.wait(timeout=60) == 0

@@ -107,6 +107,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         if args.runs or args.weights:
             raise InputError("only applies to --method rrf", field="--runs/--weights")
+        if args.method in ("lexical", "bm25", "bm25-arb") and not args.no_cache:
+            from arbwb.retrievers.termspawn import start_early
+
+            start_early(cache_root() / "terms")  # cold: its imports overlap ours
         cache_dir = args.cache_dir or (None if args.no_cache else cache_root() / "embeddings")
         options = MethodOptions(
             model=args.model,

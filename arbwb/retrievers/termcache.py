@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import json
-import os
 import subprocess
 import sys
 import weakref
@@ -41,6 +40,7 @@ from arbwb.io.chunkscan import CHUNK_FIELDS, iter_raw_blocks, parse_block
 from arbwb.io.corpus import Corpus
 from arbwb.metrics.chunks import ChunkTable
 from arbwb.pathclass import CandidateFilter, keep_path
+from arbwb.retrievers import termspawn
 from arbwb.retrievers.common import (
     CHUNK_COLUMNS,
     BonusNeedles,
@@ -74,13 +74,6 @@ WORKERS, AHEAD = 2, 2
 BLOCK_BYTES = 4 * 2**20
 #: Missing entries from which a run computes them in worker processes, and how many.
 MIN_PREFETCH, PROCESSES = 4, 2
-#: Worker processes' allocators: one glibc arena, Arrow on glibc, Polars' jemalloc returning
-#: freed pages soon, which keeps their peak memory down (their own variables win).
-WORKER_ENV = {
-    "MALLOC_ARENA_MAX": "1",
-    "ARROW_DEFAULT_MEMORY_POOL": "system",
-    "_RJEM_MALLOC_CONF": "dirty_decay_ms:1000,muzzy_decay_ms:0",
-}
 #: glibc mallopt (M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, M_TOP_PAD) in the worker processes.
 _MALLOPT = ((-3, 32 * 2**20), (-1, 256 * 2**20), (-2, 64 * 2**20))
 
@@ -352,11 +345,10 @@ class TermSource:
             if chunk_file not in missing and not entry.is_file():
                 missing.append(chunk_file)
         if len(missing) < MIN_PREFETCH:
+            termspawn.discard_early()
             return
-        for share in shares(missing, PROCESSES):
-            if share:
-                worker = _Worker.start(self.folder, share)
-                self.pending.update(dict.fromkeys(share, worker))
+        worker = _Worker.start(self.folder, [s for s in shares(missing, PROCESSES) if s])
+        self.pending.update(dict.fromkeys(worker.files, worker))
 
     def load(self, corpus: Corpus, snapshot_id: str) -> SnapshotTerms:
         """The snapshot's term statistics: the cached entry if valid, else computed (and saved)."""
@@ -390,36 +382,24 @@ class TermSource:
 
 @dataclass
 class _Worker:
-    """A worker process computing a share of the run's entries, in order, and which of them
-    it has reported (True: saved; False: failed, so the parent computes it and reports the
-    located error)."""
+    """The worker processes computing the run's entries (each its share, in order; one
+    process started here, which forks the others) and which entries they have reported
+    (True: saved; False: failed, so the parent computes it and reports the located error)."""
 
     process: subprocess.Popen[str]
     files: list[Path]
     done: dict[Path, bool] = field(default_factory=dict)
 
     @classmethod
-    def start(cls, folder: Path, files: list[Path]) -> _Worker:
-        """Launch ``python -m arbwb.retrievers.termworker`` on ``files`` (run order).
-
-        Its environment adds ``WORKER_ENV`` (unless set already) and this arbwb's folder to
-        PYTHONPATH, so it imports the same package.
-        """
-        job = [str(chunk_file) for chunk_file in files]
-        package_root = str(Path(__file__).resolve().parents[2])
-        path = os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))
-        env = WORKER_ENV | dict(os.environ) | {"PYTHONPATH": path}
-        process = subprocess.Popen(
-            [sys.executable, "-m", "arbwb.retrievers.termworker"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        worker = cls(process, list(files))
+    def start(cls, folder: Path, shares: list[list[Path]]) -> _Worker:
+        """Give ``shares`` (each in run order) to the worker started early, else to a new one
+        (:mod:`arbwb.retrievers.termworker`)."""
+        job = [[str(chunk_file) for chunk_file in share] for share in shares]
+        process = termspawn.take_early() or termspawn.spawn()
+        worker = cls(process, [chunk_file for share in shares for chunk_file in share])
         weakref.finalize(worker, _stop, process)  # abandoned (e.g. the run failed): stopped
         assert process.stdin is not None
-        process.stdin.write(json.dumps({"folder": str(folder), "files": job}))
+        process.stdin.write(json.dumps({"folder": str(folder), "shares": job}))
         process.stdin.close()
         return worker
 
@@ -442,7 +422,8 @@ class _Worker:
 
 
 def _stop(process: subprocess.Popen[str]) -> None:
-    """Terminate a worker if it still runs (its entries are written atomically) and reap it."""
+    """Terminate a worker if it still runs (its entries are written atomically) and reap it;
+    the processes it forked die with it."""
     process.terminate()  # a no-op once it has been waited for
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout=5)
