@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, overload
 
 import polars as pl
 
 from arbwb.intervals import merge_intervals
+from arbwb.lazycols import SeriesRows
 from arbwb.metrics.rank import f_beta
 
 CHAR_BUDGET = 8000
@@ -48,34 +48,6 @@ class Block:
     chunk_id: str | None = None
 
 
-class Column(Sequence[Any]):
-    """One chunk column whose values become Python objects only when read.
-
-    A details row reads a handful of rows of a snapshot's table (the chunks packed into
-    8,000 characters), so converting whole columns to lists per snapshot is wasted work.
-    """
-
-    def __init__(self, values: pl.Series) -> None:
-        self._values = values
-        self._numbers = values.to_numpy() if values.dtype.is_integer() else None
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-    @overload
-    def __getitem__(self, i: int) -> Any: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[Any]: ...
-
-    def __getitem__(self, i: int | slice) -> Any:
-        if isinstance(i, slice):
-            return self._values[i].to_list()
-        if self._numbers is not None:
-            return int(self._numbers[i])
-        return self._values[int(i)]
-
-
 @dataclass(frozen=True)
 class ChunkTable:
     """Per-chunk columns of one snapshot's candidate chunks, for the chunk-level walks."""
@@ -100,13 +72,13 @@ def chunk_table(chunks: pl.DataFrame) -> ChunkTable:
     has_n = "n_chars" in chunks.columns
     n_chars = chunks["n_chars"] if has_n else chunks["text"].str.len_chars()
     return ChunkTable(
-        paths=Column(chunks["path"]),
-        kinds=Column(chunks["kind"]),
-        symbols=Column(chunks["symbol"]),
-        starts=Column(chunks["start_line"]),
-        ends=Column(chunks["end_line"]),
-        chunk_ids=Column(chunks["chunk_id"]),
-        n_chars=Column(n_chars),
+        paths=SeriesRows(chunks["path"]),
+        kinds=SeriesRows(chunks["kind"]),
+        symbols=SeriesRows(chunks["symbol"]),
+        starts=SeriesRows(chunks["start_line"]),
+        ends=SeriesRows(chunks["end_line"]),
+        chunk_ids=SeriesRows(chunks["chunk_id"]),
+        n_chars=SeriesRows(n_chars),
     )
 
 

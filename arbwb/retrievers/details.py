@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from arbwb.lazycols import Ints
 from arbwb.metrics.chunks import (
     BLOCK_KEYS,
     EMPTY_TABLE,
@@ -29,7 +30,6 @@ from arbwb.metrics.chunks import (
 )
 from arbwb.metrics.rank import CUTOFFS, rank_of, row_metrics
 from arbwb.retrievers.common import ChunkRanking
-from arbwb.retrievers.lazycols import Ints
 
 #: Keys of §4.8 averaged in every summary group (a row lacking one counts as 0).
 ALWAYS_KEYS = ("Recall@5", "Recall@10", "Recall@20", "MRR", "gold_coverage@8k")

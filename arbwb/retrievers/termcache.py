@@ -38,6 +38,7 @@ import polars as pl
 from arbwb import cache
 from arbwb.io.chunkscan import CHUNK_FIELDS, iter_raw_blocks, parse_block
 from arbwb.io.corpus import Corpus
+from arbwb.lazycols import Coded, Ints, Picked
 from arbwb.metrics.chunks import ChunkTable
 from arbwb.pathclass import CandidateFilter, keep_path
 from arbwb.retrievers import termspawn
@@ -54,7 +55,6 @@ from arbwb.retrievers.common import (
     codes_of,
     document_expr,
 )
-from arbwb.retrievers.lazycols import Coded, Ints, Picked
 from arbwb.retrievers.strkeys import HashedVocab, Needles, SortedKeys, StringTable
 
 if TYPE_CHECKING:  # the term counter (pyarrow) loads only when a chunk file is tokenised

@@ -1,17 +1,19 @@
-"""Per-chunk columns read one row at a time from numpy arrays (no frame, no list per column).
+"""Per-chunk columns whose values become Python objects only when read (no list per column).
 
 A details row reads a handful of a snapshot's chunks (those packed into 8,000 characters), so
-the chunk table of a cached term entry keeps its columns as the entry's arrays and turns a
-value into a Python object only when it is read.
+a chunk table keeps its columns as a Polars series (:class:`SeriesRows`) or as a cached term
+entry's arrays (:class:`Ints`, :class:`Coded`, :class:`Picked`) and converts only what is read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:  # annotations only: a warm score loads no numpy
+    import numpy as np
+    import numpy.typing as npt
+    import polars as pl
 
 
 class _Rows(Sequence[Any]):
@@ -37,6 +39,27 @@ class _Rows(Sequence[Any]):
         if not -n <= k < n:
             raise IndexError(i)
         return self.row(k % n)
+
+
+class SeriesRows(_Rows):
+    """A Polars column (integers read through numpy, slices in one conversion)."""
+
+    def __init__(self, values: pl.Series) -> None:
+        self._values = values
+        self._numbers = values.to_numpy() if values.dtype.is_integer() else None
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def row(self, i: int) -> Any:
+        if self._numbers is not None:
+            return int(self._numbers[i])
+        return self._values[i]
+
+    def __getitem__(self, i: int | slice) -> Any:
+        if isinstance(i, slice):
+            return self._values[i].to_list()
+        return super().__getitem__(i)
 
 
 class Ints(_Rows):
