@@ -3,10 +3,23 @@ times against. One packing loop, shared so two benchmarks cannot drift apart."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[^A-Za-z0-9_\s]")
+
+
+def file_texts(chunk_file: Path) -> dict[str, str]:
+    """Text of every file row of a chunk file, read line by line with ``json.loads``."""
+    texts: dict[str, str] = {}
+    with chunk_file.open(encoding="utf-8") as chunks:
+        for chunk_line in chunks:
+            chunk = json.loads(chunk_line)
+            if chunk["kind"] == "file":
+                texts[chunk["path"]] = chunk["text"]
+    return texts
 
 
 def literal_covered(

@@ -23,7 +23,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import polars as pl
-from _literal_bcy import literal_covered
+from _literal_bcy import file_texts, literal_covered
 from _realistic import realistic
 
 from arbwb.io.corpus import open_corpus
@@ -47,13 +47,8 @@ def reference(corpus_dir: Path, details: Path) -> dict[str, float]:
             row = json.loads(line)
             key = (row["repo"], row["base_commit"])
             if key not in texts_cache:
-                texts: dict[str, str] = {}
-                with manifest[key].open(encoding="utf-8") as chunks:
-                    for chunk_line in chunks:
-                        chunk = json.loads(chunk_line)
-                        if chunk["kind"] == "file":
-                            texts[chunk["path"]] = chunk["text"]
-                texts_cache = {key: texts}  # one snapshot at a time, like a streaming reader
+                # one snapshot at a time, like a streaming reader
+                texts_cache = {key: file_texts(manifest[key])}
             texts = texts_cache[key]
             gold = set(row["gold_files"])
             ranked = list(dict.fromkeys(p for p in row["top_files"] if p))[:20]

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _arb_shape import SUBSETS, Shape, arb_shape, describe
 from _installed import compile_package
-from _literal_bcy import literal_covered
+from _literal_bcy import file_texts, literal_covered
 
 ROOT = Path(__file__).resolve().parent.parent
 BUDGETS = (4000, 8000, 16000, 32000)
@@ -145,13 +145,7 @@ def reference_bcy(data: Path, runs: list[Path]) -> dict[str, dict[str, float]]:
                 row = json.loads(line)
                 key = (row["repo"], row["base_commit"])
                 if key not in texts_of:
-                    texts: dict[str, str] = {}
-                    with files[key].open(encoding="utf-8") as chunks:
-                        for chunk_line in chunks:
-                            chunk = json.loads(chunk_line)
-                            if chunk["kind"] == "file":
-                                texts[chunk["path"]] = chunk["text"]
-                    texts_of[key] = texts
+                    texts_of[key] = file_texts(files[key])
                 texts = texts_of[key]
                 gold = set(row["gold_files"])
                 if not gold:
