@@ -210,17 +210,17 @@ def test_lines_that_are_not_json_objects_take_the_full_parse(tmp_path: Path) -> 
     assert grep.line_index(path) is None
 
 
-def test_a_malformed_candidate_row_is_located(tmp_path: Path) -> None:
+@pytest.mark.parametrize("text", ["UserCache here", "nothing a query names"])
+def test_a_malformed_row_is_located_when_indexed(tmp_path: Path, text: str) -> None:
+    """Every row is checked, also one that no pattern could match (it is never a candidate)."""
     path = tmp_path / "c.jsonl"
     good = chunk_rows(random.Random(2), 3)
-    bad = dict(good[0], text="UserCache here")
+    bad = dict(good[0], text=text)
     del bad["symbol"]
     path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in [*good, bad]))
-    index = grep.line_index(path)
-    assert index is not None
     with pytest.raises(InputError) as caught:
-        grep.rank_sample(index, json.dumps({"pr_title": "UserCache"}))
-    assert (caught.value.line, caught.value.field) == (4, "symbol")
+        grep.line_index(path)
+    assert (caught.value.path, caught.value.line, caught.value.field) == (str(path), 4, "symbol")
 
 
 def test_a_term_holding_another_is_not_scanned(tmp_path: Path) -> None:
