@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -211,16 +212,36 @@ def test_lines_that_are_not_json_objects_take_the_full_parse(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("text", ["UserCache here", "nothing a query names"])
-def test_a_malformed_row_is_located_when_indexed(tmp_path: Path, text: str) -> None:
+@pytest.mark.parametrize(
+    ("spoil", "field"),
+    [
+        (lambda row: row.pop("symbol"), "symbol"),  # missing
+        (lambda row: row.update(start_line="1"), "start_line"),  # mistyped
+        (lambda row: row.pop("text"), "text"),  # the longest field, missing
+    ],
+)
+def test_a_malformed_row_is_located_when_indexed(
+    tmp_path: Path, text: str, spoil: Callable[[dict[str, Any]], object], field: str
+) -> None:
     """Every row is checked, also one that no pattern could match (it is never a candidate)."""
     path = tmp_path / "c.jsonl"
     good = chunk_rows(random.Random(2), 3)
     bad = dict(good[0], text=text)
-    del bad["symbol"]
+    spoil(bad)
     path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in [*good, bad]))
     with pytest.raises(InputError) as caught:
         grep.line_index(path)
-    assert (caught.value.path, caught.value.line, caught.value.field) == (str(path), 4, "symbol")
+    assert (caught.value.path, caught.value.line, caught.value.field) == (str(path), 4, field)
+
+
+def test_a_row_that_is_not_json_is_located_when_indexed(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    rows = [json.dumps(r, sort_keys=True) for r in chunk_rows(random.Random(2), 3)]
+    rows.insert(1, rows[0][:-1] + ', "x": }')  # shaped like an object, but not JSON
+    path.write_text("".join(r + "\n" for r in rows))
+    with pytest.raises(InputError) as caught:
+        grep.line_index(path)
+    assert (caught.value.path, caught.value.line) == (str(path), 2)
 
 
 def test_a_term_holding_another_is_not_scanned(tmp_path: Path) -> None:

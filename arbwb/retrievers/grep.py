@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from arbwb.io.chunkscan import CHUNK_FIELDS, parse_block, read_chunk_file
+from arbwb.io.chunkscan import CHUNK_FIELDS, check_chunk_file, parse_block
 from arbwb.io.corpus import Corpus
 from arbwb.metrics.chunks import chunk_table
 from arbwb.pathclass import CandidateFilter
@@ -329,8 +329,8 @@ class LineIndex:
     each prefilter regex's line mask for the snapshot's later samples; ``prepared`` each
     query text's patterns and candidate lines (:func:`prepare_queries`).
 
-    Every row is checked once when the index is built (one multi-threaded Polars read whose
-    result is dropped), so a malformed row raises its located error as in the other modes;
+    Every row is checked once when the index is built (:func:`check_chunk_file`), so a
+    malformed row raises its located error as in the other modes;
     matching and scoring then parse only candidate lines.
     """
 
@@ -432,7 +432,7 @@ def line_index(path: Path) -> LineIndex | None:
     lines = read_lines(path) if path.stat().st_size else None
     if lines is None:
         return None
-    read_chunk_file(path, list(CHUNK_COLUMNS))  # every row checked: a bad one raises, located
+    check_chunk_file(path, list(CHUNK_COLUMNS))  # every row checked: a bad one raises, located
     marks = "|".join(_regex_literal(m) for m in SPECIAL_MARKS)  # one pass for all three
     return LineIndex("strict", path, lines, lines.str.contains(marks))
 
