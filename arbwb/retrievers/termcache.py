@@ -330,10 +330,11 @@ class TermSource:
         """Compute the run's missing entries in ``PROCESSES`` worker processes.
 
         arbwb-defined: uses every core while this process only loads entries and ranks, so its
-        memory stays that of a warm run (the workers' is freed when they exit). Missing chunk
-        files are split between the workers in run order (:func:`shares`); :meth:`load` waits
-        for an entry and then reads it like any cached entry. Without a cache folder, or with
-        fewer than ``MIN_PREFETCH`` missing entries, nothing happens (they are computed here).
+        memory stays that of a warm run (the workers' is freed when they exit). Each worker
+        takes the next missing chunk file in run order whenever it is free
+        (:mod:`arbwb.retrievers.termworker`); :meth:`load` waits for an entry and then reads
+        it like any cached entry. Without a cache folder, or with fewer than
+        ``MIN_PREFETCH`` missing entries, nothing happens (they are computed here).
         """
         del candidate_filter  # entries hold every chunk; the filter applies when loading
         if self.folder is None:
@@ -347,7 +348,7 @@ class TermSource:
         if len(missing) < MIN_PREFETCH:
             termspawn.discard_early()
             return
-        worker = _Worker.start(self.folder, [s for s in shares(missing, PROCESSES) if s])
+        worker = _Worker.start(self.folder, missing)
         self.pending.update(dict.fromkeys(worker.files, worker))
 
     def load(self, corpus: Corpus, snapshot_id: str) -> SnapshotTerms:
@@ -382,24 +383,24 @@ class TermSource:
 
 @dataclass
 class _Worker:
-    """The worker processes computing the run's entries (each its share, in order; one
-    process started here, which forks the others) and which entries they have reported
-    (True: saved; False: failed, so the parent computes it and reports the located error)."""
+    """The worker processes computing the run's entries (in run order; one process started
+    here, which forks the others) and which entries they have reported (True: saved; False:
+    failed, so the parent computes it and reports the located error)."""
 
     process: subprocess.Popen[str]
     files: list[Path]
     done: dict[Path, bool] = field(default_factory=dict)
 
     @classmethod
-    def start(cls, folder: Path, shares: list[list[Path]]) -> _Worker:
-        """Give ``shares`` (each in run order) to the worker started early, else to a new one
-        (:mod:`arbwb.retrievers.termworker`)."""
-        job = [[str(chunk_file) for chunk_file in share] for share in shares]
+    def start(cls, folder: Path, files: list[Path]) -> _Worker:
+        """Give ``files`` (run order) to the worker started early, else to a new one
+        (:mod:`arbwb.retrievers.termworker`), to compute in ``PROCESSES`` processes."""
+        job = {"folder": str(folder), "files": [str(f) for f in files], "processes": PROCESSES}
         process = termspawn.take_early() or termspawn.spawn()
-        worker = cls(process, [chunk_file for share in shares for chunk_file in share])
+        worker = cls(process, list(files))
         weakref.finalize(worker, _stop, process)  # abandoned (e.g. the run failed): stopped
         assert process.stdin is not None
-        process.stdin.write(json.dumps({"folder": str(folder), "shares": job}))
+        process.stdin.write(json.dumps(job))
         process.stdin.close()
         return worker
 
@@ -439,19 +440,6 @@ def warm_entry(folder: Path, chunk_file: Path) -> bool:
     except Exception:  # reported by the main process, which recomputes this file
         return False
     return True
-
-
-def shares(files: Sequence[Path], n: int) -> list[list[Path]]:
-    """``files`` (run order) split between ``n`` workers: each file goes to the worker with
-    the fewest bytes so far (the first on ties), so the workers advance through the run
-    together and each computes its files in run order."""
-    out: list[list[Path]] = [[] for _ in range(n)]
-    loads = [0] * n
-    for chunk_file in files:
-        k = loads.index(min(loads))
-        out[k].append(chunk_file)
-        loads[k] += chunk_file.stat().st_size
-    return out
 
 
 def worker_init() -> None:
