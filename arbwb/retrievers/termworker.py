@@ -43,14 +43,12 @@ def main() -> int:
     processes = min(int(job["processes"]), len(files))
     linux = sys.platform.startswith("linux")  # where forking (and the claims pipe) is used
     claims = _claims_pipe(len(files)) if processes > 1 and linux else None
-    forked = False
     children: list[int] = []
     for _ in range(1, processes if claims is not None else 1):
         pid = _fork()
         if pid is None:  # not safe here: the processes so far claim every file
             break
-        if pid == 0:
-            forked = True
+        if pid == 0:  # a forked worker: it claims files like this one
             children.clear()
             break
         children.append(pid)
@@ -60,11 +58,12 @@ def main() -> int:
     for index in _claims(claims) if claims is not None else range(len(files)):
         status = "ok" if warm_entry(folder, Path(files[index])) else "fail"
         os.write(1, f"{index}\t{status}\n".encode())  # one write: lines never mix
-    if forked:
-        os._exit(0)  # a forked worker: nothing of the parent's to clean up
     for pid in children:
         os.waitpid(pid, 0)
-    return 0
+    # Everything is reported and written: skip the interpreter's teardown, which frees a
+    # large heap and many modules one by one while the run waits for this exit.
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def _claims_pipe(n: int) -> int | None:
