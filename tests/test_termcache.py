@@ -220,7 +220,7 @@ def test_prefetched_entries_equal_entries_computed_here(tmp_path: Path) -> None:
     corpus = open_corpus(folder, use_cache=False)
     source = termcache.TermSource(tmp_path / "terms")
     source.prefetch(corpus, ids, "all_files")
-    assert len(source.pending) == 6  # all of them, half of the bytes for each worker
+    assert len(source.pending) == 6  # all of them, claimed by the workers in run order
     loaded = [source.load(corpus, sid) for sid in ids]
     assert source.stats() == {
         "term_cache_hits": 6,
@@ -234,6 +234,22 @@ def test_prefetched_entries_equal_entries_computed_here(tmp_path: Path) -> None:
         assert (found.counts.to_scipy() != here.counts.to_scipy()).nnz == 0
         assert found.doc_len.tolist() == here.doc_len.tolist()
         assert found.n_unique.tolist() == here.n_unique.tolist()
+
+
+def test_one_thread_and_several_count_blocks_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chunk file read in many blocks gives the same terms, counts and chunks whether its
+    blocks are counted one after the other (worker processes) or by a thread pool."""
+    folder, ids = write_snapshots(tmp_path, "a")
+    chunk_file = open_corpus(folder, use_cache=False).chunk_path(ids[0])
+    monkeypatch.setattr(termcache, "BLOCK_BYTES", 64)  # a few lines per block
+    alone, pooled = termcache.compute(chunk_file, threads=1), termcache.compute(chunk_file, 3)
+    assert alone.terms == pooled.terms and alone.chunks.equals(pooled.chunks)
+    assert alone.chunks.height == len(chunk_file.read_text().splitlines()) > 3
+    assert (alone.counts.to_scipy() != pooled.counts.to_scipy()).nnz == 0
+    assert alone.doc_len.tolist() == pooled.doc_len.tolist()
+    assert alone.n_unique.tolist() == pooled.n_unique.tolist()
 
 
 def test_torn_entry_is_recomputed(tmp_path: Path) -> None:
