@@ -19,12 +19,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import polars as pl
-
 from arbwb.jsonio import atomic_open
 
-if TYPE_CHECKING:  # numpy loads with the array entries, not with every cache user
+if TYPE_CHECKING:  # numpy and polars load with the entries, not with every cache user
     import numpy.typing as npt
+    import polars as pl
 
 _BLOB_MAGIC = b"ARBWB-BLOB-1\n"
 _ALIGN = 64
@@ -54,6 +53,8 @@ def entry_path(folder: Path, source: Path, version: str, suffix: str) -> Path:
 
 def read_frame(path: Path) -> pl.DataFrame | None:
     """A cached Parquet frame, or None when absent or unreadable (then it is recomputed)."""
+    import polars as pl
+
     try:
         return pl.read_parquet(path)
     except (OSError, pl.exceptions.ComputeError):
@@ -63,6 +64,8 @@ def read_frame(path: Path) -> pl.DataFrame | None:
 def read_frames(paths: list[str], *, source: str) -> pl.DataFrame | None:
     """Cached Parquet frames of one schema in one read, each row's file in column ``source``;
     None when any is absent or unreadable (then the caller falls back to :func:`read_frame`)."""
+    import polars as pl
+
     try:
         return pl.read_parquet(paths, include_file_paths=source)
     except (OSError, pl.exceptions.PolarsError):
@@ -155,6 +158,8 @@ def read_blob(path: Path) -> dict[str, npt.NDArray[Any]] | None:
 
 def info(root: Path | None = None) -> pl.DataFrame:
     """Entries and bytes per kind (sub-folder) of the cache."""
+    import polars as pl
+
     root = cache_root() if root is None else root
     rows = []
     if root.is_dir():

@@ -17,7 +17,7 @@ from arbwb.errors import InputError
 from arbwb.io.corpus import open_corpus
 from arbwb.metrics.chunks import chunk_table
 from arbwb.pathclass import keep_path
-from arbwb.retrievers import termcache, termspawn
+from arbwb.retrievers import termcache, termspawn, termworker
 from arbwb.retrievers.common import (
     bonus_strings,
     candidate_chunks,
@@ -220,7 +220,7 @@ def test_prefetched_entries_equal_entries_computed_here(tmp_path: Path) -> None:
     corpus = open_corpus(folder, use_cache=False)
     source = termcache.TermSource(tmp_path / "terms")
     source.prefetch(corpus, ids, "all_files")
-    assert len(source.pending) == 6  # all of them, half of the bytes for each worker
+    assert len(source.pending) == 6  # all of them, claimed by the workers in run order
     loaded = [source.load(corpus, sid) for sid in ids]
     assert source.stats() == {
         "term_cache_hits": 6,
@@ -234,6 +234,22 @@ def test_prefetched_entries_equal_entries_computed_here(tmp_path: Path) -> None:
         assert (found.counts.to_scipy() != here.counts.to_scipy()).nnz == 0
         assert found.doc_len.tolist() == here.doc_len.tolist()
         assert found.n_unique.tolist() == here.n_unique.tolist()
+
+
+def test_one_thread_and_several_count_blocks_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chunk file read in many blocks gives the same terms, counts and chunks whether its
+    blocks are counted one after the other (worker processes) or by a thread pool."""
+    folder, ids = write_snapshots(tmp_path, "a")
+    chunk_file = open_corpus(folder, use_cache=False).chunk_path(ids[0])
+    monkeypatch.setattr(termcache, "BLOCK_BYTES", 64)  # a few lines per block
+    alone, pooled = termcache.compute(chunk_file, threads=1), termcache.compute(chunk_file, 3)
+    assert alone.terms == pooled.terms and alone.chunks.equals(pooled.chunks)
+    assert alone.chunks.height == len(chunk_file.read_text().splitlines()) > 3
+    assert (alone.counts.to_scipy() != pooled.counts.to_scipy()).nnz == 0
+    assert alone.doc_len.tolist() == pooled.doc_len.tolist()
+    assert alone.n_unique.tolist() == pooled.n_unique.tolist()
 
 
 def test_torn_entry_is_recomputed(tmp_path: Path) -> None:
@@ -344,18 +360,25 @@ def test_a_snapshot_computed_here_is_indexed_from_the_entry_just_written(
     assert calls == [uncached]
 
 
-def test_shares_balance_bytes_in_run_order(tmp_path: Path) -> None:
-    """Each file goes to the worker with the fewest bytes so far (the first on ties)."""
-    sizes = [5, 1, 1, 3, 2, 4]
-    files = []
-    for k, size in enumerate(sizes):
-        files.append(tmp_path / f"{k}.jsonl")
-        files[-1].write_bytes(b"x" * size)
-    # loads: [5,0] -> [5,1] -> [5,2] -> [5,5] -> [7,5] -> [7,9]
-    assert termcache.shares(files, 2) == [
-        [files[0], files[4]],
-        [files[1], files[2], files[3], files[5]],
-    ]
+def test_worker_claims_give_every_file_once_in_run_order() -> None:
+    """Processes reading the claims pipe in turn (here two readers interleaved at random)
+    each get ascending indices, and together every index exactly once."""
+    rng = random.Random(7)
+    for n in (1, 5, 40_000):  # 40 000 records need a pipe grown past 64 KiB
+        read = termworker._claims_pipe(n)
+        assert read is not None
+        readers = {k: termworker._claims(read) for k in range(2)}
+        got: dict[int, list[int]] = {0: [], 1: []}
+        while readers:
+            k = rng.choice(sorted(readers))
+            index = next(readers[k], None)
+            if index is None:
+                del readers[k]
+            else:
+                got[k].append(index)
+        os.close(read)
+        assert sorted(got[0] + got[1]) == list(range(n))
+        assert all(claimed == sorted(claimed) for claimed in got.values())
 
 
 def test_a_failed_prefetch_is_computed_here_and_reports_the_bad_line(tmp_path: Path) -> None:

@@ -77,11 +77,7 @@ def _repomap_options(args: argparse.Namespace) -> MethodOptions:
 
 def run(args: argparse.Namespace) -> int:
     """Validate everything that can fail (method, model, inputs) before ranking anything."""
-    from arbwb.cache import cache_root
-    from arbwb.io.corpus import open_corpus
-    from arbwb.io.samples import release_samples, select_tasks
-    from arbwb.retrievers.registry import MethodOptions, get_method
-    from arbwb.retrievers.runner import run_method
+    from arbwb.cache import cache_root  # light: the heavy imports follow the early worker
 
     data, out = Path(args.data), Path(args.out)
     candidate_filter: CandidateFilter = args.candidate_filter
@@ -92,6 +88,13 @@ def run(args: argparse.Namespace) -> int:
     weights = (args.query_weight, args.pagerank_weight, args.affinity_weight)
     if args.method != "repomap" and any(w is not None for w in weights):
         raise InputError("only applies to --method repomap", field="--*-weight")
+    terms = args.method in ("lexical", "bm25", "bm25-arb") and not (args.runs or args.weights)
+    if terms and not args.no_cache:  # started before our own heavy imports
+        from arbwb.retrievers.termspawn import start_early
+
+        start_early(cache_root() / "terms")  # cold: its imports overlap ours
+    from arbwb.io.samples import release_samples, select_tasks
+
     if args.method == "rrf":
         if not args.runs:
             raise InputError("rrf needs the runs to fuse", field="--runs")
@@ -107,10 +110,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         if args.runs or args.weights:
             raise InputError("only applies to --method rrf", field="--runs/--weights")
-        if args.method in ("lexical", "bm25", "bm25-arb") and not args.no_cache:
-            from arbwb.retrievers.termspawn import start_early
+        from arbwb.io.corpus import open_corpus
+        from arbwb.retrievers.registry import MethodOptions, get_method
+        from arbwb.retrievers.runner import run_method
 
-            start_early(cache_root() / "terms")  # cold: its imports overlap ours
         cache_dir = args.cache_dir or (None if args.no_cache else cache_root() / "embeddings")
         options = MethodOptions(
             model=args.model,

@@ -10,9 +10,10 @@ sorted string keys, lexical's bonus needles), so a warm run maps the file and ra
 building a frame, a dict or a sort per snapshot. It is written to ``<cache>/terms/<key>.bin``
 (:func:`arbwb.cache.write_blob`) keyed by the chunk file's path, size, mtime and inode
 (:func:`arbwb.cache.file_key`), so a changed chunk file is never served stale; the write is
-atomic, so concurrent processes at worst compute it twice. Counting runs on two threads
-(``WORKERS``); a run's missing entries are computed by ``PROCESSES`` worker processes
-(:meth:`TermSource.prefetch`, :mod:`arbwb.retrievers.termworker`) while this process ranks.
+atomic, so concurrent processes at worst compute it twice. Counting here runs on two
+threads (``WORKERS``); a run's missing entries are computed by ``PROCESSES`` worker processes
+of one thread each (:meth:`TermSource.prefetch`, :mod:`arbwb.retrievers.termworker`) while
+this process ranks.
 """
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ META_COLUMNS = ("chunk_id", "path", "kind", "symbol", "start_line", "end_line", 
 #: Entry arrays with one value per chunk (checked when an entry is read).
 PER_CHUNK: tuple[str, ...] = ("doc_len", "n_unique", "path_codes", "tiebreak", "symbol_codes")
 PER_CHUNK += ("kind_codes", "start_line", "end_line", "n_chars")
-#: Threads parsing and tokenising a chunk file's blocks, and blocks in flight at most.
+#: Threads parsing and tokenising a chunk file's blocks in this process (worker processes
+#: use one, :func:`warm_entry`), and blocks in flight at most.
 WORKERS, AHEAD = 2, 2
 #: Bytes per block: fewer, larger Polars and Arrow calls cost less CPU (measured: 4 MiB
 #: about 7% below 2 MiB) for a few MB more per block in flight.
@@ -92,13 +94,14 @@ class SnapshotTerms:
     n_unique: npt.NDArray[np.int64]  # distinct terms per chunk document
 
 
-def compute(chunk_file: Path) -> SnapshotTerms:
+def compute(chunk_file: Path, threads: int = WORKERS) -> SnapshotTerms:
     """Read and tokenise a chunk file block by block (text is never held whole).
 
-    Blocks are parsed and counted by ``WORKERS`` threads (Polars, numpy and Arrow release the
-    GIL), at most ``AHEAD`` blocks in flight; each block's counts join the file's as it
-    arrives, in file order (:class:`arbwb.retrievers.terms.TermMerger`), so the result does
-    not depend on the scheduling.
+    Blocks are parsed and counted by ``threads`` threads (Polars, numpy and Arrow release the
+    GIL), at most ``AHEAD`` blocks in flight, or here one after the other when ``threads`` is
+    1; each block's counts join the file's as it arrives, in file order
+    (:class:`arbwb.retrievers.terms.TermMerger`), so the result does not depend on the
+    scheduling.
     """
     from arbwb.retrievers.terms import TermMerger
 
@@ -106,19 +109,22 @@ def compute(chunk_file: Path) -> SnapshotTerms:
     merger = TermMerger()
     pending: deque[Future[tuple[pl.DataFrame, list[BatchCounts]]]] = deque()
 
-    def take() -> None:
-        meta, counted = pending.popleft().result()
+    def add(meta: pl.DataFrame, counted: list[BatchCounts]) -> None:
         metas.append(meta)
         for part in counted:
             merger.add(part)
 
-    with ThreadPoolExecutor(WORKERS, thread_name_prefix="arbwb-terms") as pool:
+    if threads <= 1:
         for block in iter_raw_blocks(chunk_file, BLOCK_BYTES):
-            pending.append(pool.submit(_count_block, chunk_file, block))
-            if len(pending) >= AHEAD:
-                take()
-        while pending:
-            take()
+            add(*_count_block(chunk_file, block))
+    else:
+        with ThreadPoolExecutor(threads, thread_name_prefix="arbwb-terms") as pool:
+            for block in iter_raw_blocks(chunk_file, BLOCK_BYTES):
+                pending.append(pool.submit(_count_block, chunk_file, block))
+                if len(pending) >= AHEAD:
+                    add(*pending.popleft().result())
+            while pending:
+                add(*pending.popleft().result())
     found, doc_len = merger.finish()
     chunks = pl.concat(metas) if metas else _empty_meta()
     terms, rows = found.terms, found.counts
@@ -330,10 +336,11 @@ class TermSource:
         """Compute the run's missing entries in ``PROCESSES`` worker processes.
 
         arbwb-defined: uses every core while this process only loads entries and ranks, so its
-        memory stays that of a warm run (the workers' is freed when they exit). Missing chunk
-        files are split between the workers in run order (:func:`shares`); :meth:`load` waits
-        for an entry and then reads it like any cached entry. Without a cache folder, or with
-        fewer than ``MIN_PREFETCH`` missing entries, nothing happens (they are computed here).
+        memory stays that of a warm run (the workers' is freed when they exit). Each worker
+        takes the next missing chunk file in run order whenever it is free
+        (:mod:`arbwb.retrievers.termworker`); :meth:`load` waits for an entry and then reads
+        it like any cached entry. Without a cache folder, or with fewer than
+        ``MIN_PREFETCH`` missing entries, nothing happens (they are computed here).
         """
         del candidate_filter  # entries hold every chunk; the filter applies when loading
         if self.folder is None:
@@ -347,7 +354,7 @@ class TermSource:
         if len(missing) < MIN_PREFETCH:
             termspawn.discard_early()
             return
-        worker = _Worker.start(self.folder, [s for s in shares(missing, PROCESSES) if s])
+        worker = _Worker.start(self.folder, missing)
         self.pending.update(dict.fromkeys(worker.files, worker))
 
     def load(self, corpus: Corpus, snapshot_id: str) -> SnapshotTerms:
@@ -382,24 +389,24 @@ class TermSource:
 
 @dataclass
 class _Worker:
-    """The worker processes computing the run's entries (each its share, in order; one
-    process started here, which forks the others) and which entries they have reported
-    (True: saved; False: failed, so the parent computes it and reports the located error)."""
+    """The worker processes computing the run's entries (in run order; one process started
+    here, which forks the others) and which entries they have reported (True: saved; False:
+    failed, so the parent computes it and reports the located error)."""
 
     process: subprocess.Popen[str]
     files: list[Path]
     done: dict[Path, bool] = field(default_factory=dict)
 
     @classmethod
-    def start(cls, folder: Path, shares: list[list[Path]]) -> _Worker:
-        """Give ``shares`` (each in run order) to the worker started early, else to a new one
-        (:mod:`arbwb.retrievers.termworker`)."""
-        job = [[str(chunk_file) for chunk_file in share] for share in shares]
+    def start(cls, folder: Path, files: list[Path]) -> _Worker:
+        """Give ``files`` (run order) to the worker started early, else to a new one
+        (:mod:`arbwb.retrievers.termworker`), to compute in ``PROCESSES`` processes."""
+        job = {"folder": str(folder), "files": [str(f) for f in files], "processes": PROCESSES}
         process = termspawn.take_early() or termspawn.spawn()
-        worker = cls(process, [chunk_file for share in shares for chunk_file in share])
+        worker = cls(process, list(files))
         weakref.finalize(worker, _stop, process)  # abandoned (e.g. the run failed): stopped
         assert process.stdin is not None
-        process.stdin.write(json.dumps({"folder": str(folder), "shares": job}))
+        process.stdin.write(json.dumps(job))
         process.stdin.close()
         return worker
 
@@ -430,28 +437,19 @@ def _stop(process: subprocess.Popen[str]) -> None:
 
 
 def warm_entry(folder: Path, chunk_file: Path) -> bool:
-    """Compute and save a chunk file's entry unless present (a worker process's task)."""
+    """Compute and save a chunk file's entry unless present (a worker process's task).
+
+    On one thread: the ``PROCESSES`` worker processes already fill the cores, and threads
+    competing for them only added CPU (measured).
+    """
     entry = cache.entry_path(folder, chunk_file, VERSION, ".bin")
     if entry.is_file():
         return True
     try:
-        cache.write_blob(entry, _to_arrays(compute(chunk_file)))
+        cache.write_blob(entry, _to_arrays(compute(chunk_file, threads=1)))
     except Exception:  # reported by the main process, which recomputes this file
         return False
     return True
-
-
-def shares(files: Sequence[Path], n: int) -> list[list[Path]]:
-    """``files`` (run order) split between ``n`` workers: each file goes to the worker with
-    the fewest bytes so far (the first on ties), so the workers advance through the run
-    together and each computes its files in run order."""
-    out: list[list[Path]] = [[] for _ in range(n)]
-    loads = [0] * n
-    for chunk_file in files:
-        k = loads.index(min(loads))
-        out[k].append(chunk_file)
-        loads[k] += chunk_file.stat().st_size
-    return out
 
 
 def worker_init() -> None:

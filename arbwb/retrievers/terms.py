@@ -75,6 +75,19 @@ def _byte_tokens(
     return per_text, tokens
 
 
+def _ints(array: pa.Array) -> npt.NDArray[Any]:
+    """An Arrow integer array without nulls as a zero-copy numpy view.
+
+    ``np.asarray`` goes through pyarrow's conversion, which costs about 13 ns per value the
+    first time (measured: 0.13 s of CPU per 95 MiB chunk file for the token ids alone).
+    """
+    dtype = np.dtype(array.type.to_pandas_dtype())
+    buffer = array.buffers()[1]
+    if buffer is None or not len(array):
+        return np.zeros(0, dtype)
+    return np.frombuffer(buffer, dtype, len(array), array.offset * dtype.itemsize)
+
+
 def _pair_counts(
     per_text: npt.NDArray[np.int64], ids: npt.NDArray[Any], n_ids: int
 ) -> tuple[npt.NDArray[np.signedinteger[Any]], npt.NDArray[np.int64]]:
@@ -129,7 +142,7 @@ def count_batch(batch: pl.Series) -> BatchCounts:
         return BatchCounts(len(batch), empty, empty, empty, None, per_text)
     encoded = pc.dictionary_encode(tokens)
     size = len(encoded.dictionary)
-    keys, freq = _pair_counts(per_text, np.asarray(encoded.indices), size)
+    keys, freq = _pair_counts(per_text, _ints(encoded.indices), size)
     rows = keys // size  # division by one scalar is vectorised; a remainder is not
     keys -= rows * size
     return BatchCounts(
@@ -179,10 +192,10 @@ class TermMerger:
             counts = sp.csr_matrix((len(nnz), 0), dtype=np.int32)
             return TermCounts(counts, []), tokens
         merged = pc.dictionary_encode(pa.concat_arrays(self.vocab))
-        order = np.asarray(pc.array_sort_indices(merged.dictionary))  # bytes order = str order
+        order = _ints(pc.array_sort_indices(merged.dictionary))  # bytes order = str order
         rank = np.empty(len(order), dtype=np.int32)
         rank[order] = np.arange(len(order), dtype=np.int32)
-        global_id = rank[np.asarray(merged.indices)]
+        global_id = rank[_ints(merged.indices)]
         terms: list[str] = merged.dictionary.take(order).cast(pa.large_string()).to_pylist()
         cols = global_id[np.concatenate(self.cols)]
         data = np.concatenate(self.freq)
