@@ -46,11 +46,17 @@ def test_content_tokens_expr_is_the_identifier_splitter() -> None:
     assert got == want
 
 
-@pytest.mark.parametrize("parts", [1, 2, 3, 7])
-def test_content_tokens_in_parallel_slices_keep_text_order(parts: int) -> None:
-    texts = TRICKY + _random_texts(101)
-    got = content_tokens_of(texts, parts).to_list()
+@pytest.mark.parametrize("count", [0, 1, 3, 4000])
+def test_byte_content_tokens_are_the_identifier_splitter(count: int) -> None:
+    texts = (TRICKY + _random_texts(count))[:count]
+    got = content_tokens_of(texts).to_list()
     assert got == [list(dict.fromkeys(split_identifiers(t[:CONTENT_PREFIX]))) for t in texts]
+
+
+def test_byte_content_tokens_split_at_text_camel_and_non_ascii_boundaries() -> None:
+    texts = ["fooB", "Ar", "", "\u00e9", "xY", "Z9", "a\u00e9B", "ab\x00cD", "\U0001f600qQq", "\n"]
+    want = [["foo", "b"], ["ar"], [], [], ["x", "y"], ["z9"], ["a", "b"], ["ab", "c", "d"]]
+    assert content_tokens_of(texts).to_list() == [*want, ["q", "qq"], []]
 
 
 def test_content_token_ids_follow_first_appearance() -> None:

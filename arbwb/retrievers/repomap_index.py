@@ -30,6 +30,7 @@ import polars as pl
 
 from arbwb.jsonio import atomic_open
 from arbwb.retrievers import repomap_paths as rp
+from arbwb.retrievers.bytetokens import distinct_tokens
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -101,16 +102,11 @@ def content_tokens_expr(column: str) -> pl.Expr:
     return tokens_expr(pl.col(column).str.slice(0, CONTENT_PREFIX)).list.unique(maintain_order=True)
 
 
-def content_tokens_of(texts: list[str], parts: int = 2) -> pl.Series:
-    """:func:`content_tokens_expr` of each text, in ``parts`` slices run in parallel by Polars
-    (one thread runs one string expression; arbwb-defined split, same list per text)."""
-    frame = pl.DataFrame({"text": texts}, schema={"text": pl.String})
-    size = -(-len(texts) // max(1, parts))
-    if len(texts) < 2 * parts:
-        return frame.select(content_tokens_expr("text")).to_series()
-    slices = [frame.slice(k, size).lazy() for k in range(0, len(texts), size)]
-    done = pl.collect_all([lf.select(content_tokens_expr("text")) for lf in slices])
-    return pl.concat([d.to_series() for d in done])
+def content_tokens_of(texts: list[str]) -> pl.Series:
+    """:func:`content_tokens_expr` of each text: distinct tokens of the first 20,000
+    characters in order of first appearance (found on the bytes, :mod:`bytetokens`)."""
+    prefixes = pl.Series("text", texts, dtype=pl.String).str.slice(0, CONTENT_PREFIX)
+    return distinct_tokens(prefixes)
 
 
 def import_specs_frame(texts: pl.DataFrame) -> pl.DataFrame:
