@@ -63,6 +63,7 @@ def distinct_tokens(texts: pl.Series) -> pl.Series:
         len(begins), pa.py_buffer(offsets), pa.py_buffer(data)
     )
     firsts = np.searchsorted(begins, heads).astype(np.int64)  # each text's first token
-    lists = pa.LargeListArray.from_arrays(pa.array(firsts), tokens)
+    starts = pa.Array.from_buffers(pa.int64(), len(firsts), [None, pa.py_buffer(firsts)])
+    lists = pa.LargeListArray.from_arrays(starts, tokens)  # (pa.array would load pandas)
     found = pl.Series(texts.name, ArrowArray(lists))
     return found.list.unique(maintain_order=True)
