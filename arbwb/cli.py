@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
 from arbwb.commands import COMMANDS, module_name
 from arbwb.errors import InputError
+
+# arbwb-defined: OpenBLAS's idle worker threads stop spinning at once (2**4 cycles) instead of
+# busy-waiting for ~0.1 s of CPU after numpy loads and after every BLAS call. Read when numpy
+# first loads, which a command does after this; an explicit setting wins.
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
 
 def _selected(argv: Sequence[str]) -> str | None:
