@@ -9,18 +9,17 @@ import polars as pl
 import pytest
 
 from arbwb.retrievers import repomap_paths as rp
+from arbwb.retrievers.bytetokens import token_lists
 from arbwb.retrievers.repomap_index import (
     CONTENT_PREFIX,
     RepoMapIndex,
     TextMemo,
     assemble,
     build_index,
-    content_tokens_expr,
     content_tokens_of,
     gather,
     load_index,
     save_index,
-    tokens_expr,
 )
 from arbwb.tokenize import split_identifiers
 
@@ -37,13 +36,6 @@ def _random_texts(n: int) -> list[str]:
     rng = random.Random(7)
     alphabet = "aAzZ09 _\n.\u212a\u0130\u00e9\u00df\u2028K"
     return ["".join(rng.choice(alphabet) for _ in range(rng.randrange(60))) for _ in range(n)]
-
-
-def test_content_tokens_expr_is_the_identifier_splitter() -> None:
-    texts = TRICKY + _random_texts(400)
-    got = pl.DataFrame({"t": texts}).select(content_tokens_expr("t")).to_series().to_list()
-    want = [list(dict.fromkeys(split_identifiers(t[:CONTENT_PREFIX]))) for t in texts]
-    assert got == want
 
 
 @pytest.mark.parametrize("count", [0, 1, 3, 4000])
@@ -123,10 +115,12 @@ def test_batch_import_specs_equal_per_text_scan_on_random_texts() -> None:
     assert TextMemo().import_specs(texts) == [rp.import_specs(t) for t in texts]
 
 
-def test_tokens_expr_is_the_identifier_splitter_in_order() -> None:
-    texts = TRICKY + _random_texts(400)
-    got = pl.DataFrame({"t": texts}).select(tokens_expr("t")).to_series().to_list()
-    assert got == [split_identifiers(t) for t in texts]
+def test_token_lists_are_the_identifier_splitter_in_order() -> None:
+    texts = [*TRICKY, None, *_random_texts(400)]
+    got = token_lists(pl.Series(texts, dtype=pl.String)).to_list()
+    assert got == [split_identifiers(t or "") for t in texts]
+    assert token_lists(pl.Series([], dtype=pl.String)).to_list() == []
+    assert token_lists(pl.Series(["", None], dtype=pl.String)).to_list() == [[], []]
 
 
 def _snapshot(texts: dict[str, str]) -> pl.DataFrame:

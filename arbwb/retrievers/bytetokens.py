@@ -33,6 +33,12 @@ class ArrowArray:
 def distinct_tokens(texts: pl.Series) -> pl.Series:
     """Each text's distinct identifier-splitter tokens in order of first appearance, as a
     ``List(String)`` series aligned with ``texts`` (a null text has none)."""
+    return token_lists(texts).list.unique(maintain_order=True)
+
+
+def token_lists(texts: pl.Series) -> pl.Series:
+    """Each text's identifier-splitter tokens in text order (repeats kept), as a
+    ``List(String)`` series aligned with ``texts`` (a null text has none)."""
     import pyarrow as pa
 
     array = texts.fill_null("").to_arrow(compat_level=pl.CompatLevel.oldest())
@@ -65,5 +71,4 @@ def distinct_tokens(texts: pl.Series) -> pl.Series:
     firsts = np.searchsorted(begins, heads).astype(np.int64)  # each text's first token
     starts = pa.Array.from_buffers(pa.int64(), len(firsts), [None, pa.py_buffer(firsts)])
     lists = pa.LargeListArray.from_arrays(starts, tokens)  # (pa.array would load pandas)
-    found = pl.Series(texts.name, ArrowArray(lists))
-    return found.list.unique(maintain_order=True)
+    return pl.Series(texts.name, ArrowArray(lists))

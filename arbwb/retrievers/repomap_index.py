@@ -30,7 +30,7 @@ import polars as pl
 
 from arbwb.jsonio import atomic_open
 from arbwb.retrievers import repomap_paths as rp
-from arbwb.retrievers.bytetokens import distinct_tokens
+from arbwb.retrievers.bytetokens import distinct_tokens, token_lists
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -55,7 +55,6 @@ Edges = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float
 #: Texts :func:`import_specs_frame` leaves to Python: a ``str.splitlines`` line boundary other
 #: than ``\n``, or U+001F (whitespace to Python's ``\s`` and ``str.strip``, not to Rust's ``\s``).
 _PYTHON_ONLY = "[\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\u2028\u2029]"
-_CAMEL = r"([a-z])([A-Z])"
 
 
 @dataclass(frozen=True)
@@ -80,31 +79,9 @@ class RepoMapIndex:
     stats: dict[str, Any]
 
 
-def tokens_expr(column: str | pl.Expr) -> pl.Expr:
-    """Identifier-splitter tokens (spec S§7.1) of a string column, as a list column.
-
-    Non-ASCII characters become spaces first (never in a token, never in a camel pair, one
-    character stays one), so the whole text is lower-cased once instead of token by token:
-    the same tokens in the same order.
-    """
-    expr = pl.col(column) if isinstance(column, str) else column
-    return (
-        expr.str.replace_all(r"[^\x00-\x7f]", " ")
-        .str.replace_all(_CAMEL, "$1 $2")
-        .str.to_lowercase()
-        .str.extract_all(r"[a-z0-9]+")
-    )
-
-
-def content_tokens_expr(column: str) -> pl.Expr:
-    """Distinct :func:`tokens_expr` tokens of the first 20,000 characters, in order of first
-    appearance."""
-    return tokens_expr(pl.col(column).str.slice(0, CONTENT_PREFIX)).list.unique(maintain_order=True)
-
-
 def content_tokens_of(texts: list[str]) -> pl.Series:
-    """:func:`content_tokens_expr` of each text: distinct tokens of the first 20,000
-    characters in order of first appearance (found on the bytes, :mod:`bytetokens`)."""
+    """Content tokens of each text (§3.4): its distinct identifier-splitter tokens of the first
+    20,000 characters, in order of first appearance (found on the bytes, :mod:`bytetokens`)."""
     prefixes = pl.Series("text", texts, dtype=pl.String).str.slice(0, CONTENT_PREFIX)
     return distinct_tokens(prefixes)
 
@@ -165,7 +142,6 @@ def _symbols(rows: pl.DataFrame) -> pl.DataFrame:
         .filter(pl.col("s") != "")
         .unique(["node", "s"], maintain_order=True)
     )
-    tokens = tokens_expr("s").alias("tok")
     key = pl.col("tok").list.join("").alias("key")
     informative = (
         (pl.col("key").str.len_chars() >= 4)
@@ -173,7 +149,7 @@ def _symbols(rows: pl.DataFrame) -> pl.DataFrame:
         & ~pl.col("key").str.contains(r"^[0-9]+$")
     )
     return (
-        pairs.with_columns(tokens)
+        pairs.with_columns(token_lists(pairs["s"]).alias("tok"))
         .with_columns(key)
         .filter(informative)
         .select("node", pl.col("s").alias("symbol"), "tok", "key")
@@ -367,10 +343,11 @@ def _terms(
 
     n = len(paths)
     path_tok = (
-        pl.DataFrame({"path": paths}, schema={"path": pl.String})
-        .select(
-            pl.int_range(n, dtype=pl.Int64).alias("node"),
-            tokens_expr("path").list.unique(maintain_order=True).alias("tok"),
+        pl.DataFrame(
+            {
+                "node": np.arange(n, dtype=np.int64),
+                "tok": distinct_tokens(pl.Series("path", paths, dtype=pl.String)),
+            }
         )
         .explode("tok")
         .drop_nulls("tok")
