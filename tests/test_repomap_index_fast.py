@@ -65,7 +65,10 @@ def test_content_token_ids_follow_first_appearance() -> None:
     assert then.tolist() == [literal["zeta"], len(literal), len(literal)]
     literal["omega"] = len(literal)
     assert memo.words == list(literal)
-    assert memo.token_ids(["beta", "new"]) == [literal["beta"], len(literal)]
+    got = memo.series_ids(pl.Series(["beta", "new", "zeta", "new", "newer"])).tolist()
+    assert got == [literal["beta"], len(literal), literal["zeta"], len(literal), len(literal) + 1]
+    assert memo.words == [*literal, "new", "newer"]
+    assert memo.table.rows() == [(w, i) for i, w in enumerate(memo.words)]
 
 
 def test_batch_import_specs_equal_per_text_scan() -> None:

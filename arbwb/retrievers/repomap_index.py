@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 import zipfile
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -192,7 +192,6 @@ class TextMemo:
     its full collections stay cheap). Stateful on purpose.
     """
 
-    ids: dict[str, int] = field(default_factory=dict)
     words: list[str] = field(default_factory=list)
     content: dict[str, npt.NDArray[np.int64]] = field(default_factory=dict)
     specs: dict[str, list[str]] = field(default_factory=dict)
@@ -216,43 +215,25 @@ class TextMemo:
             )
         return found
 
-    def token_ids(self, tokens: Iterable[str]) -> list[int]:
-        """Run-wide ids of ``tokens``, adding new ones."""
-        out = []
-        for token in tokens:
-            found = self.ids.get(token)
-            if found is None:
-                found = self.ids[token] = len(self.words)
-                self.words.append(token)
-            out.append(found)
-        return out
-
     def series_ids(self, tokens: pl.Series) -> npt.NDArray[np.int64]:
         """Run-wide ids of a token column, adding new ones in order of first appearance.
 
-        The same ids as :meth:`token_ids` over ``tokens.to_list()``, by one join.
+        One join against the known tokens; only the new ones are numbered and joined again.
         """
         frame = tokens.alias("tok").to_frame()
-        if self.table.height != len(self.words):  # token_ids added words since
-            self.table = pl.DataFrame(
-                {
-                    "tok": pl.Series(self.words, dtype=pl.String),
-                    "id": pl.int_range(0, len(self.words), dtype=pl.Int64, eager=True),
-                }
-            )
         found = frame.join(self.table, on="tok", how="left", maintain_order="left")["id"]
-        if found.null_count():
-            new = tokens.filter(found.is_null()).unique(maintain_order=True).to_list()
+        ids = found.fill_null(-1).to_numpy().astype(np.int64)
+        new_rows = found.is_null()
+        if new_rows.any():
+            new = frame.filter(new_rows)
             start = len(self.words)
-            self.ids.update(zip(new, range(start, start + len(new)), strict=True))
-            self.words.extend(new)
-            ids = pl.Series("id", np.arange(start, start + len(new), dtype=np.int64))
-            added = pl.DataFrame({"tok": pl.Series(new, dtype=pl.String), "id": ids})
+            added = new.unique(maintain_order=True).with_row_index("id", offset=start)
+            added = added.select("tok", pl.col("id").cast(pl.Int64))
+            self.words.extend(added["tok"].to_list())
             self.table = pl.concat([self.table, added], rechunk=False)
-            found = found.fill_null(
-                frame.join(added, on="tok", how="left", maintain_order="left")["id"]
-            )
-        return found.to_numpy().astype(np.int64)
+            numbered = new.join(added, on="tok", how="left", maintain_order="left")["id"]
+            ids[new_rows.to_numpy()] = numbered.to_numpy()
+        return ids
 
     def trim(self) -> None:
         """Restart the text tables once they hold more than ``limit`` texts."""
@@ -680,7 +661,8 @@ def build_index(chunks: pl.DataFrame, cap: int = 80, memo: TextMemo | None = Non
 
 
 def save_index(index: RepoMapIndex, path: Path) -> None:
-    """Write the index to ``path`` as one ``.npz`` (strings as a JSON blob), atomically."""
+    """Write the index to ``path`` as one ``.npz`` (strings as a JSON blob), atomically (not
+    fsynced: a lost or torn file is unreadable and rebuilt, :func:`load_index`)."""
     meta = {
         "version": FORMAT_VERSION,
         "paths": index.paths,
@@ -688,7 +670,7 @@ def save_index(index: RepoMapIndex, path: Path) -> None:
         "stats": index.stats,
     }
     blob = np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
-    with atomic_open(path, "wb") as handle:
+    with atomic_open(path, "wb", durable=False) as handle:  # a cache entry: rebuilt if lost
         np.savez(
             handle,
             meta=blob,
