@@ -185,8 +185,8 @@ def test_gathered_ahead_with_known_texts_equals_fresh_builds(limit: int) -> None
     second = _snapshot(base | {"pkg/m1.py": "changed textOnly", "pkg/new.py": "import pkg.m2"})
     memo = TextMemo(limit=limit)
     gathered_first = gather(first, memo)
-    gathered_second = gather(second, memo, known=set(gathered_first.tokenised[0]))
-    assert len(gathered_second.tokenised[0]) == 2  # only the changed and the new text
+    gathered_second = gather(second, memo, known=set(gathered_first.tokenised.result()[0]))
+    assert len(gathered_second.tokenised.result()[0]) == 2  # only the changed and the new text
     got_first = assemble(gathered_first, 80, memo)
     got_second = assemble(gathered_second, 80, memo)
     _same(got_first, build_index(first))

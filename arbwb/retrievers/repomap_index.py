@@ -19,7 +19,8 @@ from __future__ import annotations
 import json
 import math
 import zipfile
-from collections.abc import Container, Sequence
+from collections.abc import Callable, Container, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -601,24 +602,37 @@ def weight_matrix(n: int, passes: Sequence[Edges]) -> sp.csr_matrix:
 
 @dataclass(frozen=True)
 class Gathered:
-    """What :func:`gather` did of one snapshot's index (arbwb-defined split)."""
+    """What :func:`gather` did of one snapshot's index (arbwb-defined split); ``tokenised`` may
+    still be running elsewhere until :func:`assemble` needs it."""
 
     paths: list[str]
     texts: list[str]
     rows: pl.DataFrame
-    tokenised: Tokenised
+    tokenised: Future[Tokenised]
 
 
-def gather(chunks: pl.DataFrame, memo: TextMemo, known: Container[str] = ()) -> Gathered:
+def gather(
+    chunks: pl.DataFrame,
+    memo: TextMemo,
+    known: Container[str] = (),
+    *,
+    tokenise: Callable[[list[str]], Future[Tokenised]] | None = None,
+) -> Gathered:
     """Nodes, texts, and the content tokens of the texts neither in the memo nor ``known``
     (texts that an earlier snapshot, still being assembled, memoises).
 
     Only reads the memo, so the next snapshot's may run on a second thread while this one
-    is assembled; its Polars calls release the GIL.
+    is assembled; its Polars calls release the GIL. ``tokenise`` schedules the last step
+    elsewhere (deciding what is known itself); by default it runs here.
     """
     paths, rows = _nodes(chunks)
     texts = _texts(rows, len(paths))
-    return Gathered(paths, texts, rows.select("node", "symbol"), memo.tokenise(texts, known))
+    if tokenise is None:
+        tokenised: Future[Tokenised] = Future()
+        tokenised.set_result(memo.tokenise(texts, known))
+    else:
+        tokenised = tokenise(texts)
+    return Gathered(paths, texts, rows.select("node", "symbol"), tokenised)
 
 
 def assemble(gathered: Gathered, cap: int, memo: TextMemo) -> RepoMapIndex:
@@ -635,7 +649,8 @@ def assemble(gathered: Gathered, cap: int, memo: TextMemo) -> RepoMapIndex:
         imports = _import_edges(paths, texts, memo)
         source_test = _source_test_edges(paths, kinds, memo)
         symbols = symbolising.result()
-    vocab, terms, n_terms, idf = _terms(paths, texts, symbols, memo, gathered.tokenised)
+    tokenised = gathered.tokenised.result()  # the last step that needs it
+    vocab, terms, n_terms, idf = _terms(paths, texts, symbols, memo, tokenised)
     refs, skipped = _reference_edges(paths, kinds, symbols, terms, n_terms, vocab, cap)
     graph = weight_matrix(n, [imports, refs, source_test])
     stats = {
