@@ -5,7 +5,8 @@ combination over the candidate files (§8), every float operation in the spec's 
 (:mod:`arbwb.retrievers.repomap_index`) is built once per snapshot from all files, optionally
 cached on disk, and the candidate filter only decides which files are ranked (§2.3, §8.1).
 While one snapshot is assembled and ranked, the next is read and gathered on a second thread
-(:func:`fetch`; the run's snapshot order comes from ``prefetch``); results do not depend on it.
+(:func:`fetch`; the run's snapshot order comes from ``prefetch``) and its content tokens found on
+a third; results do not depend on it.
 
 PageRank is a fixed 24-step loop whose every ``next(v)`` is a left-to-right sum (teleport,
 dangling share, then one term per neighbour in node order). Each step computes the products

@@ -2,12 +2,13 @@
 
 Built once per snapshot from **all** chunk rows (the candidate filter never touches it) and
 saved to / loaded from a single ``.npz`` file (:func:`save_index`, :func:`load_index`; no
-pickle, atomic write). Token work and the import-spec scan run in Polars (the identifier
-splitter's ASCII regexes and the import pattern match alike in Rust and Python; texts where they
-might not go to Python). Building is split in two (arbwb-defined): :func:`gather` reads nodes
-and texts and tokenises the new texts (reading the memo only, so the next snapshot's may run
-on a second thread), :func:`assemble` does the rest, symbols on a helper thread while this
-one does the path passes. The symbol-reference scan is one sparse product
+pickle, atomic write). Tokens are found on the texts' UTF-8 bytes with numpy
+(:mod:`arbwb.retrievers.bytetokens`); the import-spec scan runs in Polars (the import pattern
+matches alike in Rust and Python; texts where it might not go to Python). Building is split in
+two (arbwb-defined): :func:`gather` reads nodes and texts and tokenises the new texts (reading
+the memo only, so the next snapshot's may run on a second thread, its tokens on a third),
+:func:`assemble` does the rest, symbols on a helper thread while this one does the path
+passes. The symbol-reference scan is one sparse product
 (matched parts per file and key, exact integers) plus a few numpy calls per file, in the
 canonical order of §4.4.5: keys by matched-part count descending, then key ascending, and P(k)
 from the last eligible definition in (node order, symbol ascending). Nothing iterates a Python
