@@ -68,7 +68,7 @@ def _token_bytes(raw: npt.NDArray[np.uint8], heads: npt.NDArray[np.int64]) -> Fo
     lengths = np.flatnonzero(np.logical_and(cut[1:], alnum, out=upper))
     lengths += 1
     lengths -= begins
-    data = raw[alnum]
+    data = np.compress(alnum, raw)  # (faster than raw[alnum], the same bytes)
     return begins, lengths, np.bitwise_or(data, 0x20, out=data)
 
 
