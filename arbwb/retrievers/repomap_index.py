@@ -158,19 +158,26 @@ def _symbols(rows: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def parts_expr() -> pl.Expr:
-    """A symbol's parts (§3.2) from its ``tok`` list: distinct non-generic tokens of ≥ 3
-    characters, ascending (only the symbol-reference scan needs them)."""
-    generic = list(rp.GENERIC)
-    return (
-        pl.col("tok")
-        .list.eval(
-            pl.element().filter(~pl.element().is_in(generic) & (pl.element().str.len_chars() >= 3))
-        )
-        .list.unique()
-        .list.sort()
-        .alias("parts")
+def with_parts(symbols: pl.DataFrame) -> pl.DataFrame:
+    """``symbols`` with each symbol's parts (§3.2) from its ``tok`` list: distinct non-generic
+    tokens of ≥ 3 characters, ascending (only the symbol-reference scan needs them).
+
+    By one explode, filter and sort over all symbols (a per-list expression costs Polars a
+    thread hand-off per list).
+    """
+    tok = pl.col("tok")
+    rows = symbols.with_row_index("row")
+    parts = (
+        rows.select("row", "tok")
+        .explode("tok")
+        .filter(~tok.is_in(list(rp.GENERIC)) & (tok.str.len_chars() >= 3))
+        .unique()
+        .sort("row", "tok")
+        .group_by("row", maintain_order=True)
+        .agg(tok.alias("parts"))
     )
+    joined = rows.join(parts, on="row", how="left", maintain_order="left")
+    return joined.with_columns(pl.col("parts").fill_null([])).drop("row")
 
 
 #: Texts not memoised yet and their distinct content tokens (:meth:`TextMemo.tokenise`).
@@ -488,9 +495,7 @@ def _reference_edges(
         return _edges([], [], REFERENCE_WEIGHT), True
     if cap <= 0:
         return _edges([], [], REFERENCE_WEIGHT), False
-    defs = symbols.filter(pl.Series(searchable[symbols["node"].to_numpy()])).with_columns(
-        parts_expr()
-    )
+    defs = with_parts(symbols.filter(pl.Series(searchable[symbols["node"].to_numpy()])))
     definers = defs.group_by("key").agg(pl.col("node").unique().alias("definers"))
     first_part_len = pl.col("parts").list.first().str.len_chars()
     n_parts = pl.col("parts").list.len()
