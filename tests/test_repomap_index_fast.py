@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
 
 from arbwb.retrievers import bytetokens
+from arbwb.retrievers import repomap as rm
 from arbwb.retrievers import repomap_paths as rp
 from arbwb.retrievers.bytetokens import token_lists
 from arbwb.retrievers.repomap_index import (
@@ -191,3 +193,31 @@ def test_gathered_ahead_with_known_texts_equals_fresh_builds(limit: int) -> None
     got_second = assemble(gathered_second, 80, memo)
     _same(got_first, build_index(first))
     _same(got_second, build_index(second))
+
+
+def test_method_read_ahead_indexes_like_fresh_builds() -> None:
+    """Snapshots indexed through the method (the next one read while one is assembled, content
+    tokens on their own thread, texts shared between snapshots) equal fresh builds."""
+    rng = random.Random(11)
+    words = ["alphaBeta", "gamma_delta", "import pkg.m1", "from . import m2", "Zeta9", "x"]
+    base = {f"pkg/m{i}.py": " ".join(rng.choice(words) for _ in range(12)) for i in range(10)}
+    versions = [
+        base,
+        base | {"pkg/m1.py": "changed textOnly"},
+        base | {"pkg/m2.py": "import pkg.m1", "pkg/new.py": "import pkg.new"},
+        {path: text for path, text in base.items() if path != "pkg/m3.py"},
+    ]
+    frames = {f"s{k}": _snapshot(texts) for k, texts in enumerate(versions)}
+
+    class Snapshots:
+        def chunks(self, snapshot: str) -> pl.DataFrame:
+            return frames[snapshot]
+
+    method = rm.method()
+    assert method.prefetch is not None and method.index_snapshot is not None
+    corpus: Any = Snapshots()
+    method.prefetch(corpus, list(frames), "all_files")
+    for name, chunks in frames.items():
+        prepared = method.index_snapshot(corpus, name, "all_files")
+        assert prepared is not None
+        _same(prepared[0].index, build_index(chunks))
