@@ -353,24 +353,23 @@ def _terms(
             np.repeat(np.arange(n, dtype=np.int64), [len(x) for x in content]),
         ]
     )
-    token = np.concatenate([path_ids, sym_ids, *content])
-    place = np.concatenate(  # 0 path, 1 symbol, 2 content: the factor's rank, best first
-        [
-            np.zeros(len(path_ids), dtype=np.int64),
-            np.ones(len(sym_ids), dtype=np.int64),
-            np.full(len(node) - len(path_ids) - len(sym_ids), 2, dtype=np.int64),
-        ]
-    )
-    # One sort of (token, node, place) keys: per (node, token) the first key has the highest
-    # factor, and the kept keys come in CSC order (column = token id ascending, then node).
-    key = np.sort((token * max(1, n) + node) * 4 + place)
-    first = np.ones(len(key), dtype=bool)
-    first[1:] = (key[1:] >> 2) != (key[:-1] >> 2)
-    key = key[first]
+    # One sort of (token, node, place) keys, place 0 path, 1 symbol, 2 content (the factor's
+    # rank, best first): per (node, token) the first key has the highest factor, and the kept
+    # keys come in CSC order (column = token id ascending, then node). Built in place.
+    big = max(1, n)
+    key = np.concatenate([path_ids, sym_ids, *content])
+    key *= big
+    key += node
+    key *= 4
+    key[len(path_ids) : len(path_ids) + len(sym_ids)] += 1
+    key[len(path_ids) + len(sym_ids) :] += 2
+    key.sort()
     cell = key >> 2
-    token = cell // max(1, n)
-    node = cell - token * max(1, n)
-    factor = np.array([PATH_FACTOR, SYMBOL_FACTOR, CONTENT_FACTOR])[key & 3]
+    first = np.empty(len(key), dtype=bool)
+    first[:1] = True
+    np.not_equal(cell[1:], cell[:-1], out=first[1:])
+    factor = np.array([PATH_FACTOR, SYMBOL_FACTOR, CONTENT_FACTOR])[key[first] & 3]
+    token, node = np.divmod(cell[first], big)
     starts = np.flatnonzero(np.concatenate([[True], token[1:] != token[:-1]])[: len(token)])
     used = token[starts]
     indptr = np.append(starts, len(token))
@@ -379,10 +378,9 @@ def _terms(
     )
     n_terms = np.bincount(node, minlength=n).astype(np.int64)
     df, df_of = np.unique(np.diff(indptr), return_inverse=True)
-    big_n = max(1, n)
     # idf(t) = ln((N + 1)/(df + 1)) + 1.0 with the C library log, token by token (§3.5).
     # Computed once per distinct df, then spread: the same doubles.
-    per_df = np.array([math.log((big_n + 1) / (d + 1)) + 1.0 for d in df.tolist()])
+    per_df = np.array([math.log((big + 1) / (d + 1)) + 1.0 for d in df.tolist()])
     idf = per_df[df_of].astype(np.float64)
     return list(map(memo.words.__getitem__, used.tolist())), matrix, n_terms, idf
 
