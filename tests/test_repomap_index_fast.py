@@ -4,23 +4,25 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
 
+from arbwb.retrievers import bytetokens
+from arbwb.retrievers import repomap as rm
 from arbwb.retrievers import repomap_paths as rp
+from arbwb.retrievers.bytetokens import token_lists
 from arbwb.retrievers.repomap_index import (
     CONTENT_PREFIX,
     RepoMapIndex,
     TextMemo,
     assemble,
     build_index,
-    content_tokens_expr,
     content_tokens_of,
     gather,
     load_index,
     save_index,
-    tokens_expr,
 )
 from arbwb.tokenize import split_identifiers
 
@@ -39,18 +41,28 @@ def _random_texts(n: int) -> list[str]:
     return ["".join(rng.choice(alphabet) for _ in range(rng.randrange(60))) for _ in range(n)]
 
 
-def test_content_tokens_expr_is_the_identifier_splitter() -> None:
-    texts = TRICKY + _random_texts(400)
-    got = pl.DataFrame({"t": texts}).select(content_tokens_expr("t")).to_series().to_list()
-    want = [list(dict.fromkeys(split_identifiers(t[:CONTENT_PREFIX]))) for t in texts]
-    assert got == want
-
-
-@pytest.mark.parametrize("parts", [1, 2, 3, 7])
-def test_content_tokens_in_parallel_slices_keep_text_order(parts: int) -> None:
-    texts = TRICKY + _random_texts(101)
-    got = content_tokens_of(texts, parts).to_list()
+@pytest.mark.parametrize("count", [0, 1, 3, 4000])
+def test_byte_content_tokens_are_the_identifier_splitter(count: int) -> None:
+    texts = (TRICKY + _random_texts(count))[:count]
+    got = content_tokens_of(texts).to_list()
     assert got == [list(dict.fromkeys(split_identifiers(t[:CONTENT_PREFIX]))) for t in texts]
+
+
+@pytest.mark.parametrize("block", [1, 7, 64, 1000])
+def test_byte_tokens_in_small_blocks(monkeypatch: pytest.MonkeyPatch, block: int) -> None:
+    monkeypatch.setattr(bytetokens, "BLOCK_BYTES", block)
+    texts = [*TRICKY, "", "x" * 300, *_random_texts(300), ""]
+    want = [split_identifiers(t) for t in texts]
+    assert bytetokens.text_token_lists(texts).to_list() == want
+    assert bytetokens.token_lists(pl.Series(texts)).to_list() == want
+    tail = pl.Series(texts).slice(5)  # an Arrow array with an offset
+    assert bytetokens.token_lists(tail).to_list() == want[5:]
+
+
+def test_byte_content_tokens_split_at_text_camel_and_non_ascii_boundaries() -> None:
+    texts = ["fooB", "Ar", "", "\u00e9", "xY", "Z9", "a\u00e9B", "ab\x00cD", "\U0001f600qQq", "\n"]
+    want = [["foo", "b"], ["ar"], [], [], ["x", "y"], ["z9"], ["a", "b"], ["ab", "c", "d"]]
+    assert content_tokens_of(texts).to_list() == [*want, ["q", "qq"], []]
 
 
 def test_content_token_ids_follow_first_appearance() -> None:
@@ -67,7 +79,10 @@ def test_content_token_ids_follow_first_appearance() -> None:
     assert then.tolist() == [literal["zeta"], len(literal), len(literal)]
     literal["omega"] = len(literal)
     assert memo.words == list(literal)
-    assert memo.token_ids(["beta", "new"]) == [literal["beta"], len(literal)]
+    got = memo.series_ids(pl.Series(["beta", "new", "zeta", "new", "newer"])).tolist()
+    assert got == [literal["beta"], len(literal), literal["zeta"], len(literal), len(literal) + 1]
+    assert memo.words == [*literal, "new", "newer"]
+    assert memo.table.rows() == [(w, i) for i, w in enumerate(memo.words)]
 
 
 def test_batch_import_specs_equal_per_text_scan() -> None:
@@ -117,10 +132,12 @@ def test_batch_import_specs_equal_per_text_scan_on_random_texts() -> None:
     assert TextMemo().import_specs(texts) == [rp.import_specs(t) for t in texts]
 
 
-def test_tokens_expr_is_the_identifier_splitter_in_order() -> None:
-    texts = TRICKY + _random_texts(400)
-    got = pl.DataFrame({"t": texts}).select(tokens_expr("t")).to_series().to_list()
-    assert got == [split_identifiers(t) for t in texts]
+def test_token_lists_are_the_identifier_splitter_in_order() -> None:
+    texts = [*TRICKY, None, *_random_texts(400)]
+    got = token_lists(pl.Series(texts, dtype=pl.String)).to_list()
+    assert got == [split_identifiers(t or "") for t in texts]
+    assert token_lists(pl.Series([], dtype=pl.String)).to_list() == []
+    assert token_lists(pl.Series(["", None], dtype=pl.String)).to_list() == [[], []]
 
 
 def _snapshot(texts: dict[str, str]) -> pl.DataFrame:
@@ -170,9 +187,37 @@ def test_gathered_ahead_with_known_texts_equals_fresh_builds(limit: int) -> None
     second = _snapshot(base | {"pkg/m1.py": "changed textOnly", "pkg/new.py": "import pkg.m2"})
     memo = TextMemo(limit=limit)
     gathered_first = gather(first, memo)
-    gathered_second = gather(second, memo, known=set(gathered_first.tokenised[0]))
-    assert len(gathered_second.tokenised[0]) == 2  # only the changed and the new text
+    gathered_second = gather(second, memo, known=set(gathered_first.tokenised.result()[0]))
+    assert len(gathered_second.tokenised.result()[0]) == 2  # only the changed and the new text
     got_first = assemble(gathered_first, 80, memo)
     got_second = assemble(gathered_second, 80, memo)
     _same(got_first, build_index(first))
     _same(got_second, build_index(second))
+
+
+def test_method_read_ahead_indexes_like_fresh_builds() -> None:
+    """Snapshots indexed through the method (the next one read while one is assembled, content
+    tokens on their own thread, texts shared between snapshots) equal fresh builds."""
+    rng = random.Random(11)
+    words = ["alphaBeta", "gamma_delta", "import pkg.m1", "from . import m2", "Zeta9", "x"]
+    base = {f"pkg/m{i}.py": " ".join(rng.choice(words) for _ in range(12)) for i in range(10)}
+    versions = [
+        base,
+        base | {"pkg/m1.py": "changed textOnly"},
+        base | {"pkg/m2.py": "import pkg.m1", "pkg/new.py": "import pkg.new"},
+        {path: text for path, text in base.items() if path != "pkg/m3.py"},
+    ]
+    frames = {f"s{k}": _snapshot(texts) for k, texts in enumerate(versions)}
+
+    class Snapshots:
+        def chunks(self, snapshot: str) -> pl.DataFrame:
+            return frames[snapshot]
+
+    method = rm.method()
+    assert method.prefetch is not None and method.index_snapshot is not None
+    corpus: Any = Snapshots()
+    method.prefetch(corpus, list(frames), "all_files")
+    for name, chunks in frames.items():
+        prepared = method.index_snapshot(corpus, name, "all_files")
+        assert prepared is not None
+        _same(prepared[0].index, build_index(chunks))

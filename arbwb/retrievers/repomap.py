@@ -5,7 +5,8 @@ combination over the candidate files (§8), every float operation in the spec's 
 (:mod:`arbwb.retrievers.repomap_index`) is built once per snapshot from all files, optionally
 cached on disk, and the candidate filter only decides which files are ranked (§2.3, §8.1).
 While one snapshot is assembled and ranked, the next is read and gathered on a second thread
-(:func:`fetch`; the run's snapshot order comes from ``prefetch``); results do not depend on it.
+(:func:`fetch`; the run's snapshot order comes from ``prefetch``) and its content tokens found on
+a third; results do not depend on it.
 
 PageRank is a fixed 24-step loop whose every ``next(v)`` is a left-to-right sum (teleport,
 dangling share, then one term per neighbour in node order). Each step computes the products
@@ -19,8 +20,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import threading
 from collections import Counter
-from collections.abc import Callable, Container, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import pairwise
@@ -40,6 +42,7 @@ from arbwb.retrievers.repomap_index import (
     Gathered,
     RepoMapIndex,
     TextMemo,
+    Tokenised,
     assemble,
     build_index,
     gather,
@@ -396,20 +399,22 @@ def fetch(
     cap: int,
     cache_dir: Path | None,
     memo: TextMemo,
-    known: Container[str] = (),
+    tokenise: Callable[[list[str]], Future[Tokenised]] | None = None,
 ) -> Fetched:
-    """The snapshot's cached index if ``cache_dir`` has it, else its chunks read and gathered.
+    """The snapshot's cached index if ``cache_dir`` has it, else its chunks read and gathered
+    (``tokenise``: see :func:`gather`).
 
     Reads the memo only (see :func:`gather`), so it may run ahead on a second thread.
     """
     if cache_dir is None:
-        return Fetched(None, gather(corpus.chunks(snapshot), memo, known), None, None)
+        return Fetched(None, gather(corpus.chunks(snapshot), memo, tokenise=tokenise), None, None)
     chunk_file = corpus.chunk_path(snapshot)
     target = index_cache_file(cache_dir, chunk_file, cap)
     index = load_index(target)
     if index is not None:
         return Fetched(index, None, chunk_file, target)
-    return Fetched(None, gather(corpus.chunks(snapshot), memo, known), chunk_file, target)
+    gathered = gather(corpus.chunks(snapshot), memo, tokenise=tokenise)
+    return Fetched(None, gathered, chunk_file, target)
 
 
 def finish(
@@ -461,17 +466,41 @@ def method(
         saving.append(saver.submit(save_index, index, target))
 
     # The run's snapshots in order (``prefetch``): while one is assembled and ranked, the next
-    # is read and gathered on a second thread (Polars, GIL released; arbwb-defined).
+    # is read and gathered on a second thread (Polars, GIL released; arbwb-defined), and the
+    # content tokens of each gathered snapshot are found on a third, in snapshot order, so a
+    # snapshot's assembly starts before they are done and the next read starts at once.
     following: dict[str, str] = {}
     reader = ThreadPoolExecutor(1, thread_name_prefix="arbwb-repomap-read")
     ahead: dict[str, Future[Fetched]] = {}
+    tokeniser = ThreadPoolExecutor(1, thread_name_prefix="arbwb-repomap-tokens")
+    latest: list[Future[Tokenised]] = []
+    order = threading.Lock()
+
+    def tokenise_later(texts: list[str]) -> Future[Tokenised]:
+        # The texts the previous snapshot memoises when assembled count as known: not
+        # tokenised twice (a text known but not memoised is tokenised when assembled).
+        with order:
+            before = latest[0] if latest else None
+
+            def job() -> Tokenised:
+                known = set(before.result()[0]) if before is not None else set()
+                return memo.tokenise(texts, known)
+
+            latest[:] = [tokeniser.submit(job)]
+            return latest[0]
 
     def plan(corpus: Corpus, snapshots: Sequence[str], candidate_filter: CandidateFilter) -> None:
         following.clear()
         following.update(pairwise(snapshots))
         if snapshots and snapshots[0] not in ahead:
             ahead[snapshots[0]] = reader.submit(
-                fetch, corpus, snapshots[0], cap=cap, cache_dir=cache_dir, memo=memo
+                fetch,
+                corpus,
+                snapshots[0],
+                cap=cap,
+                cache_dir=cache_dir,
+                memo=memo,
+                tokenise=tokenise_later,
             )
         import scipy.sparse  # noqa: F401  (needed next; loads while the first snapshot is read)
 
@@ -482,14 +511,20 @@ def method(
         fetched = (
             pending.result()
             if pending is not None
-            else fetch(corpus, snapshot, cap=cap, cache_dir=cache_dir, memo=memo)
+            else fetch(
+                corpus, snapshot, cap=cap, cache_dir=cache_dir, memo=memo, tokenise=tokenise_later
+            )
         )
         upcoming = following.get(snapshot)
         if upcoming is not None and upcoming not in ahead:
-            # texts this snapshot memoises next are not tokenised again ahead
-            known = set(fetched.gathered.tokenised[0]) if fetched.gathered else set()
             ahead[upcoming] = reader.submit(
-                fetch, corpus, upcoming, cap=cap, cache_dir=cache_dir, memo=memo, known=known
+                fetch,
+                corpus,
+                upcoming,
+                cap=cap,
+                cache_dir=cache_dir,
+                memo=memo,
+                tokenise=tokenise_later,
             )
         index, hit = finish(fetched, cap=cap, memo=memo, save=save_later)
         counts["index_cache_hits" if hit else "index_builds"] += 1

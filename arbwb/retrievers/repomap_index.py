@@ -2,12 +2,13 @@
 
 Built once per snapshot from **all** chunk rows (the candidate filter never touches it) and
 saved to / loaded from a single ``.npz`` file (:func:`save_index`, :func:`load_index`; no
-pickle, atomic write). Token work and the import-spec scan run in Polars (the identifier
-splitter's ASCII regexes and the import pattern match alike in Rust and Python; texts where they
-might not go to Python). Building is split in two (arbwb-defined): :func:`gather` reads nodes
-and texts and tokenises the new texts (reading the memo only, so the next snapshot's may run
-on a second thread), :func:`assemble` does the rest, symbols on a helper thread while this
-one does the path passes. The symbol-reference scan is one sparse product
+pickle, atomic write). Tokens are found on the texts' UTF-8 bytes with numpy
+(:mod:`arbwb.retrievers.bytetokens`); the import-spec scan runs in Polars (the import pattern
+matches alike in Rust and Python; texts where it might not go to Python). Building is split in
+two (arbwb-defined): :func:`gather` reads nodes and texts and tokenises the new texts (reading
+the memo only, so the next snapshot's may run on a second thread, its tokens on a third),
+:func:`assemble` does the rest, symbols on a helper thread while this one does the path
+passes. The symbol-reference scan is one sparse product
 (matched parts per file and key, exact integers) plus a few numpy calls per file, in the
 canonical order of §4.4.5: keys by matched-part count descending, then key ascending, and P(k)
 from the last eligible definition in (node order, symbol ascending). Nothing iterates a Python
@@ -19,7 +20,8 @@ from __future__ import annotations
 import json
 import math
 import zipfile
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Callable, Container, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +32,7 @@ import polars as pl
 
 from arbwb.jsonio import atomic_open
 from arbwb.retrievers import repomap_paths as rp
+from arbwb.retrievers.bytetokens import distinct_tokens, text_token_lists, token_lists
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -54,7 +57,6 @@ Edges = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float
 #: Texts :func:`import_specs_frame` leaves to Python: a ``str.splitlines`` line boundary other
 #: than ``\n``, or U+001F (whitespace to Python's ``\s`` and ``str.strip``, not to Rust's ``\s``).
 _PYTHON_ONLY = "[\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\u2028\u2029]"
-_CAMEL = r"([a-z])([A-Z])"
 
 
 @dataclass(frozen=True)
@@ -79,38 +81,11 @@ class RepoMapIndex:
     stats: dict[str, Any]
 
 
-def tokens_expr(column: str | pl.Expr) -> pl.Expr:
-    """Identifier-splitter tokens (spec S§7.1) of a string column, as a list column.
-
-    Non-ASCII characters become spaces first (never in a token, never in a camel pair, one
-    character stays one), so the whole text is lower-cased once instead of token by token:
-    the same tokens in the same order.
-    """
-    expr = pl.col(column) if isinstance(column, str) else column
-    return (
-        expr.str.replace_all(r"[^\x00-\x7f]", " ")
-        .str.replace_all(_CAMEL, "$1 $2")
-        .str.to_lowercase()
-        .str.extract_all(r"[a-z0-9]+")
-    )
-
-
-def content_tokens_expr(column: str) -> pl.Expr:
-    """Distinct :func:`tokens_expr` tokens of the first 20,000 characters, in order of first
-    appearance."""
-    return tokens_expr(pl.col(column).str.slice(0, CONTENT_PREFIX)).list.unique(maintain_order=True)
-
-
-def content_tokens_of(texts: list[str], parts: int = 2) -> pl.Series:
-    """:func:`content_tokens_expr` of each text, in ``parts`` slices run in parallel by Polars
-    (one thread runs one string expression; arbwb-defined split, same list per text)."""
-    frame = pl.DataFrame({"text": texts}, schema={"text": pl.String})
-    size = -(-len(texts) // max(1, parts))
-    if len(texts) < 2 * parts:
-        return frame.select(content_tokens_expr("text")).to_series()
-    slices = [frame.slice(k, size).lazy() for k in range(0, len(texts), size)]
-    done = pl.collect_all([lf.select(content_tokens_expr("text")) for lf in slices])
-    return pl.concat([d.to_series() for d in done])
+def content_tokens_of(texts: list[str]) -> pl.Series:
+    """Content tokens of each text (§3.4): its distinct identifier-splitter tokens of the first
+    20,000 characters, in order of first appearance (found on the bytes, :mod:`bytetokens`)."""
+    prefixes = [t[:CONTENT_PREFIX] for t in texts]  # code points, as the spec counts
+    return text_token_lists(prefixes).list.unique(maintain_order=True)
 
 
 def import_specs_frame(texts: pl.DataFrame) -> pl.DataFrame:
@@ -169,7 +144,6 @@ def _symbols(rows: pl.DataFrame) -> pl.DataFrame:
         .filter(pl.col("s") != "")
         .unique(["node", "s"], maintain_order=True)
     )
-    tokens = tokens_expr("s").alias("tok")
     key = pl.col("tok").list.join("").alias("key")
     informative = (
         (pl.col("key").str.len_chars() >= 4)
@@ -177,26 +151,33 @@ def _symbols(rows: pl.DataFrame) -> pl.DataFrame:
         & ~pl.col("key").str.contains(r"^[0-9]+$")
     )
     return (
-        pairs.with_columns(tokens)
+        pairs.with_columns(token_lists(pairs["s"]).alias("tok"))
         .with_columns(key)
         .filter(informative)
         .select("node", pl.col("s").alias("symbol"), "tok", "key")
     )
 
 
-def parts_expr() -> pl.Expr:
-    """A symbol's parts (§3.2) from its ``tok`` list: distinct non-generic tokens of ≥ 3
-    characters, ascending (only the symbol-reference scan needs them)."""
-    generic = list(rp.GENERIC)
-    return (
-        pl.col("tok")
-        .list.eval(
-            pl.element().filter(~pl.element().is_in(generic) & (pl.element().str.len_chars() >= 3))
-        )
-        .list.unique()
-        .list.sort()
-        .alias("parts")
+def with_parts(symbols: pl.DataFrame) -> pl.DataFrame:
+    """``symbols`` with each symbol's parts (§3.2) from its ``tok`` list: distinct non-generic
+    tokens of ≥ 3 characters, ascending (only the symbol-reference scan needs them).
+
+    By one explode, filter and sort over all symbols (a per-list expression costs Polars a
+    thread hand-off per list).
+    """
+    tok = pl.col("tok")
+    rows = symbols.with_row_index("row")
+    parts = (
+        rows.select("row", "tok")
+        .explode("tok")
+        .filter(~tok.is_in(list(rp.GENERIC)) & (tok.str.len_chars() >= 3))
+        .unique()
+        .sort("row", "tok")
+        .group_by("row", maintain_order=True)
+        .agg(tok.alias("parts"))
     )
+    joined = rows.join(parts, on="row", how="left", maintain_order="left")
+    return joined.with_columns(pl.col("parts").fill_null([])).drop("row")
 
 
 #: Texts not memoised yet and their distinct content tokens (:meth:`TextMemo.tokenise`).
@@ -220,7 +201,6 @@ class TextMemo:
     its full collections stay cheap). Stateful on purpose.
     """
 
-    ids: dict[str, int] = field(default_factory=dict)
     words: list[str] = field(default_factory=list)
     content: dict[str, npt.NDArray[np.int64]] = field(default_factory=dict)
     specs: dict[str, list[str]] = field(default_factory=dict)
@@ -244,43 +224,25 @@ class TextMemo:
             )
         return found
 
-    def token_ids(self, tokens: Iterable[str]) -> list[int]:
-        """Run-wide ids of ``tokens``, adding new ones."""
-        out = []
-        for token in tokens:
-            found = self.ids.get(token)
-            if found is None:
-                found = self.ids[token] = len(self.words)
-                self.words.append(token)
-            out.append(found)
-        return out
-
     def series_ids(self, tokens: pl.Series) -> npt.NDArray[np.int64]:
         """Run-wide ids of a token column, adding new ones in order of first appearance.
 
-        The same ids as :meth:`token_ids` over ``tokens.to_list()``, by one join.
+        One join against the known tokens; only the new ones are numbered and joined again.
         """
         frame = tokens.alias("tok").to_frame()
-        if self.table.height != len(self.words):  # token_ids added words since
-            self.table = pl.DataFrame(
-                {
-                    "tok": pl.Series(self.words, dtype=pl.String),
-                    "id": pl.int_range(0, len(self.words), dtype=pl.Int64, eager=True),
-                }
-            )
         found = frame.join(self.table, on="tok", how="left", maintain_order="left")["id"]
-        if found.null_count():
-            new = tokens.filter(found.is_null()).unique(maintain_order=True).to_list()
+        ids = found.fill_null(-1).to_numpy().astype(np.int64)
+        new_rows = found.is_null()
+        if new_rows.any():
+            new = frame.filter(new_rows)
             start = len(self.words)
-            self.ids.update(zip(new, range(start, start + len(new)), strict=True))
-            self.words.extend(new)
-            ids = pl.Series("id", np.arange(start, start + len(new), dtype=np.int64))
-            added = pl.DataFrame({"tok": pl.Series(new, dtype=pl.String), "id": ids})
+            added = new.unique(maintain_order=True).with_row_index("id", offset=start)
+            added = added.select("tok", pl.col("id").cast(pl.Int64))
+            self.words.extend(added["tok"].to_list())
             self.table = pl.concat([self.table, added], rechunk=False)
-            found = found.fill_null(
-                frame.join(added, on="tok", how="left", maintain_order="left")["id"]
-            )
-        return found.to_numpy().astype(np.int64)
+            numbered = new.join(added, on="tok", how="left", maintain_order="left")["id"]
+            ids[new_rows.to_numpy()] = numbered.to_numpy()
+        return ids
 
     def trim(self) -> None:
         """Restart the text tables once they hold more than ``limit`` texts."""
@@ -371,10 +333,11 @@ def _terms(
 
     n = len(paths)
     path_tok = (
-        pl.DataFrame({"path": paths}, schema={"path": pl.String})
-        .select(
-            pl.int_range(n, dtype=pl.Int64).alias("node"),
-            tokens_expr("path").list.unique(maintain_order=True).alias("tok"),
+        pl.DataFrame(
+            {
+                "node": np.arange(n, dtype=np.int64),
+                "tok": distinct_tokens(pl.Series("path", paths, dtype=pl.String)),
+            }
         )
         .explode("tok")
         .drop_nulls("tok")
@@ -390,24 +353,23 @@ def _terms(
             np.repeat(np.arange(n, dtype=np.int64), [len(x) for x in content]),
         ]
     )
-    token = np.concatenate([path_ids, sym_ids, *content])
-    place = np.concatenate(  # 0 path, 1 symbol, 2 content: the factor's rank, best first
-        [
-            np.zeros(len(path_ids), dtype=np.int64),
-            np.ones(len(sym_ids), dtype=np.int64),
-            np.full(len(node) - len(path_ids) - len(sym_ids), 2, dtype=np.int64),
-        ]
-    )
-    # One sort of (token, node, place) keys: per (node, token) the first key has the highest
-    # factor, and the kept keys come in CSC order (column = token id ascending, then node).
-    key = np.sort((token * max(1, n) + node) * 4 + place)
-    first = np.ones(len(key), dtype=bool)
-    first[1:] = (key[1:] >> 2) != (key[:-1] >> 2)
-    key = key[first]
+    # One sort of (token, node, place) keys, place 0 path, 1 symbol, 2 content (the factor's
+    # rank, best first): per (node, token) the first key has the highest factor, and the kept
+    # keys come in CSC order (column = token id ascending, then node). Built in place.
+    big = max(1, n)
+    key = np.concatenate([path_ids, sym_ids, *content])
+    key *= big
+    key += node
+    key *= 4
+    key[len(path_ids) : len(path_ids) + len(sym_ids)] += 1
+    key[len(path_ids) + len(sym_ids) :] += 2
+    key.sort()
     cell = key >> 2
-    token = cell // max(1, n)
-    node = cell - token * max(1, n)
-    factor = np.array([PATH_FACTOR, SYMBOL_FACTOR, CONTENT_FACTOR])[key & 3]
+    first = np.empty(len(key), dtype=bool)
+    first[:1] = True
+    np.not_equal(cell[1:], cell[:-1], out=first[1:])
+    factor = np.array([PATH_FACTOR, SYMBOL_FACTOR, CONTENT_FACTOR])[key[first] & 3]
+    token, node = np.divmod(cell[first], big)
     starts = np.flatnonzero(np.concatenate([[True], token[1:] != token[:-1]])[: len(token)])
     used = token[starts]
     indptr = np.append(starts, len(token))
@@ -416,10 +378,9 @@ def _terms(
     )
     n_terms = np.bincount(node, minlength=n).astype(np.int64)
     df, df_of = np.unique(np.diff(indptr), return_inverse=True)
-    big_n = max(1, n)
     # idf(t) = ln((N + 1)/(df + 1)) + 1.0 with the C library log, token by token (§3.5).
     # Computed once per distinct df, then spread: the same doubles.
-    per_df = np.array([math.log((big_n + 1) / (d + 1)) + 1.0 for d in df.tolist()])
+    per_df = np.array([math.log((big + 1) / (d + 1)) + 1.0 for d in df.tolist()])
     idf = per_df[df_of].astype(np.float64)
     return list(map(memo.words.__getitem__, used.tolist())), matrix, n_terms, idf
 
@@ -532,9 +493,7 @@ def _reference_edges(
         return _edges([], [], REFERENCE_WEIGHT), True
     if cap <= 0:
         return _edges([], [], REFERENCE_WEIGHT), False
-    defs = symbols.filter(pl.Series(searchable[symbols["node"].to_numpy()])).with_columns(
-        parts_expr()
-    )
+    defs = with_parts(symbols.filter(pl.Series(searchable[symbols["node"].to_numpy()])))
     definers = defs.group_by("key").agg(pl.col("node").unique().alias("definers"))
     first_part_len = pl.col("parts").list.first().str.len_chars()
     n_parts = pl.col("parts").list.len()
@@ -647,24 +606,37 @@ def weight_matrix(n: int, passes: Sequence[Edges]) -> sp.csr_matrix:
 
 @dataclass(frozen=True)
 class Gathered:
-    """What :func:`gather` did of one snapshot's index (arbwb-defined split)."""
+    """What :func:`gather` did of one snapshot's index (arbwb-defined split); ``tokenised`` may
+    still be running elsewhere until :func:`assemble` needs it."""
 
     paths: list[str]
     texts: list[str]
     rows: pl.DataFrame
-    tokenised: Tokenised
+    tokenised: Future[Tokenised]
 
 
-def gather(chunks: pl.DataFrame, memo: TextMemo, known: Container[str] = ()) -> Gathered:
+def gather(
+    chunks: pl.DataFrame,
+    memo: TextMemo,
+    known: Container[str] = (),
+    *,
+    tokenise: Callable[[list[str]], Future[Tokenised]] | None = None,
+) -> Gathered:
     """Nodes, texts, and the content tokens of the texts neither in the memo nor ``known``
     (texts that an earlier snapshot, still being assembled, memoises).
 
     Only reads the memo, so the next snapshot's may run on a second thread while this one
-    is assembled; its Polars calls release the GIL.
+    is assembled; its Polars calls release the GIL. ``tokenise`` schedules the last step
+    elsewhere (deciding what is known itself); by default it runs here.
     """
     paths, rows = _nodes(chunks)
     texts = _texts(rows, len(paths))
-    return Gathered(paths, texts, rows.select("node", "symbol"), memo.tokenise(texts, known))
+    if tokenise is None:
+        tokenised: Future[Tokenised] = Future()
+        tokenised.set_result(memo.tokenise(texts, known))
+    else:
+        tokenised = tokenise(texts)
+    return Gathered(paths, texts, rows.select("node", "symbol"), tokenised)
 
 
 def assemble(gathered: Gathered, cap: int, memo: TextMemo) -> RepoMapIndex:
@@ -681,7 +653,8 @@ def assemble(gathered: Gathered, cap: int, memo: TextMemo) -> RepoMapIndex:
         imports = _import_edges(paths, texts, memo)
         source_test = _source_test_edges(paths, kinds, memo)
         symbols = symbolising.result()
-    vocab, terms, n_terms, idf = _terms(paths, texts, symbols, memo, gathered.tokenised)
+    tokenised = gathered.tokenised.result()  # the last step that needs it
+    vocab, terms, n_terms, idf = _terms(paths, texts, symbols, memo, tokenised)
     refs, skipped = _reference_edges(paths, kinds, symbols, terms, n_terms, vocab, cap)
     graph = weight_matrix(n, [imports, refs, source_test])
     stats = {
@@ -707,7 +680,8 @@ def build_index(chunks: pl.DataFrame, cap: int = 80, memo: TextMemo | None = Non
 
 
 def save_index(index: RepoMapIndex, path: Path) -> None:
-    """Write the index to ``path`` as one ``.npz`` (strings as a JSON blob), atomically."""
+    """Write the index to ``path`` as one ``.npz`` (strings as a JSON blob), atomically (not
+    fsynced: a lost or torn file is unreadable and rebuilt, :func:`load_index`)."""
     meta = {
         "version": FORMAT_VERSION,
         "paths": index.paths,
@@ -715,7 +689,7 @@ def save_index(index: RepoMapIndex, path: Path) -> None:
         "stats": index.stats,
     }
     blob = np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
-    with atomic_open(path, "wb") as handle:
+    with atomic_open(path, "wb", durable=False) as handle:  # a cache entry: rebuilt if lost
         np.savez(
             handle,
             meta=blob,
