@@ -4,23 +4,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 from collections.abc import Sequence
 
+from arbwb import native
 from arbwb.commands import COMMANDS, module_name
 from arbwb.errors import InputError
-
-#: arbwb-defined process defaults for native libraries, read when they load (a command imports
-#: them after :func:`main` sets these); a value already in the environment wins.
-NATIVE_DEFAULTS = {
-    # OpenBLAS's idle workers sleep at once (2**4 cycles) instead of busy-waiting ~0.1 s of
-    # CPU after numpy loads and after every BLAS call.
-    "OPENBLAS_THREAD_TIMEOUT": "4",
-    # Polars' jemalloc keeps freed pages 5 s (Polars' own default: 0.5 s, appended before this),
-    # so the next chunk file reuses them instead of faulting in and zeroing fresh ones.
-    "_RJEM_MALLOC_CONF": "dirty_decay_ms:5000,muzzy_decay_ms:5000",
-}
 
 
 def _selected(argv: Sequence[str]) -> str | None:
@@ -44,8 +33,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; bad input exits 2 with a one-line message naming file, line and field."""
-    for name, value in NATIVE_DEFAULTS.items():
-        os.environ.setdefault(name, value)
+    native.apply()
     words = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(_selected(words)).parse_args(words)
     try:

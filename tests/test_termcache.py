@@ -13,6 +13,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from arbwb import native
 from arbwb.errors import InputError
 from arbwb.io.corpus import open_corpus
 from arbwb.metrics.chunks import chunk_table
@@ -413,6 +414,24 @@ def test_abandoned_workers_are_stopped(tmp_path: Path) -> None:
     del source
     gc.collect()
     assert all(p.returncode is not None for p in processes)
+
+
+def test_worker_settings_replace_arbwb_defaults_but_never_the_users(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The CLI sets its own allocator default before a worker starts; the worker still gets
+    its measured settings, and a value the user chose reaches it unchanged."""
+    monkeypatch.delenv("POLARS_MAX_THREADS", raising=False)
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")  # the user's
+    monkeypatch.delenv("_RJEM_MALLOC_CONF", raising=False)
+    native.apply()  # what `arbwb` does first
+    assert os.environ["_RJEM_MALLOC_CONF"] == "dirty_decay_ms:5000,muzzy_decay_ms:5000"
+    env = termspawn.worker_env()
+    assert env["_RJEM_MALLOC_CONF"] == "dirty_decay_ms:1000,muzzy_decay_ms:0"
+    assert env["POLARS_MAX_THREADS"] == "1"
+    assert env["MALLOC_ARENA_MAX"] == "4"
+    monkeypatch.setenv("_RJEM_MALLOC_CONF", "narenas:2")
+    assert termspawn.worker_env()["_RJEM_MALLOC_CONF"] == "narenas:2"
 
 
 def test_a_worker_started_early_gets_the_job_and_is_ended_when_unused(tmp_path: Path) -> None:

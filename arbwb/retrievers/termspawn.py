@@ -10,10 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from arbwb import native
+
 #: Worker processes' allocators: one glibc arena, Arrow on glibc, Polars' jemalloc returning
 #: freed pages soon, which keeps their peak memory down; no BLAS thread pool (no BLAS call),
 #: so the worker can fork; one Polars thread (the worker processes already fill the cores:
-#: Polars' own parallel parsing only added CPU, measured). Variables already set win.
+#: Polars' own parallel parsing only added CPU, measured). A value the user set wins; arbwb's
+#: own process defaults (:mod:`arbwb.native`) do not.
 WORKER_ENV = {
     "MALLOC_ARENA_MAX": "1",
     "ARROW_DEFAULT_MEMORY_POOL": "system",
@@ -28,19 +31,24 @@ _EARLY: list[subprocess.Popen[str]] = []
 def spawn() -> subprocess.Popen[str]:
     """Launch ``python -m arbwb.retrievers.termworker`` (stdin and stdout piped, text).
 
-    Its environment adds ``WORKER_ENV`` (unless set already) and this arbwb's folder to
-    PYTHONPATH, so it imports the same package.
+    Its environment is :func:`worker_env`.
     """
-    package_root = str(Path(__file__).resolve().parents[2])
-    path = os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))
-    env = WORKER_ENV | dict(os.environ) | {"PYTHONPATH": path}
     return subprocess.Popen(
         [sys.executable, "-m", "arbwb.retrievers.termworker"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
-        env=env,
+        env=worker_env(),
     )
+
+
+def worker_env() -> dict[str, str]:
+    """This process's environment with ``WORKER_ENV`` where the user set no value, and this
+    arbwb's folder first on PYTHONPATH, so the worker imports the same package."""
+    package_root = str(Path(__file__).resolve().parents[2])
+    path = os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))
+    chosen = {name: value for name, value in WORKER_ENV.items() if native.is_default(name)}
+    return dict(os.environ) | chosen | {"PYTHONPATH": path}
 
 
 def start_early(folder: Path) -> None:
