@@ -14,7 +14,8 @@ peak RSS (``wait4``):
 Targets (issue 10; measured, not asserted): rank >= 10x cold, >= 50x warm, peak RSS <= 1.5x
 the largest chunk file + 300 MB; BCY >= 4x cold, >= 10x warm.
 Usage: .venv/bin/python benchmarks/bench_cli_speed.py [--skip-reference-rank] [--only rank|bcy]
-[--repeat N] (each side the fastest of N runs, every cold run from an empty cache).
+[--repeat N] (each side the fastest of N runs, the sides taking turns; every cold run from an
+empty cache).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -203,17 +205,30 @@ def score_means(path: Path) -> dict[str, dict[str, float]]:
     return out
 
 
-def fastest(
-    runs: int, cmd: list[str], env: dict[str, str], log: Path, fresh: Path | None = None
-) -> tuple[float, float]:
-    """The fastest wall time of ``runs`` runs and the highest peak RSS among them; ``fresh``
-    (a cache folder) is emptied before each run."""
-    results = []
+@dataclass(frozen=True)
+class Side:
+    """One timed command of a comparison; ``fresh`` (a cache folder) is emptied before each
+    of its runs."""
+
+    cmd: list[str]
+    env: dict[str, str]
+    log: Path
+    fresh: Path | None = None
+
+
+def interleaved(runs: int, sides: dict[str, Side]) -> dict[str, tuple[float, float]]:
+    """Each side's fastest wall time of ``runs`` and its highest peak RSS, the sides taking
+    turns (round by round, in order), so a shared machine's drifting load reaches them all."""
+    results: dict[str, list[tuple[float, float]]] = {name: [] for name in sides}
     for _ in range(runs):
-        if fresh is not None:
-            shutil.rmtree(fresh, ignore_errors=True)
-        results.append(timed(cmd, env, log))
-    return min(s for s, _ in results), max(p for _, p in results)
+        for name, side in sides.items():
+            if side.fresh is not None:
+                shutil.rmtree(side.fresh, ignore_errors=True)
+            results[name].append(timed(side.cmd, side.env, side.log))
+    return {
+        name: (min(s for s, _ in found), max(p for _, p in found))
+        for name, found in results.items()
+    }
 
 
 def line(label: str, seconds: float, peak: float) -> None:
@@ -229,23 +244,26 @@ def bench_rank(
         print(f"arbwb rank --method {method}")
         cache = tmp / f"cache-{method}"
         run_env = env | {"ARBWB_CACHE_DIR": str(cache)}
-        results = {}
+        sides = {}
         for phase in ("cold", "warm"):
             out = tmp / f"{method}-{phase}.jsonl"
             cmd = arbwb_cmd(
                 "rank", "--method", method, "--data", str(shape.data), "--out", str(out)
             )
             fresh = cache if phase == "cold" else None
-            log = tmp / f"{method}-{phase}.log"
-            results[phase] = fastest(repeat, cmd, run_env, log, fresh)
+            sides[phase] = Side(cmd, run_env, tmp / f"{method}-{phase}.log", fresh)
+        ref_out = tmp / f"{method}-reference.json"
+        if not skip_reference:
+            cmd = side_cmd("--side", "rank", "--method", method, "--out", str(ref_out))
+            sides["literal"] = Side(cmd, env, tmp / f"{method}-reference.log")
+        results = interleaved(repeat, sides)
+        for phase in ("cold", "warm"):
             line(f"arbwb {phase}", *results[phase])
         tops = [details_top(tmp / f"{method}-{phase}.jsonl") for phase in ("cold", "warm")]
         if skip_reference:
             print(f"  cold == warm top-20: {tops[0] == tops[1]} (reference skipped)")
             continue
-        ref_out = tmp / f"{method}-reference.json"
-        cmd = side_cmd("--side", "rank", "--method", method, "--out", str(ref_out))
-        ref_s, ref_peak = fastest(repeat, cmd, env, tmp / f"{method}-reference.log")
+        ref_s, ref_peak = results["literal"]
         line("literal upstream loop", ref_s, ref_peak)
         ref = json.loads(ref_out.read_text(encoding="utf-8"))
         same = sum(tops[0].get(s) == top and tops[1].get(s) == top for s, top in ref.items())
@@ -266,7 +284,7 @@ def bench_bcy(shape: Shape, tmp: Path, env: dict[str, str], repeat: int) -> None
     print(f"arbwb score {len(shape.runs)} runs --corpus C --metrics {metrics}")
     cache = tmp / "cache-bcy"
     run_env = env | {"ARBWB_CACHE_DIR": str(cache)}
-    results = {}
+    sides = {}
     outs = {}
     for phase in ("cold", "warm"):
         outs[phase] = tmp / f"score-{phase}.json"
@@ -275,11 +293,13 @@ def bench_bcy(shape: Shape, tmp: Path, env: dict[str, str], repeat: int) -> None
             "--out", str(outs[phase]),
         )  # fmt: skip
         fresh = cache if phase == "cold" else None
-        results[phase] = fastest(repeat, cmd, run_env, tmp / f"score-{phase}.log", fresh)
-        line(f"arbwb {phase}", *results[phase])
+        sides[phase] = Side(cmd, run_env, tmp / f"score-{phase}.log", fresh)
     ref_out = tmp / "bcy-reference.json"
-    ref_cmd = side_cmd("--side", "bcy", "--out", str(ref_out))
-    ref_s, ref_peak = fastest(repeat, ref_cmd, env, tmp / "bcy.log")
+    sides["literal"] = Side(side_cmd("--side", "bcy", "--out", str(ref_out)), env, tmp / "bcy.log")
+    results = interleaved(repeat, sides)
+    for phase in ("cold", "warm"):
+        line(f"arbwb {phase}", *results[phase])
+    ref_s, ref_peak = results["literal"]
     line("literal spec 5.7", ref_s, ref_peak)
     ref = json.loads(ref_out.read_text(encoding="utf-8"))
     got = [score_means(outs[phase]) for phase in ("cold", "warm")]
