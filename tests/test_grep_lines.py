@@ -18,6 +18,7 @@ import polars as pl
 import pytest
 
 from arbwb.errors import InputError
+from arbwb.io import chunkscan
 from arbwb.io.chunkscan import read_chunk_file
 from arbwb.metrics import chunks as cm
 from arbwb.retrievers import details as det
@@ -242,6 +243,37 @@ def test_a_row_that_is_not_json_is_located_when_indexed(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
         grep.line_index(path)
     assert (caught.value.path, caught.value.line) == (str(path), 2)
+
+
+def test_a_checked_file_is_marked_and_checked_again_only_once_it_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The mark of a file whose rows passed spares the next run the check; a rewritten file
+    (other size, mtime or inode) is checked again and its bad row located; a file that fails
+    leaves no mark."""
+    path, marks = tmp_path / "c.jsonl", tmp_path / "checked"
+    good = chunk_rows(random.Random(2), 3)
+    path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in good))
+    scans: list[Path] = []
+    real = chunkscan._checked
+
+    def counted(path: Path, columns: list[str], read: Callable[[], pl.DataFrame]) -> pl.DataFrame:
+        scans.append(path)
+        return real(path, columns, read)
+
+    monkeypatch.setattr(chunkscan, "_checked", counted)
+    assert grep.line_index(path, marks) is not None
+    assert grep.line_index(path, marks) is not None
+    assert scans == [path]  # the second index trusted the mark
+    assert len(list(marks.iterdir())) == 1
+    bad = dict(good[0], symbol=None)
+    path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in [*good, bad]))
+    for _ in range(2):  # no mark is left for a failing file: it is checked every time
+        with pytest.raises(InputError) as caught:
+            grep.line_index(path, marks)
+        assert (caught.value.line, caught.value.field) == (4, "symbol")
+    assert scans == [path, path, path]
+    assert len(list(marks.iterdir())) == 1  # only the old version's mark
 
 
 def test_a_term_holding_another_is_not_scanned(tmp_path: Path) -> None:

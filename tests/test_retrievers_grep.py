@@ -11,6 +11,7 @@ import json
 import math
 import os
 import platform
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -256,6 +257,27 @@ def test_gv15_rank_cli_details_and_summary(tmp_path: Path, mode: str) -> None:
     )
     assert (summary["model"], summary["pattern_mode"]) == (f"grep-{mode}", mode)
     assert (summary["no_pattern_samples"], summary["no_hit_samples"]) == (1, 0)
+
+
+def test_rank_leaves_check_marks_in_the_cache_unless_no_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Strict grep marks each chunk file whose rows passed (``checked/``); a second run ranks
+    the same; ``--no-cache`` writes nothing."""
+    data = write_gv15_release(tmp_path / "data", {"s1", "s2", "s3", "s4"})
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("ARBWB_CACHE_DIR", str(cache))
+    outs = [tmp_path / f"grep{i}_details.jsonl" for i in range(3)]
+    for out, extra in zip(outs, ([], [], ["--no-cache"]), strict=True):
+        if extra:
+            shutil.rmtree(cache)
+        args = ["rank", "--method", "grep", "--data", str(data), "--out", str(out), *extra]
+        assert main(args) == 0
+        if not extra:  # one chunk file, one mark
+            assert len(list((cache / "checked").glob("*.ok"))) == 1
+    assert not cache.exists()
+    rows = [[json.loads(x)["top_files"] for x in o.read_text().splitlines()] for o in outs]
+    assert rows[0] == rows[1] == rows[2]
 
 
 def test_gv15_missing_snapshot_is_an_error_row(tmp_path: Path) -> None:

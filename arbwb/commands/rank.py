@@ -120,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
             cache_dir=cache_dir,
             stream_terms=True,
             term_cache_dir=None if args.no_cache else cache_root() / "terms",
+            checked_dir=None if args.no_cache else cache_root() / "checked",
         )
         if args.method == "repomap":
             options = _repomap_options(args)

@@ -426,15 +426,15 @@ def read_lines(path: Path) -> pl.Series | None:
     return pl.Series(_CArray(array))
 
 
-def line_index(path: Path) -> LineIndex | None:
+def line_index(path: Path, marks: Path | None = None) -> LineIndex | None:
     """The strict-mode :class:`LineIndex` of a chunk file; None when :func:`read_lines` finds
-    it empty or not plain JSON lines."""
+    it empty or not plain JSON lines. ``marks``: see :func:`check_chunk_file`."""
     lines = read_lines(path) if path.stat().st_size else None
     if lines is None:
         return None
-    check_chunk_file(path, list(CHUNK_COLUMNS))  # every row checked: a bad one raises, located
-    marks = "|".join(_regex_literal(m) for m in SPECIAL_MARKS)  # one pass for all three
-    return LineIndex("strict", path, lines, lines.str.contains(marks))
+    check_chunk_file(path, list(CHUNK_COLUMNS), marks)  # a bad row raises, located
+    special = "|".join(_regex_literal(m) for m in SPECIAL_MARKS)  # one pass for all three
+    return LineIndex("strict", path, lines, lines.str.contains(special))
 
 
 def index_snapshot(
@@ -443,6 +443,7 @@ def index_snapshot(
     candidate_filter: CandidateFilter,
     *,
     mode: PatternMode = "strict",
+    marks: Path | None = None,
 ) -> tuple[GrepIndex | LineIndex, pl.DataFrame] | None:
     """A snapshot's grep index and the chunk frame its rankings index; None without rows.
 
@@ -450,9 +451,10 @@ def index_snapshot(
     patterns then parse only the lines that can hold them, and each ranking carries the
     table of those rows (the frame returned is empty). Otherwise (token patterns match most
     rows; candidate filters) every row is parsed and lower-cased once (:func:`build_index`).
+    ``marks``: the cache folder of chunk files whose rows passed the check (:func:`line_index`).
     """
     if mode == "strict" and candidate_filter == "all_files":
-        index = line_index(corpus.chunk_path(snapshot))
+        index = line_index(corpus.chunk_path(snapshot), marks)
         if index is not None:
             return index, _NO_CHUNKS
     chunks = candidate_chunks(corpus.chunks(snapshot), candidate_filter)
@@ -557,14 +559,15 @@ def row_stats(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     }
 
 
-def method(mode: PatternMode = "strict") -> Method:
-    """The grep retriever of one pattern mode (details/summary as arb-grep §8)."""
+def method(mode: PatternMode = "strict", marks: Path | None = None) -> Method:
+    """The grep retriever of one pattern mode (details/summary as arb-grep §8); ``marks``: the
+    cache folder recording chunk files whose rows passed the check (None: every run checks)."""
     return Method(
         name="grep" if mode == "strict" else "grep-expanded",
         ranker="grep",
         build_index=functools.partial(build_index, mode=mode),
         rank_sample=rank_sample,
-        index_snapshot=functools.partial(index_snapshot, mode=mode),
+        index_snapshot=functools.partial(index_snapshot, mode=mode, marks=marks),
         prepare_queries=prepare_queries,
         model=f"grep-{mode}",
         stats=lambda: {"pattern_mode": mode},
@@ -574,7 +577,3 @@ def method(mode: PatternMode = "strict") -> Method:
         # parsed and lower-cased in full: one
         index_ahead=2 if mode == "strict" else 1,
     )
-
-
-METHOD = method("strict")
-METHOD_EXPANDED = method("expanded")

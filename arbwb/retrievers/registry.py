@@ -31,6 +31,8 @@ class MethodOptions:
     #: ``term_cache_dir`` when given) instead of indexing chunk frames with a token memo.
     stream_terms: bool = False
     term_cache_dir: Path | None = None
+    #: grep: marks of chunk files whose rows passed the check (checked once until they change)
+    checked_dir: Path | None = None
 
 
 def _source(options: MethodOptions) -> TermSource | None:
@@ -55,10 +57,10 @@ def _bm25(okapi: bool) -> Callable[[MethodOptions], Method]:
 
 
 def _grep(expanded: bool) -> Callable[[MethodOptions], Method]:
-    def factory(_: MethodOptions) -> Method:
+    def factory(options: MethodOptions) -> Method:
         from arbwb.retrievers import grep
 
-        return grep.METHOD_EXPANDED if expanded else grep.METHOD
+        return grep.method("expanded" if expanded else "strict", options.checked_dir)
 
     return factory
 
