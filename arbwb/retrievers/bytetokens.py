@@ -1,4 +1,4 @@
-"""Identifier-splitter tokens (spec S§7.1) of many texts at once, found on their UTF-8 bytes.
+"""Identifier-splitter tokens (spec §7.1) of many texts at once, found on their UTF-8 bytes.
 
 A token is a maximal run of ASCII letters and digits, also split between a lower-case and a
 following upper-case ASCII letter, lower-cased. Every byte of a non-ASCII character is
@@ -44,7 +44,7 @@ class ArrowChunks:
         return self.chunked.__arrow_c_stream__(requested_schema)
 
 
-def _token_bytes(raw: npt.NDArray[np.uint8], heads: npt.NDArray[np.int64]) -> Found:
+def token_bytes(raw: npt.NDArray[np.uint8], heads: npt.NDArray[np.int64]) -> Found:
     """Token starts, token lengths and the lower-cased token bytes of ``raw``, whose texts
     start at ``heads`` (then its end), with few temporaries, reused in place (``out=``)."""
     n = len(raw)
@@ -77,7 +77,7 @@ def _chunk(raw: npt.NDArray[np.uint8], heads: npt.NDArray[np.int64]) -> pa.Array
     Arrow ``large_list<large_string>`` array built from numpy buffers."""
     import pyarrow as pa
 
-    begins, lengths, data = _token_bytes(raw, heads)
+    begins, lengths, data = token_bytes(raw, heads)
     offsets = np.zeros(len(begins) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     tokens = pa.LargeStringArray.from_buffers(

@@ -1,12 +1,10 @@
 """Vectorised §7.1 term counts: the identifier splitter run over UTF-8 bytes with numpy.
 
 The splitter (spec §7.1: a space between ``[a-z][A-Z]``, then maximal ``[A-Za-z0-9]+`` runs,
-lower-cased) is ASCII-only, so on UTF-8 bytes a token is a maximal run of ASCII letter/digit
-bytes, cut where a lower-case letter meets an upper-case one; every other byte (punctuation,
-whitespace, any byte of a non-ASCII character) separates tokens. Boundaries are found with a
-few whole-array comparisons per batch of texts, the tokens' bytes are lower-cased into one
-Arrow string array and hashed (``dictionary_encode``), and per-text counts come from one
-sort per batch. Exactly :func:`arbwb.tokenize.split_identifiers` (property-tested).
+lower-cased) is ASCII-only, so its tokens are found on the UTF-8 bytes of a batch of texts
+(:func:`arbwb.retrievers.bytetokens.token_bytes`, shared with RepoMap), their lower-cased
+bytes become one Arrow binary array, hashed (``dictionary_encode``), and per-text counts come
+from one sort per batch. Exactly :func:`arbwb.tokenize.split_identifiers` (property-tested).
 """
 
 from __future__ import annotations
@@ -21,6 +19,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 import scipy.sparse as sp
+
+from arbwb.retrievers.bytetokens import token_bytes
 
 #: Texts per batch: a few MB of chunk text, so the per-byte arrays stay small.
 BATCH_ROWS = 2048
@@ -41,7 +41,8 @@ class TermCounts:
 def _byte_tokens(
     text: pa.LargeStringArray,
 ) -> tuple[npt.NDArray[np.int64], pa.LargeBinaryArray]:
-    """Tokens per text (counts, in text order) and all tokens lower-cased, in order.
+    """Tokens per text (counts, in text order) and all tokens lower-cased, in order
+    (:func:`arbwb.retrievers.bytetokens.token_bytes` over the texts' bytes).
 
     The tokens are binary (ASCII bytes), which Arrow hashes faster than strings.
     """
@@ -53,25 +54,12 @@ def _byte_tokens(
     if size == 0 or data_buf is None:
         empty = pa.array([], pa.large_binary())
         return np.zeros(len(text), np.int64), empty
-    data = np.frombuffer(data_buf, np.uint8, size, first)
-    lower = (data - 97) < 26  # uint8 arithmetic wraps, so one comparison tests a range
-    upper = (data - 65) < 26
-    alnum = lower | upper
-    alnum |= (data - 48) < 10
-    edge = np.empty(size + 1, dtype=bool)  # a token boundary before byte i
-    edge[0] = edge[size] = True
-    np.not_equal(alnum[1:], alnum[:-1], out=edge[1:size])
-    edge[1:size] |= lower[:-1] & upper[1:]  # camelCase cut
-    edge[offsets] = True  # tokens never span two texts
-    starts = np.flatnonzero(edge[:-1] & alnum)
-    ends = np.flatnonzero(edge[1:] & alnum) + 1
-    # Setting bit 0x20 lower-cases 'A'..'Z' and keeps '0'..'9' and 'a'..'z' (their bit is set).
-    lowered = np.compress(alnum, data | np.uint8(0x20))  # much faster than data[alnum]
-    token_offsets = np.zeros(len(starts) + 1, dtype=np.int64)
-    np.cumsum(ends - starts, out=token_offsets[1:])
+    begins, lengths, lowered = token_bytes(np.frombuffer(data_buf, np.uint8, size, first), offsets)
+    token_offsets = np.zeros(len(begins) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=token_offsets[1:])
     buffers = [None, pa.py_buffer(token_offsets), pa.py_buffer(lowered)]
-    tokens = pa.Array.from_buffers(pa.large_binary(), len(starts), buffers)
-    per_text = np.diff(np.searchsorted(starts, offsets))
+    tokens = pa.Array.from_buffers(pa.large_binary(), len(begins), buffers)
+    per_text = np.diff(np.searchsorted(begins, offsets))
     return per_text, tokens
 
 
