@@ -1,10 +1,10 @@
-"""Vectorised §7.1 term counts: the identifier splitter run over UTF-8 bytes with numpy.
+"""§7.1 term counts of batches of texts, found on their UTF-8 bytes by a C scanner.
 
 The splitter (spec §7.1: a space between ``[a-z][A-Z]``, then maximal ``[A-Za-z0-9]+`` runs,
-lower-cased) is ASCII-only, so its tokens are found on the UTF-8 bytes of a batch of texts
-(:func:`arbwb.retrievers.bytetokens.token_bytes`, shared with RepoMap), their lower-cased
-bytes become one Arrow binary array, hashed (``dictionary_encode``), and per-text counts come
-from one sort per batch. Exactly :func:`arbwb.tokenize.split_identifiers` (property-tested).
+lower-cased) is ASCII-only, so :mod:`arbwb._termcount` finds, hashes and counts each batch's
+tokens in one pass over the bytes of its Arrow text buffer; batches' vocabularies are merged
+once, in sorted order (:class:`TermMerger`). Exactly :func:`arbwb.tokenize.split_identifiers`
+(property-tested).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import scipy.sparse as sp
 
-from arbwb.retrievers.bytetokens import token_bytes
+from arbwb import _termcount
 
-#: Texts per batch: a few MB of chunk text, so the per-byte arrays stay small.
+#: Texts per batch: a few MB of chunk text (each batch's vocabulary is merged at the end).
 BATCH_ROWS = 2048
 
 
@@ -38,31 +38,6 @@ class TermCounts:
     terms: list[str]
 
 
-def _byte_tokens(
-    text: pa.LargeStringArray,
-) -> tuple[npt.NDArray[np.int64], pa.LargeBinaryArray]:
-    """Tokens per text (counts, in text order) and all tokens lower-cased, in order
-    (:func:`arbwb.retrievers.bytetokens.token_bytes` over the texts' bytes).
-
-    The tokens are binary (ASCII bytes), which Arrow hashes faster than strings.
-    """
-    _, offsets_buf, data_buf = text.buffers()
-    offsets = np.frombuffer(offsets_buf, np.int64, len(text) + 1, text.offset * 8)
-    first = int(offsets[0])
-    size = int(offsets[-1]) - first
-    offsets = offsets - first
-    if size == 0 or data_buf is None:
-        empty = pa.array([], pa.large_binary())
-        return np.zeros(len(text), np.int64), empty
-    begins, lengths, lowered = token_bytes(np.frombuffer(data_buf, np.uint8, size, first), offsets)
-    token_offsets = np.zeros(len(begins) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=token_offsets[1:])
-    buffers = [None, pa.py_buffer(token_offsets), pa.py_buffer(lowered)]
-    tokens = pa.Array.from_buffers(pa.large_binary(), len(begins), buffers)
-    per_text = np.diff(np.searchsorted(begins, offsets))
-    return per_text, tokens
-
-
 def _ints(array: pa.Array) -> npt.NDArray[Any]:
     """An Arrow integer array without nulls as a zero-copy numpy view.
 
@@ -74,26 +49,6 @@ def _ints(array: pa.Array) -> npt.NDArray[Any]:
     if buffer is None or not len(array):
         return np.zeros(0, dtype)
     return np.frombuffer(buffer, dtype, len(array), array.offset * dtype.itemsize)
-
-
-def _pair_counts(
-    per_text: npt.NDArray[np.int64], ids: npt.NDArray[Any], n_ids: int
-) -> tuple[npt.NDArray[np.signedinteger[Any]], npt.NDArray[np.int64]]:
-    """Distinct ``row * n_ids + id`` keys of the tokens (ascending; int32 when they fit) and
-    their counts."""
-    dtype = np.int32 if len(per_text) * n_ids < 2**31 else np.int64  # int32 sorts faster
-    keys: npt.NDArray[np.signedinteger[Any]] = np.repeat(
-        np.arange(len(per_text), dtype=dtype), per_text
-    )
-    keys *= n_ids
-    keys += ids.astype(dtype, copy=False)
-    keys.sort()
-    new = np.empty(len(keys), dtype=bool)
-    new[:1] = True
-    np.not_equal(keys[1:], keys[:-1], out=new[1:])
-    first = np.flatnonzero(new)
-    counts = np.diff(np.append(first, len(keys)))
-    return keys[first], counts
 
 
 def _batch_arrow(batch: pl.Series) -> pa.LargeStringArray:
@@ -111,11 +66,11 @@ def batches(texts: pl.Series, size: int = BATCH_ROWS) -> Iterator[pl.Series]:
 
 @dataclass(frozen=True)
 class BatchCounts:
-    """One batch's (text, local term, count) triples and its local vocabulary (see
+    """One batch's term counts, text by text, and its local vocabulary (see
     :func:`count_batch`); batches are independent, so they can be counted in parallel."""
 
     n_texts: int
-    rows: npt.NDArray[np.int32]  # text index within the batch
+    nnz: npt.NDArray[np.int64]  # distinct terms per text: its run of ``cols`` and ``freq``
     cols: npt.NDArray[np.int32]  # index into ``vocab``
     freq: npt.NDArray[np.int32]
     vocab: pa.Array | None  # None: the batch has no token
@@ -123,23 +78,25 @@ class BatchCounts:
 
 
 def count_batch(batch: pl.Series) -> BatchCounts:
-    """§7.1 term counts of one batch of texts (null counts as empty), as triples."""
-    per_text, tokens = _byte_tokens(_batch_arrow(batch))
-    if not len(tokens):
-        empty = np.zeros(0, dtype=np.int32)
-        return BatchCounts(len(batch), empty, empty, empty, None, per_text)
-    encoded = pc.dictionary_encode(tokens)
-    size = len(encoded.dictionary)
-    keys, freq = _pair_counts(per_text, _ints(encoded.indices), size)
-    rows = keys // size  # division by one scalar is vectorised; a remainder is not
-    keys -= rows * size
+    """§7.1 term counts of one batch of texts (null counts as empty), by the C scanner
+    :mod:`arbwb._termcount` (terms numbered by first appearance, as ``dictionary_encode``)."""
+    text = _batch_arrow(batch)
+    _, offsets_buf, data_buf = text.buffers()
+    offsets = np.frombuffer(offsets_buf, np.int64, len(text) + 1, text.offset * 8)
+    found = _termcount.count(data_buf if data_buf is not None else b"", offsets)
+    nnz, cols, freq, tokens, vocab_offsets, vocab_bytes = found
+    n_terms = len(vocab_offsets) // 8 - 1
+    vocab = None
+    if n_terms:
+        buffers = [None, pa.py_buffer(vocab_offsets), pa.py_buffer(vocab_bytes)]
+        vocab = pa.Array.from_buffers(pa.large_binary(), n_terms, buffers)
     return BatchCounts(
         len(batch),
-        rows.astype(np.int32, copy=False),
-        keys.astype(np.int32, copy=False),
-        freq.astype(np.int32),
-        encoded.dictionary,
-        per_text,
+        np.frombuffer(nnz, np.int64),
+        np.frombuffer(cols, np.int32),
+        np.frombuffer(freq, np.int32),
+        vocab,
+        np.frombuffer(tokens, np.int64),
     )
 
 
@@ -158,8 +115,7 @@ class TermMerger:
 
     def add(self, part: BatchCounts) -> None:
         """Append the next batch's texts."""
-        bounds = np.searchsorted(part.rows, np.arange(part.n_texts + 1))  # rows ascend
-        self.nnz.append(np.diff(bounds))
+        self.nnz.append(part.nnz)
         self.tokens.append(part.tokens)
         if part.vocab is not None:
             self.cols.append(part.cols + np.int32(self.n_local))
@@ -180,11 +136,13 @@ class TermMerger:
             counts = sp.csr_matrix((len(nnz), 0), dtype=np.int32)
             return TermCounts(counts, []), tokens
         merged = pc.dictionary_encode(pa.concat_arrays(self.vocab))
-        order = _ints(pc.array_sort_indices(merged.dictionary))  # bytes order = str order
+        sorted_ids = pc.array_sort_indices(merged.dictionary)  # bytes order = str order
+        order = _ints(sorted_ids)
         rank = np.empty(len(order), dtype=np.int32)
         rank[order] = np.arange(len(order), dtype=np.int32)
         global_id = rank[_ints(merged.indices)]
-        terms: list[str] = merged.dictionary.take(order).cast(pa.large_string()).to_pylist()
+        # (an Arrow index array: a numpy one makes pyarrow import pandas, 0.2 s per process)
+        terms: list[str] = merged.dictionary.take(sorted_ids).cast(pa.large_string()).to_pylist()
         cols = global_id[np.concatenate(self.cols)]
         data = np.concatenate(self.freq)
         self.vocab.clear()

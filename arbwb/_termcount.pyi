@@ -1,0 +1,13 @@
+"""Types of the C module :mod:`arbwb._termcount` (arbwb/_termcount.c)."""
+
+from typing import Any, TypeAlias
+
+import numpy.typing as npt
+from typing_extensions import Buffer
+
+#: Anything with the buffer protocol (numpy's stubs do not declare it for its arrays).
+Bytes: TypeAlias = Buffer | npt.NDArray[Any]
+
+def count(data: Bytes, offsets: Bytes, /) -> tuple[bytes, bytes, bytes, bytes, bytes, bytes]:
+    """(nnz, cols, freq, tokens, vocab_offsets, vocab_bytes) of the texts
+    ``data[offsets[i]:offsets[i + 1]]``; see the C docstring."""

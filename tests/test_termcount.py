@@ -1,0 +1,79 @@
+"""The C term counter (:mod:`arbwb._termcount`) against the §7.1 splitter and Arrow's numbering."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+from arbwb import _termcount
+from arbwb.tokenize import split_identifiers
+
+
+def run(texts: list[str]) -> tuple[list[Counter[str]], list[int], list[str]]:
+    """Per-text counts, tokens per text and the vocabulary in id order, decoded."""
+    encoded = [t.encode() for t in texts]
+    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    nnz, cols, freq, tokens, vocab_offsets, vocab_bytes = _termcount.count(
+        b"".join(encoded), offsets
+    )
+    ends = np.frombuffer(vocab_offsets, np.int64)
+    vocab = [vocab_bytes[a:b].decode() for a, b in itertools.pairwise(ends)]
+    ids, counts = np.frombuffer(cols, np.int32), np.frombuffer(freq, np.int32)
+    bounds = np.concatenate([[0], np.cumsum(np.frombuffer(nnz, np.int64))])
+    rows = [
+        Counter({vocab[ids[k]]: int(counts[k]) for k in range(a, b)})
+        for a, b in itertools.pairwise(bounds)
+    ]
+    return rows, np.frombuffer(tokens, np.int64).tolist(), vocab
+
+
+def test_hand_vector_counts_and_first_appearance_ids() -> None:
+    rows, tokens, vocab = run(["getHTTPResponse get", "", "snake_case GET x\u212ay ÀbC"])
+    assert rows == [
+        Counter({"get": 2, "httpresponse": 1}),
+        Counter(),
+        Counter({"snake": 1, "case": 1, "get": 1, "x": 1, "y": 1, "b": 1, "c": 1}),
+    ]
+    assert tokens == [3, 0, 7]
+    assert vocab == ["get", "httpresponse", "snake", "case", "x", "y", "b", "c"]
+
+
+def test_long_tokens_and_a_growing_vocabulary_match_the_splitter_and_arrow() -> None:
+    """Tokens of 1-40 bytes (the hash takes 8 bytes at a time) and 20,000 distinct ones (the
+    table grows many times): counts as the splitter's, ids as ``dictionary_encode``'s."""
+    rng = random.Random(11)
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    words = ["".join(rng.choices(letters, k=rng.randrange(1, 41))) for _ in range(20_000)]
+    texts = [" ".join(rng.choices(words, k=rng.randrange(0, 60))) for _ in range(1500)]
+    rows, tokens, vocab = run(texts)
+    split = [split_identifiers(t) for t in texts]
+    assert rows == [Counter(s) for s in split]
+    assert tokens == [len(s) for s in split]
+    flat = pa.array([token for s in split for token in s], pa.large_binary())
+    assert vocab == [v.decode() for v in pc.dictionary_encode(flat).dictionary.to_pylist()]
+
+
+def test_offsets_outside_the_data_are_refused() -> None:
+    with pytest.raises(ValueError, match=r"offsets\[1\]"):
+        _termcount.count(b"abc", np.array([0, 2, 9], dtype=np.int64))
+    with pytest.raises(ValueError, match="at least one int64"):
+        _termcount.count(b"abc", np.zeros(0, dtype=np.int64))
+
+
+def test_every_text_length_around_the_64_byte_words() -> None:
+    """Tokens are found 64 bytes at a time: texts of 0-200 bytes, whose tokens and camel cuts
+    fall on, before and after every word boundary (and the text's end), as the splitter."""
+    rng = random.Random(3)
+    texts = ["".join(rng.choices("aZ9_ é", k=n)) for n in range(201) for _ in range(5)]
+    texts += ["a" * 64, "a" * 63 + "B", "a" * 64 + "B", "A" * 128, "x" * 127 + "Y"]
+    rows, tokens, _ = run(texts)
+    split = [split_identifiers(t) for t in texts]
+    assert rows == [Counter(s) for s in split]
+    assert tokens == [len(s) for s in split]
