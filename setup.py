@@ -1,6 +1,12 @@
-"""The one C module, :mod:`arbwb._termcount` (§7.1 term counts); everything else is in
-pyproject.toml. A C compiler and the Python headers build it (``pip install -e .``)."""
+"""The C modules (everything else is in pyproject.toml): :mod:`arbwb._termcount` (§7.1 term
+counts) and :mod:`arbwb._jsoncheck` (strict grep's row check). A C compiler and the Python
+headers build them (``pip install -e .``)."""
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("arbwb._termcount", sources=["arbwb/_termcount.c"])])
+setup(
+    ext_modules=[
+        Extension("arbwb._termcount", sources=["arbwb/_termcount.c"]),
+        Extension("arbwb._jsoncheck", sources=["arbwb/_jsoncheck.c"]),
+    ]
+)

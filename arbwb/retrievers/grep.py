@@ -386,22 +386,28 @@ class _CArray:
 MAX_MAPPED = 2**32
 
 
-def read_lines(path: Path) -> pl.Series | None:
-    """The lines of a chunk file, each with its line break, or None when they are not all JSON
-    objects (or blank) on valid UTF-8 lines: the full parse then reads the file (and reports
-    any error).
+def map_file(path: Path) -> mmap.mmap | None:
+    """A chunk file mapped read-only, or None when it is empty or unreadable (the full parse
+    then decides)."""
+    try:
+        with path.open("rb") as handle:
+            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+
+
+def read_lines(path: Path, data: mmap.mmap | None = None) -> pl.Series | None:
+    """The lines of a chunk file (``data``: its :func:`map_file`, else mapped here), each with
+    its line break, or None when they are not all JSON objects (or blank) on valid UTF-8
+    lines: the full parse then reads the file (and reports any error).
 
     The lines are Arrow views into the memory-mapped file: its bytes are read by the page
     cache once instead of being copied into fresh memory (a chunk file can be 100 MB).
     """
     import pyarrow as pa
 
-    try:
-        with path.open("rb") as handle:
-            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):  # empty or unreadable: the full parse decides
-        return None
-    if len(data) >= MAX_MAPPED:
+    data = map_file(path) if data is None else data
+    if data is None or len(data) >= MAX_MAPPED:
         return None
     raw = np.frombuffer(data, dtype=np.uint8)
     block = 1 << 22  # newline search in blocks: no file-sized temporary
@@ -429,10 +435,11 @@ def read_lines(path: Path) -> pl.Series | None:
 def line_index(path: Path, marks: Path | None = None) -> LineIndex | None:
     """The strict-mode :class:`LineIndex` of a chunk file; None when :func:`read_lines` finds
     it empty or not plain JSON lines. ``marks``: see :func:`check_chunk_file`."""
-    lines = read_lines(path) if path.stat().st_size else None
+    data = map_file(path)
+    lines = read_lines(path, data) if data is not None else None
     if lines is None:
         return None
-    check_chunk_file(path, list(CHUNK_COLUMNS), marks)  # a bad row raises, located
+    check_chunk_file(path, list(CHUNK_COLUMNS), marks, data)  # a bad row raises, located
     special = "|".join(_regex_literal(m) for m in SPECIAL_MARKS)  # one pass for all three
     return LineIndex("strict", path, lines, lines.str.contains(special))
 

@@ -1,0 +1,123 @@
+"""The C row check (:mod:`arbwb._jsoncheck`): True only where Polars reads every field whole."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from arbwb import _jsoncheck
+from arbwb.errors import InputError
+from arbwb.io import chunkscan
+
+STRINGS = (b"chunk_id", b"path", b"kind", b"symbol", b"text")
+INTS = (b"start_line", b"end_line")
+ROW = {
+    "base_commit": "a" * 40,
+    "chunk_id": "c1",
+    "end_line": 12,
+    "kind": "file",
+    "path": "src/a.py",
+    "repo": "o/r",
+    "start_line": 1,
+    "symbol": "",
+    "text": 'def f():\n    return "x\\\\y" \u00e9\u65e5 \U0001f600',
+}
+LINE = json.dumps(ROW, sort_keys=True)
+
+
+def clean(text: str) -> bool:
+    return _jsoncheck.rows_clean(text.encode(), STRINGS, INTS)
+
+
+def polars_reads_whole(text: str) -> bool:
+    """Polars' own check of the same columns: no error and no null."""
+    schema = {c.decode(): pl.String for c in STRINGS} | {c.decode(): pl.Int64 for c in INTS}
+    try:
+        frame = pl.read_ndjson(text.encode(), schema=schema)
+    except Exception:
+        return False
+    return frame.height > 0 and frame.null_count().sum_horizontal().item() == 0
+
+
+def test_upstream_rows_are_clean() -> None:
+    escaped = json.dumps(ROW, sort_keys=True, ensure_ascii=False)
+    text = LINE + "\n" + escaped + "\r\n" + json.dumps(ROW | {"extra": [1, -2.5e3, {"a": None}]})
+    assert clean(text) and clean(text + "\n")
+    assert polars_reads_whole(text)
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        (LINE + "\n\n" + LINE, "a blank line"),
+        (LINE.replace('"kind": "file"', '"kind": null'), "a null field"),
+        (LINE.replace('"kind": "file", ', ""), "a missing field"),
+        (LINE.replace('"start_line": 1', '"start_line": "1"'), "a mistyped integer"),
+        (LINE.replace('"start_line": 1', '"start_line": 1.0'), "a fraction"),
+        (LINE.replace('"start_line": 1', '"start_line": 1234567890123456789'), "19 digits"),
+        (LINE.replace('"path": "src/a.py"', '"path": 5'), "a number for a string"),
+        (LINE.replace('"kind"', '"\\u006bind"'), "an escaped key"),
+        (LINE.replace('"kind": "file"', '"kind": "f\\ud83d"'), "a lone high surrogate"),
+        (LINE.replace('"kind": "file"', '"kind": "f\\ude00"'), "a lone low surrogate"),
+        (LINE.replace('"kind": "file"', '"kind": "\\ud83d\\u0041"'), "a high, then no low"),
+        (LINE.replace("}", ', "kind": "x"}'), "a repeated field"),
+        (LINE.replace("}", ', "n": 1e400}'), "a three-digit exponent"),
+        (LINE.replace("}", ', "n": 01}'), "a leading zero"),
+        (LINE.replace("}", ', "n": [1,]}'), "a trailing comma"),
+        (LINE.replace('"kind": "file"', '"kind": "a\\x"'), "a bad escape"),
+        (LINE.replace('"kind": "file"', '"kind": "a\tb"'), "a raw control character"),
+        (LINE[:-1], "a truncated row"),
+        (LINE + " x", "text after the row"),
+        ("[" + LINE + "]", "an array"),
+    ],
+)
+def test_anything_unusual_is_left_to_polars(line: str, why: str) -> None:
+    assert not clean(line), why
+
+
+def test_clean_means_polars_reads_every_field_on_mutated_rows() -> None:
+    """Random byte edits of real-shaped rows: whenever the C check says clean, Polars reads
+    every checked field with no error and no null (the check only ever skips a parse)."""
+    rng = random.Random(5)
+    alphabet = '{}[]":,\\ 0123456789-+.eEtrufalsn\tx\u00e9'
+    n_clean = 0
+    for _ in range(4000):
+        chars = list(LINE)
+        for _ in range(rng.randrange(1, 4)):
+            at = rng.randrange(len(chars))
+            edit = rng.randrange(3)
+            if edit == 0:
+                del chars[at]
+            elif edit == 1:
+                chars.insert(at, rng.choice(alphabet))
+            else:
+                chars[at] = rng.choice(alphabet)
+        text = "".join(chars)
+        if clean(text):
+            n_clean += 1
+            assert polars_reads_whole(text), text
+    assert n_clean > 100  # the property was exercised on many accepted rows
+
+
+def test_a_clean_file_skips_the_parse_and_a_bad_one_is_still_located(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    good, bad = tmp_path / "good.chunks.jsonl", tmp_path / "bad.chunks.jsonl"
+    good.write_text((LINE + "\n") * 3)
+    bad.write_text(
+        LINE + "\n" + LINE + "\n" + LINE.replace('"start_line": 1', '"start_line": "1"') + "\n"
+    )
+    columns = [c.decode() for c in STRINGS + INTS]
+    scans: list[Path] = []
+    real_scan = pl.scan_ndjson
+    monkeypatch.setattr(pl, "scan_ndjson", lambda p, **kw: scans.append(p) or real_scan(p, **kw))
+    chunkscan.check_chunk_file(good, columns)
+    assert scans == []
+    with pytest.raises(InputError) as raised:
+        chunkscan.check_chunk_file(bad, columns)
+    assert scans == [bad]
+    assert (raised.value.line, raised.value.field) == (3, "start_line")
