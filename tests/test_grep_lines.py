@@ -254,14 +254,14 @@ def test_a_checked_file_is_marked_and_checked_again_only_once_it_changes(
     path, marks = tmp_path / "c.jsonl", tmp_path / "checked"
     good = chunk_rows(random.Random(2), 3)
     path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in good))
-    scans: list[Path] = []
-    real = chunkscan._checked
+    scans: list[Path] = []  # every check starts with the byte scan
+    real = chunkscan.rows_clean
 
-    def counted(path: Path, columns: list[str], read: Callable[[], pl.DataFrame]) -> pl.DataFrame:
+    def counted(path: Path, columns: list[str], data: Any = None) -> bool:
         scans.append(path)
-        return real(path, columns, read)
+        return real(path, columns, data)
 
-    monkeypatch.setattr(chunkscan, "_checked", counted)
+    monkeypatch.setattr(chunkscan, "rows_clean", counted)
     assert grep.line_index(path, marks) is not None
     assert grep.line_index(path, marks) is not None
     assert scans == [path]  # the second index trusted the mark
