@@ -261,7 +261,8 @@ def compare(
     """Both sides as whole processes on one release root, each the fastest of ``repeat``
     alternating runs (a shared machine's load only ever adds); arbwb cold (an empty cache
     folder: every chunk file's rows checked) and warm (the same folder again: strict grep
-    trusts its marks of checked files); (cold s, warm s, literal s, rankings)."""
+    trusts its marks of files that needed the general check); (cold s, warm s, literal s,
+    rankings)."""
     ours, ref = work / f"{name}_{data.parent.name}.jsonl", work / f"literal_{data.parent.name}"
     cache = work / "cache"
     env = dict(os.environ, ARBWB_CACHE_DIR=str(cache))

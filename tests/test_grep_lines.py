@@ -248,30 +248,31 @@ def test_a_row_that_is_not_json_is_located_when_indexed(tmp_path: Path) -> None:
 def test_a_checked_file_is_marked_and_checked_again_only_once_it_changes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The mark of a file whose rows passed spares the next run the check; a rewritten file
-    (other size, mtime or inode) is checked again and its bad row located; a file that fails
-    leaves no mark."""
+    """The mark of a file whose rows passed the general check spares the next run that check;
+    a rewritten file (other size, mtime or inode) is checked again and its bad row located; a
+    file that fails leaves no mark."""
     path, marks = tmp_path / "c.jsonl", tmp_path / "checked"
     good = chunk_rows(random.Random(2), 3)
-    path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in good))
-    scans: list[Path] = []  # every check starts with the byte scan
-    real = chunkscan.rows_clean
+    # a blank line: the C line scan leaves the file to the general reading and its check
+    path.write_text("\n" + "".join(json.dumps(r, sort_keys=True) + "\n" for r in good))
+    scans: list[Path] = []
+    real = chunkscan._checked
 
-    def counted(path: Path, columns: list[str], data: Any = None) -> bool:
+    def counted(path: Path, columns: list[str], read: Callable[[], pl.DataFrame]) -> pl.DataFrame:
         scans.append(path)
-        return real(path, columns, data)
+        return real(path, columns, read)
 
-    monkeypatch.setattr(chunkscan, "rows_clean", counted)
+    monkeypatch.setattr(chunkscan, "_checked", counted)
     assert grep.line_index(path, marks) is not None
     assert grep.line_index(path, marks) is not None
     assert scans == [path]  # the second index trusted the mark
     assert len(list(marks.iterdir())) == 1
     bad = dict(good[0], symbol=None)
-    path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in [*good, bad]))
+    path.write_text("\n" + "".join(json.dumps(r, sort_keys=True) + "\n" for r in [*good, bad]))
     for _ in range(2):  # no mark is left for a failing file: it is checked every time
         with pytest.raises(InputError) as caught:
             grep.line_index(path, marks)
-        assert (caught.value.line, caught.value.field) == (4, "symbol")
+        assert (caught.value.line, caught.value.field) == (5, "symbol")
     assert scans == [path, path, path]
     assert len(list(marks.iterdir())) == 1  # only the old version's mark
 

@@ -262,9 +262,11 @@ def test_gv15_rank_cli_details_and_summary(tmp_path: Path, mode: str) -> None:
 def test_rank_leaves_check_marks_in_the_cache_unless_no_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Strict grep marks each chunk file whose rows passed (``checked/``); a second run ranks
-    the same; ``--no-cache`` writes nothing."""
+    """Strict grep marks each chunk file whose rows passed the general check (``checked/``);
+    a second run ranks the same; ``--no-cache`` writes nothing."""
     data = write_gv15_release(tmp_path / "data", {"s1", "s2", "s3", "s4"})
+    for chunk_file in data.rglob("*.chunks.jsonl"):  # a blank line: left to the general check
+        chunk_file.write_text(chunk_file.read_text() + "\n")
     cache = tmp_path / "cache"
     monkeypatch.setenv("ARBWB_CACHE_DIR", str(cache))
     outs = [tmp_path / f"grep{i}_details.jsonl" for i in range(3)]

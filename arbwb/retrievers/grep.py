@@ -422,9 +422,7 @@ def read_lines(path: Path, data: mmap.mmap | None = None) -> pl.Series | None:
     shaped = (raw[starts] == ord("{")) & (raw[np.maximum(body - 1, 0)] == ord("}"))
     if blank.all() or not (blank | shaped).all():
         return None
-    array = pa.LargeStringArray.from_buffers(
-        bounds.size - 1, pa.py_buffer(bounds), pa.py_buffer(data)
-    )
+    array = _line_array(bounds, data)
     try:
         array.validate(full=True)  # UTF-8
     except pa.ArrowInvalid:
@@ -432,16 +430,42 @@ def read_lines(path: Path, data: mmap.mmap | None = None) -> pl.Series | None:
     return pl.Series(_CArray(array))
 
 
+def _line_array(bounds: npt.NDArray[np.int64], data: mmap.mmap) -> Any:
+    """The lines between consecutive ``bounds`` of ``data`` as an Arrow array of views into
+    it (not validated)."""
+    import pyarrow as pa
+
+    size = bounds.size - 1
+    return pa.LargeStringArray.from_buffers(size, pa.py_buffer(bounds), pa.py_buffer(data))
+
+
 def line_index(path: Path, marks: Path | None = None) -> LineIndex | None:
-    """The strict-mode :class:`LineIndex` of a chunk file; None when :func:`read_lines` finds
-    it empty or not plain JSON lines. ``marks``: see :func:`check_chunk_file`."""
+    """The strict-mode :class:`LineIndex` of a chunk file; None when it is empty or not plain
+    JSON lines (the full parse then reads it).
+
+    One pass in C (:mod:`arbwb._jsonlines`) finds the lines and their special marks while it
+    checks that every row is certainly whole; a file it leaves (a blank line, a mistyped or
+    missing field, a lone surrogate, ...) is read the general way: :func:`read_lines`, then
+    :func:`check_chunk_file` (``marks``: see there), which locates a bad row.
+    """
+    from arbwb import _jsonlines
+
     data = map_file(path)
-    lines = read_lines(path, data) if data is not None else None
+    if data is None or len(data) >= MAX_MAPPED:
+        return None
+    strings = tuple(c.encode() for c in CHUNK_COLUMNS if CHUNK_FIELDS[c] == pl.String)
+    ints = tuple(c.encode() for c in CHUNK_COLUMNS if CHUNK_FIELDS[c] != pl.String)
+    scanned = _jsonlines.scan(data, strings, ints)
+    if scanned is not None:
+        bounds = np.frombuffer(scanned[0], dtype=np.int64)
+        special = pl.Series(np.frombuffer(scanned[1], dtype=np.uint8).astype(bool))
+        return LineIndex("strict", path, pl.Series(_CArray(_line_array(bounds, data))), special)
+    lines = read_lines(path, data)
     if lines is None:
         return None
-    check_chunk_file(path, list(CHUNK_COLUMNS), marks, data)  # a bad row raises, located
-    special = "|".join(_regex_literal(m) for m in SPECIAL_MARKS)  # one pass for all three
-    return LineIndex("strict", path, lines, lines.str.contains(special))
+    check_chunk_file(path, list(CHUNK_COLUMNS), marks)  # a bad row raises, located
+    special_regex = "|".join(_regex_literal(m) for m in SPECIAL_MARKS)  # one pass for all three
+    return LineIndex("strict", path, lines, lines.str.contains(special_regex))
 
 
 def index_snapshot(

@@ -31,7 +31,7 @@ class MethodOptions:
     #: ``term_cache_dir`` when given) instead of indexing chunk frames with a token memo.
     stream_terms: bool = False
     term_cache_dir: Path | None = None
-    #: grep: marks of chunk files whose rows passed the check (checked once until they change)
+    #: grep: marks of chunk files whose rows passed the general check (once until they change)
     checked_dir: Path | None = None
 
 

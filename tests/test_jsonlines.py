@@ -1,4 +1,5 @@
-"""The C row check (:mod:`arbwb._jsoncheck`): True only where Polars reads every field whole."""
+"""The C line scan (:mod:`arbwb._jsonlines`): lines and special marks as the general reading
+finds them, and only where Polars reads every field whole."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from arbwb import _jsoncheck
+from arbwb import _jsonlines
 from arbwb.errors import InputError
-from arbwb.io import chunkscan
+from arbwb.retrievers import grep
 
 STRINGS = (b"chunk_id", b"path", b"kind", b"symbol", b"text")
 INTS = (b"start_line", b"end_line")
@@ -30,7 +31,7 @@ LINE = json.dumps(ROW, sort_keys=True)
 
 
 def clean(text: str) -> bool:
-    return _jsoncheck.rows_clean(text.encode(), STRINGS, INTS)
+    return _jsonlines.scan(text.encode(), STRINGS, INTS) is not None
 
 
 def polars_reads_whole(text: str) -> bool:
@@ -103,6 +104,34 @@ def test_clean_means_polars_reads_every_field_on_mutated_rows() -> None:
     assert n_clean > 100  # the property was exercised on many accepted rows
 
 
+def test_lines_and_special_marks_equal_the_general_reading(tmp_path: Path) -> None:
+    """Random texts full of backslashes, slashes, quotes, U+0130, other non-ASCII and emoji,
+    written with and without ASCII escapes: the scan's lines are :func:`grep.read_lines`'s
+    and its special lines the regex's (a raw \\u, \\/ or U+0130 anywhere on the line)."""
+    rng = random.Random(9)
+    alphabet = ["a", "u", "/", "\\", '"', "\n", " ", "\u0130", "\u00e9", "\U0001f600", "\x7f"]
+    rows = [
+        ROW | {"text": "".join(rng.choices(alphabet, k=rng.randrange(0, 90)))} for _ in range(400)
+    ]
+    path = tmp_path / "c.chunks.jsonl"
+    text = "".join(json.dumps(r, ensure_ascii=bool(i % 2)) + "\n" for i, r in enumerate(rows))
+    path.write_text(text, encoding="utf-8")
+    index, lines = grep.line_index(path), grep.read_lines(path)
+    assert index is not None and lines is not None
+    assert _jsonlines.scan(path.read_bytes(), STRINGS, INTS) is not None  # the fast path
+    assert index.lines.to_list() == lines.to_list()
+    regex = "|".join(grep._regex_literal(m) for m in grep.SPECIAL_MARKS)
+    want = lines.str.contains(regex).to_list()
+    assert index.special.to_list() == want
+    assert 50 < sum(want) < 400  # both kinds of line are many
+
+
+def test_invalid_utf8_is_left_to_the_general_reading() -> None:
+    for raw in (b"\xff", b"\xc0\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xe2\x82"):
+        line = LINE.encode().replace(b"src/a.py", b"src/" + raw)
+        assert _jsonlines.scan(line, STRINGS, INTS) is None, raw
+
+
 def test_a_clean_file_skips_the_parse_and_a_bad_one_is_still_located(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -111,13 +140,13 @@ def test_a_clean_file_skips_the_parse_and_a_bad_one_is_still_located(
     bad.write_text(
         LINE + "\n" + LINE + "\n" + LINE.replace('"start_line": 1', '"start_line": "1"') + "\n"
     )
-    columns = [c.decode() for c in STRINGS + INTS]
     scans: list[Path] = []
     real_scan = pl.scan_ndjson
     monkeypatch.setattr(pl, "scan_ndjson", lambda p, **kw: scans.append(p) or real_scan(p, **kw))
-    chunkscan.check_chunk_file(good, columns)
+    index = grep.line_index(good)
+    assert index is not None and index.lines.len() == 3
     assert scans == []
     with pytest.raises(InputError) as raised:
-        chunkscan.check_chunk_file(bad, columns)
+        grep.line_index(bad)
     assert scans == [bad]
     assert (raised.value.line, raised.value.field) == (3, "start_line")

@@ -1,0 +1,12 @@
+"""Types of the C module :mod:`arbwb._jsonlines` (arbwb/_jsonlines.c)."""
+
+import mmap
+
+from typing_extensions import Buffer
+
+def scan(
+    data: Buffer | mmap.mmap, strings: tuple[bytes, ...], ints: tuple[bytes, ...], /
+) -> tuple[bytes, bytes] | None:
+    """(bounds, special) of the lines of ``data`` when each is certainly a JSON object with
+    each key of ``strings`` once as a string and each of ``ints`` once as an integer, else
+    None; see the C docstring."""
