@@ -8,7 +8,8 @@ the token positions kept with bit 0x20 set (lower case; digits already have it).
 scanned in blocks of about ``BLOCK_BYTES`` (small temporaries, reused from the heap: fresh
 memory costs page faults and zeroing, more than the arithmetic), each block's tokens going to
 Polars as one chunk of an Arrow list array (no Python string per token). arbwb-defined
-speed-up; tests/test_repomap_index_fast.py checks it against ``split_identifiers``.
+speed-up; tests/test_repomap_index_fast.py checks it against ``split_identifiers``. Distinct
+tokens of Python strings come from the C term counter instead (:func:`distinct_text_tokens`).
 """
 
 from __future__ import annotations
@@ -117,24 +118,6 @@ def token_lists(texts: pl.Series) -> pl.Series:
     return _lists(texts.name, chunks())
 
 
-def text_token_lists(texts: Sequence[str], name: str = "text") -> pl.Series:
-    """:func:`token_lists` of Python strings, each block encoded to UTF-8 on its own."""
-    if not texts:
-        return pl.Series(name, [], dtype=pl.List(pl.String))
-    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-    marks = np.zeros(len(texts) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=marks[1:])  # code points: the blocks need not be exact
-
-    def chunks() -> Iterator[pa.Array]:
-        for first, last in _blocks(marks):
-            encoded = [t.encode("utf-8") for t in texts[first:last]]
-            heads = np.zeros(len(encoded) + 1, dtype=np.int64)
-            np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64), out=heads[1:])
-            yield _chunk(np.frombuffer(b"".join(encoded), dtype=np.uint8), heads)
-
-    return _lists(name, chunks())
-
-
 def _blocks(marks: npt.NDArray[np.int64]) -> Iterator[tuple[int, int]]:
     """(first, last) text ranges of about ``BLOCK_BYTES`` from the texts' start positions
     ``marks`` (then the end); always at least one range, which may be empty."""
@@ -148,3 +131,27 @@ def distinct_tokens(texts: pl.Series) -> pl.Series:
     """Each text's distinct identifier-splitter tokens in order of first appearance, as a
     ``List(String)`` series aligned with ``texts`` (a null text has none)."""
     return token_lists(texts).list.unique(maintain_order=True)
+
+
+def distinct_text_tokens(texts: Sequence[str], name: str = "text") -> pl.Series:
+    """:func:`distinct_tokens` of Python strings, by the C term counter
+    (:mod:`arbwb._termcount` lists each text's distinct tokens in order of first appearance)."""
+    import pyarrow as pa
+
+    from arbwb import _termcount
+
+    encoded = [t.encode("utf-8") for t in texts]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
+    nnz, cols, _, _, vocab_offsets, vocab_bytes = _termcount.count(b"".join(encoded), offsets)
+    n_terms = len(vocab_offsets) // 8 - 1
+    vocab_buffers = [None, pa.py_buffer(vocab_offsets), pa.py_buffer(vocab_bytes)]
+    vocab = pa.Array.from_buffers(pa.large_string(), n_terms, vocab_buffers)
+    ids = pa.Array.from_buffers(pa.int32(), len(cols) // 4, [None, pa.py_buffer(cols)])
+    starts = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(np.frombuffer(nnz, dtype=np.int64), out=starts[1:])
+    lists = pa.LargeListArray.from_arrays(
+        pa.Array.from_buffers(pa.int64(), len(starts), [None, pa.py_buffer(starts)]),
+        vocab.take(ids),  # (Arrow indices: numpy ones would make pyarrow import pandas)
+    )
+    return pl.Series(name, ArrowChunks([lists], lists.type))

@@ -32,7 +32,7 @@ import polars as pl
 
 from arbwb.jsonio import atomic_open
 from arbwb.retrievers import repomap_paths as rp
-from arbwb.retrievers.bytetokens import distinct_tokens, text_token_lists, token_lists
+from arbwb.retrievers.bytetokens import distinct_text_tokens, distinct_tokens, token_lists
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -85,7 +85,7 @@ def content_tokens_of(texts: list[str]) -> pl.Series:
     """Content tokens of each text (§3.4): its distinct identifier-splitter tokens of the first
     20,000 characters, in order of first appearance (found on the bytes, :mod:`bytetokens`)."""
     prefixes = [t[:CONTENT_PREFIX] for t in texts]  # code points, as the spec counts
-    return text_token_lists(prefixes).list.unique(maintain_order=True)
+    return distinct_text_tokens(prefixes)
 
 
 def import_specs_frame(texts: pl.DataFrame) -> pl.DataFrame:
