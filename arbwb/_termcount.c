@@ -198,35 +198,46 @@ static inline uint64_t word_at(const unsigned char *p, size_t n, const unsigned 
     return word | (LOWERING & (n < 8 ? (1ULL << (8 * n)) - 1 : ~0ULL));
 }
 
-/* Count the tokens of texts [offsets[i], offsets[i + 1]) of `raw` (`size` bytes); 0 when
- * memory ran out. */
-static int count_texts(const unsigned char *raw, size_t size, const int64_t *offsets,
-                       Py_ssize_t n_texts, Vocab *v, Buf *nnz, Buf *cols, Buf *freq,
-                       Buf *tokens, Buf *starts, Buf *ends) {
-    const unsigned char *stop = raw + size;
+/* A column of texts: text i is raw[offsets[i], offsets[i + 1]). */
+typedef struct {
+    const unsigned char *raw, *stop; /* its bytes, and where they end */
+    const int64_t *offsets;
+} Column;
+
+#define MAX_COLUMNS 8
+
+/* Count the tokens of each row of texts, a row being its texts in the `n_cols` columns one
+ * after the other (no token spans two: as if joined by spaces); 0 when memory ran out. */
+static int count_texts(const Column *columns, int n_cols, Py_ssize_t n_texts, Vocab *v,
+                       Buf *nnz, Buf *cols, Buf *freq, Buf *tokens, Buf *starts, Buf *ends) {
     for (Py_ssize_t row = 0; row < n_texts; row++) {
-        const unsigned char *p = raw + offsets[row], *end = raw + offsets[row + 1];
         size_t first = cols->size / sizeof(int32_t);
         int64_t n_tokens = 0;
-        if (!find_tokens(p, (size_t)(end - p), starts, ends)) return 0;
-        size_t n_found = starts->size / sizeof(int64_t);
-        for (size_t k = 0; k < n_found; k++) {
-            const unsigned char *start = p + ((int64_t *)starts->data)[k];
-            size_t len = (size_t)(((int64_t *)ends->data)[k] - ((int64_t *)starts->data)[k]);
-            uint64_t head = word_at(start, len < 8 ? len : 8, stop), hash = mix(0, head);
-            for (size_t j = 8; j < len; j += 8)
-                hash = mix(hash, word_at(start + j, len - j < 8 ? len - j : 8, stop));
-            int32_t id = vocab_id(v, start, len, hash, head);
-            if (id < 0) return 0;
-            n_tokens++;
-            Term *term = (Term *)v->terms.data + id;
-            if (term->text == row + 1) {
-                ((int32_t *)freq->data)[term->entry]++;
-                continue;
+        for (int col = 0; col < n_cols; col++) {
+            const Column *column = columns + col;
+            const unsigned char *p = column->raw + column->offsets[row];
+            size_t size = (size_t)(column->offsets[row + 1] - column->offsets[row]);
+            if (!find_tokens(p, size, starts, ends)) return 0;
+            size_t n_found = starts->size / sizeof(int64_t);
+            for (size_t k = 0; k < n_found; k++) {
+                const unsigned char *start = p + ((int64_t *)starts->data)[k];
+                size_t len = (size_t)(((int64_t *)ends->data)[k] - ((int64_t *)starts->data)[k]);
+                uint64_t head = word_at(start, len < 8 ? len : 8, column->stop);
+                uint64_t hash = mix(0, head);
+                for (size_t j = 8; j < len; j += 8)
+                    hash = mix(hash, word_at(start + j, len - j < 8 ? len - j : 8, column->stop));
+                int32_t id = vocab_id(v, start, len, hash, head);
+                if (id < 0) return 0;
+                n_tokens++;
+                Term *term = (Term *)v->terms.data + id;
+                if (term->text == row + 1) {
+                    ((int32_t *)freq->data)[term->entry]++;
+                    continue;
+                }
+                term->text = (int32_t)row + 1;
+                term->entry = (int32_t)(cols->size / sizeof(int32_t));
+                if (!PUSH(*cols, int32_t, id) || !PUSH(*freq, int32_t, 1)) return 0;
             }
-            term->text = (int32_t)row + 1;
-            term->entry = (int32_t)(cols->size / sizeof(int32_t));
-            if (!PUSH(*cols, int32_t, id) || !PUSH(*freq, int32_t, 1)) return 0;
         }
         if (!PUSH(*nnz, int64_t, (int64_t)(cols->size / sizeof(int32_t) - first)) ||
             !PUSH(*tokens, int64_t, n_tokens))
@@ -251,24 +262,25 @@ static PyObject *vocab_offsets(const Vocab *v) {
 }
 
 PyDoc_STRVAR(count_doc,
-             "count(data, offsets) -> (nnz, cols, freq, tokens, vocab_offsets, vocab_bytes)\n\n"
-             "Term counts of the texts data[offsets[i]:offsets[i + 1]] (offsets: int64, "
-             "non-decreasing, within data). Each text's distinct tokens come in order of first "
+             "count(data, offsets, ...) -> (nnz, cols, freq, tokens, vocab_offsets, vocab_bytes)"
+             "\n\nTerm counts of the texts data[offsets[i]:offsets[i + 1]] (offsets: int64, "
+             "non-decreasing, within data); with several (data, offsets) columns of as many "
+             "texts, text i is their texts i one after the other (no token spans two). Each "
+             "text's distinct tokens come in order of first "
              "appearance in it: nnz (int64 per text) of them, with their ids (cols, int32, "
              "numbered by first appearance in the batch) and counts (freq, int32); tokens "
              "(int64 per text) is its token count. The vocabulary is an Arrow large_binary "
              "array's offsets (int64, n + 1) and bytes, in id order. Every result is bytes.");
 
 /* The results of count() for validated offsets, or NULL with an exception set. */
-static PyObject *count_valid(const unsigned char *raw, size_t size, const int64_t *offsets,
-                             Py_ssize_t n_texts) {
+static PyObject *count_valid(const Column *columns, int n_cols, Py_ssize_t n_texts) {
     PyObject *result = NULL;
     Vocab v = {0};
     Buf nnz = {0}, cols = {0}, freq = {0}, tokens = {0}, starts = {0}, ends = {0};
     int ok = vocab_slots(&v, 4096);
     if (ok) {
         Py_BEGIN_ALLOW_THREADS
-        ok = count_texts(raw, size, offsets, n_texts, &v, &nnz, &cols, &freq, &tokens, &starts,
+        ok = count_texts(columns, n_cols, n_texts, &v, &nnz, &cols, &freq, &tokens, &starts,
                          &ends);
         Py_END_ALLOW_THREADS
     }
@@ -289,24 +301,50 @@ static PyObject *count_valid(const unsigned char *raw, size_t size, const int64_
     return result;
 }
 
-static PyObject *count(PyObject *self, PyObject *args) {
-    (void)self;
-    Py_buffer data, offs;
-    if (!PyArg_ParseTuple(args, "y*y*", &data, &offs)) return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t n_texts = offs.len / (Py_ssize_t)sizeof(int64_t) - 1;
-    const int64_t *offsets = (const int64_t *)offs.buf;
-    int valid = offs.len % (Py_ssize_t)sizeof(int64_t) == 0 && n_texts >= 0;
-    if (!valid) PyErr_SetString(PyExc_ValueError, "offsets: expected at least one int64");
-    for (Py_ssize_t i = 0; valid && i < n_texts; i++) {
-        if (offsets[i] < 0 || offsets[i] > offsets[i + 1] || offsets[i + 1] > data.len) {
-            PyErr_Format(PyExc_ValueError, "offsets[%zd]: text outside the data", i);
-            valid = 0;
+/* Whether `offs` holds n_texts + 1 int64 offsets into `data` (non-decreasing); else 0 with
+ * ValueError set. n_texts < 0: take its count from offs (then stored there). */
+static int valid_column(const Py_buffer *data, const Py_buffer *offs, int col,
+                        Py_ssize_t *n_texts) {
+    Py_ssize_t n = offs->len / (Py_ssize_t)sizeof(int64_t) - 1;
+    const int64_t *offsets = (const int64_t *)offs->buf;
+    if (offs->len % (Py_ssize_t)sizeof(int64_t) || n < 0 || (*n_texts >= 0 && n != *n_texts)) {
+        PyErr_Format(PyExc_ValueError, "column %d: expected one more offset than texts", col);
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (offsets[i] < 0 || offsets[i] > offsets[i + 1] || offsets[i + 1] > data->len) {
+            PyErr_Format(PyExc_ValueError, "column %d, offsets[%zd]: text outside the data",
+                         col, i);
+            return 0;
         }
     }
-    if (valid) result = count_valid(data.buf, (size_t)data.len, offsets, n_texts);
-    PyBuffer_Release(&data);
-    PyBuffer_Release(&offs);
+    *n_texts = n;
+    return 1;
+}
+
+static PyObject *count(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_ssize_t n_args = PyTuple_GET_SIZE(args);
+    if (n_args < 2 || n_args % 2 || n_args > 2 * MAX_COLUMNS) {
+        PyErr_SetString(PyExc_TypeError, "count(data, offsets, ...): 1 to 8 pairs");
+        return NULL;
+    }
+    int n_cols = (int)(n_args / 2), held = 0, valid = 1;
+    Py_buffer buffers[2 * MAX_COLUMNS];
+    Column columns[MAX_COLUMNS];
+    Py_ssize_t n_texts = -1;
+    for (; held < n_args && valid; held++) {
+        valid = PyObject_GetBuffer(PyTuple_GET_ITEM(args, held), buffers + held, PyBUF_SIMPLE) == 0;
+        if (!valid) break;
+        if (held % 2) {
+            const Py_buffer *data = buffers + held - 1, *offs = buffers + held;
+            valid = valid_column(data, offs, (int)(held / 2), &n_texts);
+            columns[held / 2] = (Column){data->buf, (const unsigned char *)data->buf + data->len,
+                                         offs->buf};
+        }
+    }
+    PyObject *result = valid ? count_valid(columns, n_cols, n_texts) : NULL;
+    for (int k = 0; k < held; k++) PyBuffer_Release(buffers + k);
     return result;
 }
 

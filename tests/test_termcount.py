@@ -15,14 +15,18 @@ from arbwb import _termcount
 from arbwb.tokenize import split_identifiers
 
 
-def run(texts: list[str]) -> tuple[list[Counter[str]], list[int], list[str]]:
-    """Per-text counts, tokens per text and the vocabulary in id order, decoded."""
+def column(texts: list[str]) -> list[object]:
+    """A column's (data, offsets) arguments."""
     encoded = [t.encode() for t in texts]
     offsets = np.zeros(len(texts) + 1, dtype=np.int64)
     np.cumsum([len(e) for e in encoded], out=offsets[1:])
-    nnz, cols, freq, tokens, vocab_offsets, vocab_bytes = _termcount.count(
-        b"".join(encoded), offsets
-    )
+    return [b"".join(encoded), offsets]
+
+
+def run(*columns: list[str]) -> tuple[list[Counter[str]], list[int], list[str]]:
+    """Per-text counts, tokens per text and the vocabulary in id order, decoded."""
+    found = _termcount.count(*(arg for texts in columns for arg in column(texts)))
+    nnz, cols, freq, tokens, vocab_offsets, vocab_bytes = found
     ends = np.frombuffer(vocab_offsets, np.int64)
     vocab = [vocab_bytes[a:b].decode() for a, b in itertools.pairwise(ends)]
     ids, counts = np.frombuffer(cols, np.int32), np.frombuffer(freq, np.int32)
@@ -61,10 +65,27 @@ def test_long_tokens_and_a_growing_vocabulary_match_the_splitter_and_arrow() -> 
 
 
 def test_offsets_outside_the_data_are_refused() -> None:
-    with pytest.raises(ValueError, match=r"offsets\[1\]"):
+    with pytest.raises(ValueError, match=r"column 0, offsets\[1\]"):
         _termcount.count(b"abc", np.array([0, 2, 9], dtype=np.int64))
-    with pytest.raises(ValueError, match="at least one int64"):
+    with pytest.raises(ValueError, match="column 0: expected one more offset"):
         _termcount.count(b"abc", np.zeros(0, dtype=np.int64))
+    two = np.array([0, 1, 3], dtype=np.int64)
+    with pytest.raises(ValueError, match="column 1: expected one more offset"):
+        _termcount.count(b"abc", two, b"abc", np.array([0, 3], dtype=np.int64))
+    with pytest.raises(TypeError, match="1 to 8 pairs"):
+        _termcount.count(b"abc")
+
+
+def test_columns_count_as_their_texts_joined_by_spaces() -> None:
+    """Several columns: row i's tokens are those of its texts one after the other (the §7.2
+    document of path, symbol, kind and text without joining them)."""
+    rng = random.Random(4)
+    columns = [
+        ["".join(rng.choices("aZ9_ .é", k=rng.randrange(0, 30))) for _ in range(300)]
+        for _ in range(4)
+    ]
+    joined = [" ".join(texts) for texts in zip(*columns, strict=True)]
+    assert run(*columns) == run(joined)  # counts, tokens and first-appearance ids alike
 
 
 def test_every_text_length_around_the_64_byte_words() -> None:

@@ -100,13 +100,14 @@ def check_chunks(chunks: pl.DataFrame) -> pl.DataFrame:
     return chunks.select(CHUNK_COLUMNS)
 
 
+#: The fields of a chunk's §7.2 document, in order (no §7.1 token spans two of them).
+DOCUMENT_FIELDS = ("path", "symbol", "kind", "text")
+
+
 def document_expr() -> pl.Expr:
     """Chunk document text (spec §7.2): non-empty ``path, symbol, kind, text`` joined by spaces."""
-    parts = [
-        pl.when(pl.col(c) == "").then(None).otherwise(pl.col(c)) for c in ("path", "symbol", "kind")
-    ]
-    text = pl.when(pl.col("text") == "").then(None).otherwise(pl.col("text"))
-    return pl.concat_str([*parts, text], separator=" ", ignore_nulls=True)
+    parts = [pl.when(pl.col(c) == "").then(None).otherwise(pl.col(c)) for c in DOCUMENT_FIELDS]
+    return pl.concat_str(parts, separator=" ", ignore_nulls=True)
 
 
 def chunk_documents(chunks: pl.DataFrame) -> list[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -51,15 +51,21 @@ def _ints(array: pa.Array) -> npt.NDArray[Any]:
     return np.frombuffer(buffer, dtype, len(array), array.offset * dtype.itemsize)
 
 
-def _batch_arrow(batch: pl.Series) -> pa.LargeStringArray:
-    arrow = batch.fill_null("").cast(pl.String).to_arrow()
+def _column_buffers(column: pl.Series) -> tuple[Any, npt.NDArray[np.int64]]:
+    """A string column's UTF-8 bytes and int64 offsets (null as empty), as Arrow holds them."""
+    arrow = column.fill_null("").cast(pl.String).to_arrow()
     if arrow.type != pa.large_string():
         arrow = arrow.cast(pa.large_string())
-    return arrow
+    _, offsets_buf, data_buf = arrow.buffers()
+    offsets = np.frombuffer(offsets_buf, np.int64, len(arrow) + 1, arrow.offset * 8)
+    return (data_buf if data_buf is not None else b""), offsets
 
 
-def batches(texts: pl.Series, size: int = BATCH_ROWS) -> Iterator[pl.Series]:
-    """``texts`` in consecutive slices of ``size`` (zero-copy)."""
+Part = TypeVar("Part", pl.Series, pl.DataFrame)
+
+
+def batches(texts: Part, size: int = BATCH_ROWS) -> Iterator[Part]:
+    """``texts`` (a series or frame) in consecutive slices of ``size`` rows (zero-copy)."""
     for start in range(0, len(texts), size):
         yield texts.slice(start, size)
 
@@ -77,13 +83,15 @@ class BatchCounts:
     tokens: npt.NDArray[np.int64]  # tokens per text (the sum of its counts)
 
 
-def count_batch(batch: pl.Series) -> BatchCounts:
+def count_batch(batch: pl.Series | pl.DataFrame) -> BatchCounts:
     """§7.1 term counts of one batch of texts (null counts as empty), by the C scanner
-    :mod:`arbwb._termcount` (terms numbered by first appearance, as ``dictionary_encode``)."""
-    text = _batch_arrow(batch)
-    _, offsets_buf, data_buf = text.buffers()
-    offsets = np.frombuffer(offsets_buf, np.int64, len(text) + 1, text.offset * 8)
-    found = _termcount.count(data_buf if data_buf is not None else b"", offsets)
+    :mod:`arbwb._termcount` (terms numbered by first appearance, as ``dictionary_encode``).
+
+    A frame's row is the texts of its columns one after the other (no token spans two), so
+    a §7.2 document counts from its fields without joining them first.
+    """
+    columns = batch.get_columns() if isinstance(batch, pl.DataFrame) else [batch]
+    found = _termcount.count(*(part for c in columns for part in _column_buffers(c)))
     nnz, cols, freq, tokens, vocab_offsets, vocab_bytes = found
     n_terms = len(vocab_offsets) // 8 - 1
     vocab = None
