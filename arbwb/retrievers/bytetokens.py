@@ -45,7 +45,7 @@ class ArrowChunks:
         return self.chunked.__arrow_c_stream__(requested_schema)
 
 
-def token_bytes(raw: npt.NDArray[np.uint8], heads: npt.NDArray[np.int64]) -> Found:
+def _token_bytes(raw: npt.NDArray[np.uint8], heads: npt.NDArray[np.int64]) -> Found:
     """Token starts, token lengths and the lower-cased token bytes of ``raw``, whose texts
     start at ``heads`` (then its end), with few temporaries, reused in place (``out=``)."""
     n = len(raw)
@@ -78,7 +78,7 @@ def _chunk(raw: npt.NDArray[np.uint8], heads: npt.NDArray[np.int64]) -> pa.Array
     Arrow ``large_list<large_string>`` array built from numpy buffers."""
     import pyarrow as pa
 
-    begins, lengths, data = token_bytes(raw, heads)
+    begins, lengths, data = _token_bytes(raw, heads)
     offsets = np.zeros(len(begins) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     tokens = pa.LargeStringArray.from_buffers(
@@ -135,23 +135,19 @@ def distinct_tokens(texts: pl.Series) -> pl.Series:
 
 def distinct_text_tokens(texts: Sequence[str], name: str = "text") -> pl.Series:
     """:func:`distinct_tokens` of Python strings, by the C term counter
-    (:mod:`arbwb._termcount` lists each text's distinct tokens in order of first appearance)."""
+    (:func:`arbwb.retrievers.terms.count_batch` lists each text's distinct tokens in order of
+    first appearance)."""
     import pyarrow as pa
 
-    from arbwb import _termcount
+    from arbwb.retrievers.terms import count_batch
 
-    encoded = [t.encode("utf-8") for t in texts]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
-    nnz, cols, _, _, vocab_offsets, vocab_bytes = _termcount.count(b"".join(encoded), offsets)
-    n_terms = len(vocab_offsets) // 8 - 1
-    vocab_buffers = [None, pa.py_buffer(vocab_offsets), pa.py_buffer(vocab_bytes)]
-    vocab = pa.Array.from_buffers(pa.large_string(), n_terms, vocab_buffers)
-    ids = pa.Array.from_buffers(pa.int32(), len(cols) // 4, [None, pa.py_buffer(cols)])
+    found = count_batch(pl.Series(name, texts, dtype=pl.String))
     starts = np.zeros(len(texts) + 1, dtype=np.int64)
-    np.cumsum(np.frombuffer(nnz, dtype=np.int64), out=starts[1:])
+    np.cumsum(found.nnz, out=starts[1:])
+    vocab = found.vocab if found.vocab is not None else pa.array([], pa.large_binary())
+    ids = pa.Array.from_buffers(pa.int32(), len(found.cols), [None, pa.py_buffer(found.cols)])
     lists = pa.LargeListArray.from_arrays(
         pa.Array.from_buffers(pa.int64(), len(starts), [None, pa.py_buffer(starts)]),
-        vocab.take(ids),  # (Arrow indices: numpy ones would make pyarrow import pandas)
+        vocab.cast(pa.large_string()).take(ids),  # (Arrow indices: numpy ones import pandas)
     )
     return pl.Series(name, ArrowChunks([lists], lists.type))
