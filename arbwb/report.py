@@ -28,6 +28,8 @@ from arbwb.jsonio import write_json, write_text_atomic
 from arbwb.paths import DEMO_DIR, NOTEBOOKS_DIR
 from arbwb.report_html import Section, render_index, render_notebook
 
+#: The report's folder of runs ``arbwb report --method`` ranked (kept when the report is rebuilt).
+RUNS_DIR = "runs"
 PACKAGES = (
     "arbwb", "polars", "numpy", "scipy", "pandas", "matplotlib", "seaborn", "papermill", "nbconvert"
 )  # fmt: skip
@@ -45,6 +47,8 @@ class ReportConfig:
     kernel_name: str = "python3"
     progress: bool = True
     methods: Path | None = None  # method table CSV (notebook parameter methods_path)
+    #: run files or globs (relative to data_dir) added to the run set (parameter extra_runs)
+    extra_runs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,8 @@ def run_report(config: ReportConfig) -> ReportResult:
     out_dir = config.out_dir.resolve()
     if not data_dir.is_dir():
         raise InputError("data folder not found; pass an ARB release root", path=data_dir)
-    if out_dir.exists() and any(out_dir.iterdir()) and not (out_dir / "manifest.json").is_file():
+    held = {p.name for p in out_dir.iterdir()} - {RUNS_DIR} if out_dir.exists() else set()
+    if held and not (out_dir / "manifest.json").is_file():
         msg = "exists and is not an arbwb report (no manifest.json); choose an empty or new folder"
         raise InputError(msg, path=out_dir)
     notebooks = notebook_paths(config.notebooks_dir.resolve())
@@ -100,6 +105,8 @@ def run_report(config: ReportConfig) -> ReportResult:
         write_text_atomic(
             work / "index.html", render_index(work, notebooks, sections, header=header)
         )
+        if (out_dir / RUNS_DIR).is_dir():  # runs ranked for this report stay with it
+            shutil.copytree(out_dir / RUNS_DIR, work / RUNS_DIR)
         _swap_into_place(work, out_dir)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -119,6 +126,7 @@ def _parameters(config: ReportConfig, data_dir: Path, work: Path) -> dict[str, A
     return {
         "data_dir": str(data_dir),
         "runs_glob": runs,
+        "extra_runs": list(config.extra_runs),
         "out_dir": str(work),
         "seed": config.seed,
         "demo": data_dir == DEMO_DIR.resolve(),
@@ -178,10 +186,13 @@ def _sha256(path: Path) -> str:
 
 
 def _inputs(
-    data_dir: Path, runs_glob: str | None, methods: Path | None = None
+    data_dir: Path,
+    runs_glob: str | None,
+    methods: Path | None = None,
+    extra_runs: Sequence[str] = (),
 ) -> list[dict[str, str]]:
     """Every sample, run, corpus and method-table file the notebooks can read, with SHA-256."""
-    patterns = ["benchmark/**/*", "corpus/**/*", runs_glob or DEFAULT_RUNS_GLOB]
+    patterns = ["benchmark/**/*", "corpus/**/*", runs_glob or DEFAULT_RUNS_GLOB, *extra_runs]
     files: set[Path] = set() if methods is None else {methods.resolve()}
     for pattern in patterns:
         full = pattern if Path(pattern).is_absolute() else str(data_dir / pattern)
@@ -205,7 +216,9 @@ def _manifest(
         "generated_at": datetime.now(UTC).replace(microsecond=0).isoformat(),
         "data_dir": str(data_dir),
         "runs_glob": config.runs_glob or DEFAULT_RUNS_GLOB,
-        "inputs": _inputs(data_dir, parameters["runs_glob"] or None, config.methods),
+        "inputs": _inputs(
+            data_dir, parameters["runs_glob"] or None, config.methods, config.extra_runs
+        ),
         "notebooks": [_status(s) for s in sections],
         "parameters": {k: v for k, v in parameters.items() if k != "out_dir"},
         "seeds": {"seed": config.seed},
