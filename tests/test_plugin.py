@@ -23,7 +23,7 @@ from arbwb.io.corpus import open_corpus
 from arbwb.io.samples import load_samples
 from arbwb.paths import DEMO_DIR
 from arbwb.retrievers.common import chunk_paths
-from arbwb.retrievers.plugin import adapt, file_ranking, parse_options, resolve
+from arbwb.retrievers.plugin import adapt, file_ranking, load_factory, parse_options, resolve
 from arbwb.retrievers.release_runs import rank_release
 from arbwb.retrievers.runner import run_method
 
@@ -156,6 +156,17 @@ def test_module_in_the_current_folder_and_unknown_names(demo: Path, plugins: Pat
     assert {r["task_type"] for r in _rows(out)} == {"code2test"}
     with pytest.raises(InputError, match="unknown method 'bm99'; choose one of lexical, bm25-arb"):
         resolve("bm99")
+
+
+def test_factory_import_looks_in_the_current_folder(
+    tmp_path: Path, plugins: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copy(plugins / "myplug.py", tmp_path / "cwdplug.py")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    factory = load_factory("cwdplug:make")
+    assert factory(min_length=5).min_length == 5
+    assert str(tmp_path) in sys.path
 
 
 def test_entry_point_of_an_installed_package(demo: Path, tmp_path: Path, plugins: Path) -> None:

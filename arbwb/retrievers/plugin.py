@@ -29,6 +29,7 @@ import hashlib
 import importlib
 import inspect
 import json
+import os
 import sys
 import traceback
 from collections.abc import Callable, Mapping, Sequence
@@ -54,8 +55,6 @@ from arbwb.retrievers.common import (
 ENTRY_POINT_GROUP = "arbwb.retrievers"
 #: The error reason of a sample whose plug-in call raised (summary ``errors`` key).
 PLUGIN_ERROR = "plugin_error"
-#: Names that are not chunk retrievers but which ``arbwb rank --method`` accepts.
-FUSION = "rrf"
 
 
 class Retriever(Protocol):
@@ -121,9 +120,9 @@ def entry_points() -> dict[str, MethodSpec]:
 
 def available() -> list[MethodSpec]:
     """Every method name ``arbwb rank --method`` accepts now: built-ins first, then entry points."""
-    from arbwb.retrievers.registry import METHODS
+    from arbwb.retrievers import METHOD_NAMES
 
-    builtins = [MethodSpec(n, "built-in", n) for n in (*METHODS, FUSION)]
+    builtins = [MethodSpec(n, "built-in", n) for n in METHOD_NAMES]
     taken = {s.name for s in builtins}
     return builtins + [s for n, s in sorted(entry_points().items()) if n not in taken]
 
@@ -146,8 +145,9 @@ def resolve(name: str) -> MethodSpec:
 def load_factory(target: str) -> Factory:
     """Import ``package.module:factory`` (the current folder is importable too)."""
     module_name, _, attr = target.partition(":")
-    if "" not in sys.path and "." not in sys.path:
-        sys.path.append("")  # the current folder, after everything installed
+    here = os.getcwd()
+    if here not in sys.path and "" not in sys.path:
+        sys.path.append(here)  # the current folder, after everything installed
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
