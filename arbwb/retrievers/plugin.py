@@ -33,7 +33,7 @@ import os
 import sys
 import traceback
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import metadata
 from typing import Any, Protocol
 
@@ -201,7 +201,7 @@ class _Adapter:
 
     retriever: Any
     label: str
-    reported: list[str] = field(default_factory=list)
+    reported: bool = False  # the first failure's traceback was printed
 
     def build_index(self, chunks: pl.DataFrame) -> _Snapshot:
         """The plug-in's index of a snapshot; a raising ``index`` fails the snapshot's samples."""
@@ -223,7 +223,7 @@ class _Adapter:
             if not self.reported:
                 lines = traceback.format_exception(exc)
                 print(f"{self.label} raised on {message}\n{''.join(lines)}", file=sys.stderr)
-            self.reported.append(sample_id)
+            self.reported = True
             return _error_ranking(message)
 
     def rank_query(self, snapshot: _Snapshot, query: str) -> ChunkRanking:
