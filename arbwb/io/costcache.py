@@ -5,8 +5,9 @@ partial table of the paths looked up so far (absent paths kept as null costs). E
 under ``<cache>/file-costs`` keyed by the chunk file (:func:`arbwb.cache.file_key`).
 
 arbwb-defined: the entries a lookup needed together are also copied into one bundle under
-``<cache>/file-costs/bundles``, keyed by those entry files' names, sizes, mtimes and inodes,
-so the next lookup of the same snapshots reads one file; a rewritten entry changes the key.
+``<cache>/file-costs/bundles``, keyed by those entry files' names, sizes, mtimes, ctimes,
+inodes and devices, so the next lookup of the same snapshots reads one file; a rewritten
+entry changes the key.
 """
 
 from __future__ import annotations
@@ -143,7 +144,10 @@ def _bundle_path(folder: Path, entries: Mapping[str, object]) -> Path | None:
             stat = Path(entry).stat()
         except OSError:
             return None
-        parts.append(f"{entry}:{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ino}")
+        parts.append(
+            f"{entry}:{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ctime_ns}:{stat.st_ino}:"
+            f"{stat.st_dev}"
+        )
     digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:32]
     return folder / BUNDLES / f"{digest}.parquet"
 

@@ -17,7 +17,6 @@ by 1.0 is exact (so a fused multiply-add cannot change a bit either).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import threading
@@ -33,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from arbwb import cache
 from arbwb.io.samples import given_files
 from arbwb.pathclass import CandidateFilter, keep_path
 from arbwb.retrievers import repomap_paths as rp
@@ -367,19 +367,18 @@ def pseudo_chunks(prep: Prepared) -> pl.DataFrame:
 
 
 def index_cache_file(cache_dir: Path, chunk_file: Path, cap: int) -> Path:
-    """Cache file of a chunk file's index, keyed by format, path, inode, size, mtime and cap."""
-    st = chunk_file.stat()
-    ident = [
-        FORMAT_VERSION,
-        str(chunk_file.resolve()),
-        st.st_dev,
-        st.st_ino,
-        st.st_size,
-        st.st_mtime_ns,
-        cap,
-    ]
-    digest = hashlib.sha256(json.dumps(ident).encode("utf-8")).hexdigest()[:40]
-    return cache_dir / f"{digest}.npz"
+    """Cache file of a chunk file's index, keyed by format and cap with the chunk file's
+    identity (:func:`arbwb.cache.file_key`)."""
+    return cache.entry_path(cache_dir, chunk_file, f"{FORMAT_VERSION}:cap={cap}", ".npz")
+
+
+def save_entry(index: RepoMapIndex, target: Path) -> None:
+    """:func:`save_index` as a cache write: a cache that cannot be written is warned about
+    once (:func:`arbwb.cache.warn_unwritable`) and the run goes on."""
+    try:
+        save_index(index, target)
+    except OSError as exc:
+        cache.warn_unwritable(target.parent, exc)
 
 
 @dataclass(frozen=True)
@@ -422,7 +421,7 @@ def finish(
     *,
     cap: int,
     memo: TextMemo,
-    save: Callable[[RepoMapIndex, Path], None] = save_index,
+    save: Callable[[RepoMapIndex, Path], None] = save_entry,
 ) -> tuple[RepoMapIndex, bool]:
     """The fetched index and whether it came from the cache; a fresh build is assembled and
     saved (by ``save``) only when the chunk file's identity did not change while it was read,
@@ -463,7 +462,7 @@ def method(
     saving: list[Future[None]] = []
 
     def save_later(index: RepoMapIndex, target: Path) -> None:
-        saving.append(saver.submit(save_index, index, target))
+        saving.append(saver.submit(save_entry, index, target))
 
     # The run's snapshots in order (``prefetch``): while one is assembled and ranked, the next
     # is read and gathered on a second thread (Polars, GIL released; arbwb-defined), and the
