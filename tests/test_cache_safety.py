@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from arbwb import cache, cli
+from arbwb.io import costcache
 from arbwb.io.corpus import open_corpus
 from arbwb.paths import DEMO_DIR
 
@@ -181,6 +183,37 @@ def test_future_mtime_counts_as_racy(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(cache.time, "time_ns", lambda: now)
     cache.file_key(path, "v1")  # ctime half an hour back, mtime half an hour ahead of "now"
     assert hashed == [path]
+
+
+@pytest.mark.parametrize("lookup", ["files", "file_costs"])
+def test_file_changed_while_read_is_not_saved_under_its_new_identity(
+    release: Path, lookup: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The chunk file changes after its costs were read and before they are saved: the entry
+    keeps the identity the file had when looked up, so the edited file is never served them."""
+    corpus = open_corpus(release, use_cache=False)
+    sid = corpus.snapshot_ids()[0]
+    chunk_file = corpus.chunk_path(sid)
+    paths = corpus.files(sid)["path"].to_list()
+    save = costcache.save
+
+    def save_after_an_edit(*args: Any) -> None:
+        if chunk_file.read_bytes() == original:
+            _rewrite_in_place(chunk_file, _join_words)
+        save(*args)
+
+    original = chunk_file.read_bytes()
+    monkeypatch.setattr(costcache, "save", save_after_an_edit)
+
+    def costs(use_cache: bool) -> pl.DataFrame:
+        opened = open_corpus(release, use_cache=use_cache)
+        return opened.files(sid) if lookup == "files" else opened.file_costs({sid: paths})
+
+    stale = costs(True)  # read before the edit
+    assert chunk_file.read_bytes() != original
+    fresh = costs(False)
+    assert stale["n_tokens"].sum() > fresh["n_tokens"].sum()
+    assert_frame_equal(costs(True), fresh)
 
 
 @settings(
