@@ -5,16 +5,19 @@ folder per kind of entry, from the fixed registry :data:`KINDS`.
 
 Identity (arbwb-defined, git's index rule): an entry's key hashes the kind's format version
 with the source file's resolved path, size, mtime, ctime, inode and device. ctime cannot be
-set back (``touch -r`` and ``os.utime`` restore mtime only), and the device with the inode
-tells a recreated file from the old one unless both are reused. Timestamps tick coarsely (the
-kernel's clock tick), so an edit in the same tick as the file's last change can leave every
-stat field equal (git's "racy clean"): when the file's mtime or ctime lies within
-:data:`RACY_WINDOW_NS` of the time the key is taken, or after it, the key also hashes the
-file's bytes (BLAKE2b, streamed). Any later edit then either lands in a later tick (a new
-ctime) or changes the digest. Readers and writers take keys with this one function, so a
-file that was racy when written and not when read costs a miss, never a stale hit; a warm run
-over files older than the window hashes nothing. Residual holes: a clock set back, or a file
-system whose timestamps come from a clock more than the window away from this machine's.
+set back (``touch -r`` and ``os.utime`` restore mtime only), and a file deleted and recreated
+gets a new ctime even when the file system reuses its inode number. Timestamps tick coarsely
+(the kernel's clock tick, a second on some file systems), so an edit in the same tick as the
+file's last change can leave every stat field equal (git's "racy clean"): when the file's
+mtime or ctime lies within :data:`RACY_WINDOW_NS` of the time the key is taken, or after it,
+the key also hashes the file's bytes (BLAKE2b, streamed). A later edit then either lands in
+a later tick (a new ctime) or changes the digest. Readers and writers take keys with this
+one function, so a racy/settled mismatch costs at most a miss, never a stale hit; and once a
+recently changed file has settled, its racy entry is moved to the stat key (the file hashed
+once, :func:`entry_path`), so a release scored right after it was extracted is not
+recomputed. A warm run over files older than the window hashes nothing. Residual holes: a
+clock set back; a file system whose clock is more than the window away from this machine's;
+a racy file edited and restored to the same bytes while an entry was computed from it.
 
 Entries are written atomically (temporary file, then rename, no fsync: an entry that is
 unreadable is recomputed), so concurrent processes at worst compute it twice. A cache that
@@ -25,6 +28,7 @@ Tagging spec, https://bford.info/cachedir/) naming arbwb, which ``arbwb cache cl
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import mmap
@@ -49,6 +53,9 @@ _BLOB_MAGIC = b"ARBWB-BLOB-1\n"
 _ALIGN = 64
 #: Files changed this close to (or after) the time a key is taken get their bytes hashed too.
 RACY_WINDOW_NS = 3 * 10**9
+#: How long after its last change a settled file's missing entry is looked for among the
+#: entries keyed while it was racy (:func:`entry_path`).
+PROMOTE_WINDOW_NS = 24 * 3600 * 10**9
 #: Every kind of entry arbwb writes: its folder under the root, and what it holds.
 KINDS: Mapping[str, str] = {
     "file-costs": "per-file token costs of a snapshot (BCY), and bundles of them",
@@ -78,6 +85,7 @@ _TAG_TEXT = (
     f"{_TAG_SIGNATURE}\n# This file is a cache directory tag created by arbwb.\n"
     "# For information about cache directory tags, see https://bford.info/cachedir/\n"
 )
+_SETTLED: dict[tuple[object, ...], str] = {}  # digests of settled files by their final stat
 _WARNED: list[str] = []  # the one warning this process printed about an unwritable cache
 
 
@@ -143,11 +151,21 @@ def warn_unwritable(path: Path, exc: OSError) -> None:
 def file_key(source: Path, version: str) -> str:
     """Key of data derived from ``source``: ``version``, its resolved path, size, mtime,
     ctime, inode and device, plus its bytes' digest while it is racy (module docstring)."""
+    return _file_key(source, version)[0]
+
+
+def _file_key(source: Path, version: str) -> tuple[str, os.stat_result, list[object] | None]:
+    """:func:`file_key`, the stat it was taken from, and its stat parts when ``source`` has
+    settled (None while it is racy)."""
     stat = source.stat()
     parts: list[object] = [version, source.resolve(), stat.st_size, stat.st_mtime_ns]
     parts += [stat.st_ctime_ns, stat.st_ino, stat.st_dev]
     if max(stat.st_mtime_ns, stat.st_ctime_ns) > time.time_ns() - RACY_WINDOW_NS:
-        parts.append(content_digest(source))
+        return _hash([*parts, content_digest(source)]), stat, None
+    return _hash(parts), stat, parts
+
+
+def _hash(parts: list[object]) -> str:
     return hashlib.sha256("\x1f".join(map(str, parts)).encode("utf-8")).hexdigest()[:32]
 
 
@@ -158,8 +176,23 @@ def content_digest(source: Path) -> str:
 
 
 def entry_path(folder: Path, source: Path, version: str, suffix: str) -> Path:
-    """Where the entry of ``source`` lives under ``folder`` (e.g. ``<root>/file-costs``)."""
-    return folder / f"{file_key(source, version)}{suffix}"
+    """Where the entry of ``source`` lives under ``folder`` (e.g. ``<root>/file-costs``).
+
+    A settled ``source`` that changed less than :data:`PROMOTE_WINDOW_NS` ago and has no
+    entry yet may have one from while it was racy: its bytes are hashed (once per process,
+    its stat being final) and that entry, if present, is moved to the stat key, so a file
+    scored right after it was written is not recomputed later. Older files are never hashed.
+    """
+    key, stat, parts = _file_key(source, version)
+    path = folder / f"{key}{suffix}"
+    changed = max(stat.st_mtime_ns, stat.st_ctime_ns)
+    if parts is None or changed < time.time_ns() - PROMOTE_WINDOW_NS or path.exists():
+        return path
+    settled = tuple(parts[1:])  # path, size, mtime, ctime, inode, device
+    digest = _SETTLED.get(settled) or _SETTLED.setdefault(settled, content_digest(source))
+    with contextlib.suppress(OSError):  # FileNotFoundError: no racy entry (or moved already)
+        os.replace(folder / f"{_hash([*parts, digest])}{suffix}", path)
+    return path
 
 
 def store(path: Path, write: Callable[[IO[bytes]], object], *, warn: bool = True) -> bool:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from arbwb import cache, cli
-from arbwb.io import costcache
+from arbwb.io import chunkscan, costcache
 from arbwb.io.corpus import open_corpus
 from arbwb.paths import DEMO_DIR
 
@@ -183,6 +183,32 @@ def test_future_mtime_counts_as_racy(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(cache.time, "time_ns", lambda: now)
     cache.file_key(path, "v1")  # ctime half an hour back, mtime half an hour ahead of "now"
     assert hashed == [path]
+
+
+def test_entry_written_while_racy_is_served_once_the_file_settles(
+    release: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chunk file scored right after it was written: its entry is keyed with its bytes;
+    once the file is older than the window, that entry moves to the stat key and is served
+    without reading the chunk file."""
+    corpus = open_corpus(release)
+    sid = corpus.snapshot_ids()[0]
+    first = corpus.files(sid)
+    folder = cache.cache_root() / costcache.KIND
+    (racy,) = folder.iterdir()
+    entry = racy.read_bytes()
+    later = time.time_ns() + cache.RACY_WINDOW_NS + 10**9
+    monkeypatch.setattr(cache.time, "time_ns", lambda: later)
+
+    def unread(*args: Any) -> None:
+        raise AssertionError("the chunk file was read")
+
+    monkeypatch.setattr(chunkscan, "scan_upstream", unread)
+    monkeypatch.setattr(chunkscan, "parse_file_rows", unread)
+    assert_frame_equal(open_corpus(release).files(sid), first)
+    settled = cache.entry_path(folder, corpus.chunk_path(sid), costcache.VERSION, ".parquet")
+    assert list(folder.iterdir()) == [settled]
+    assert settled.name != racy.name and settled.read_bytes() == entry
 
 
 @pytest.mark.parametrize("lookup", ["files", "file_costs"])

@@ -67,8 +67,9 @@ def _rows(frame: pl.DataFrame) -> dict[str, Costs | None]:
 
 
 def _paths(folder: Path, chunk_file: Path) -> tuple[Path, Path]:
+    """The (complete, partial) entry paths of a chunk file."""
     complete = cache.entry_path(folder, chunk_file, VERSION, ".parquet")
-    return complete, complete.with_suffix(".paths.parquet")
+    return complete, cache.entry_path(folder, chunk_file, VERSION, ".paths.parquet")
 
 
 def load(folder: Path | None, chunk_file: Path) -> Known:

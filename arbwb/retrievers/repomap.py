@@ -389,6 +389,7 @@ class Fetched:
     gathered: Gathered | None
     chunk_file: Path | None
     target: Path | None
+    cache_dir: Path | None = None
 
 
 def fetch(
@@ -411,9 +412,9 @@ def fetch(
     target = index_cache_file(cache_dir, chunk_file, cap)
     index = load_index(target)
     if index is not None:
-        return Fetched(index, None, chunk_file, target)
+        return Fetched(index, None, chunk_file, target, cache_dir)
     gathered = gather(corpus.chunks(snapshot), memo, tokenise=tokenise)
-    return Fetched(None, gathered, chunk_file, target)
+    return Fetched(None, gathered, chunk_file, target, cache_dir)
 
 
 def finish(
@@ -430,11 +431,12 @@ def finish(
         return fetched.index, True
     assert fetched.gathered is not None
     index = assemble(fetched.gathered, cap, memo)
-    chunk_file, target = fetched.chunk_file, fetched.target
+    chunk_file, target, cache_dir = fetched.chunk_file, fetched.target, fetched.cache_dir
     unchanged = (
         target is not None
         and chunk_file is not None
-        and index_cache_file(target.parent, chunk_file, cap) == target
+        and cache_dir is not None
+        and index_cache_file(cache_dir, chunk_file, cap) == target
     )
     if unchanged and target is not None:
         save(index, target)
