@@ -388,7 +388,7 @@ def test_info_lists_known_kinds_and_counts_the_rest(
     rows = [line for line in out.splitlines() if line.startswith("| ") and "kind" not in line]
     assert [row.split("|")[1].strip() for row in rows] == ["file-costs", "terms"]
     assert "myproject" not in out
-    assert out.splitlines()[-1] == "3 files arbwb did not write (clear leaves them)"
+    assert out.splitlines()[-1] == "3 files arbwb did not write (cache clear leaves these)"
 
 
 def test_clear_refuses_a_shared_untagged_folder(

@@ -52,5 +52,5 @@ def run(args: argparse.Namespace) -> int:
     print(to_markdown(table) if table.height else "empty")
     others = cache.foreign(root)
     if others:
-        print(f"{_files(len(others))} arbwb did not write (clear leaves them)")
+        print(f"{_files(len(others))} arbwb did not write (cache clear leaves these)")
     return 0
