@@ -61,7 +61,7 @@ def _weights(text: str | None, n_runs: int) -> list[float] | None:
 
 def _repomap_options(args: argparse.Namespace) -> MethodOptions:
     """RepoMap weights (unset ones keep their defaults) and its index cache folder."""
-    from arbwb.cache import cache_root
+    from arbwb.cache import kind_dir
     from arbwb.retrievers import repomap
     from arbwb.retrievers.registry import MethodOptions
 
@@ -71,13 +71,15 @@ def _repomap_options(args: argparse.Namespace) -> MethodOptions:
         default.pagerank if args.pagerank_weight is None else args.pagerank_weight,
         default.affinity if args.affinity_weight is None else args.affinity_weight,
     )
-    cache = Path(args.cache_dir) if args.cache_dir else cache_root() / "repomap"
-    return MethodOptions(weights=weights, index_cache_dir=None if args.no_cache else cache)
+    if args.no_cache:
+        return MethodOptions(weights=weights)
+    cache = Path(args.cache_dir) if args.cache_dir else kind_dir("repomap")
+    return MethodOptions(weights=weights, index_cache_dir=cache)
 
 
 def run(args: argparse.Namespace) -> int:
     """Validate everything that can fail (method, model, inputs) before ranking anything."""
-    from arbwb.cache import cache_root  # light: the heavy imports follow the early worker
+    from arbwb.cache import kind_dir  # light: the heavy imports follow the early worker
 
     data, out = Path(args.data), Path(args.out)
     candidate_filter: CandidateFilter = args.candidate_filter
@@ -89,10 +91,11 @@ def run(args: argparse.Namespace) -> int:
     if args.method != "repomap" and any(w is not None for w in weights):
         raise InputError("only applies to --method repomap", field="--*-weight")
     terms = args.method in ("lexical", "bm25", "bm25-arb") and not (args.runs or args.weights)
-    if terms and not args.no_cache:  # started before our own heavy imports
+    term_dir = kind_dir("terms") if terms and not args.no_cache else None
+    if term_dir is not None:  # started before our own heavy imports
         from arbwb.retrievers.termspawn import start_early
 
-        start_early(cache_root() / "terms")  # cold: its imports overlap ours
+        start_early(term_dir)  # cold: its imports overlap ours
     from arbwb.io.samples import release_samples, select_tasks
 
     if args.method == "rrf":
@@ -114,13 +117,14 @@ def run(args: argparse.Namespace) -> int:
         from arbwb.retrievers.registry import MethodOptions, get_method
         from arbwb.retrievers.runner import run_method
 
-        cache_dir = args.cache_dir or (None if args.no_cache else cache_root() / "embeddings")
+        cached = not args.no_cache
+        dense = args.method == "dense"
         options = MethodOptions(
             model=args.model,
-            cache_dir=cache_dir,
+            cache_dir=args.cache_dir or (kind_dir("embeddings") if cached and dense else None),
             stream_terms=True,
-            term_cache_dir=None if args.no_cache else cache_root() / "terms",
-            checked_dir=None if args.no_cache else cache_root() / "checked",
+            term_cache_dir=term_dir,
+            checked_dir=kind_dir("checked") if cached and args.method.startswith("grep") else None,
         )
         if args.method == "repomap":
             options = _repomap_options(args)

@@ -8,7 +8,6 @@ Texts are tokenised in batches, each distinct text once (:class:`TokenCounter`).
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import io
 import json
@@ -26,7 +25,7 @@ from typing import Any, cast
 import numpy as np
 import polars as pl
 
-from arbwb.cache import entry_path
+from arbwb.cache import entry_path, warn_unwritable
 from arbwb.errors import InputError
 from arbwb.jsonio import dumps_upstream, iter_jsonl
 from arbwb.schemas import CHUNKS
@@ -72,8 +71,8 @@ def check_chunk_file(path: Path, columns: list[str], marks: Path | None = None) 
     A lazy scan that only counts nulls: its batches are dropped as they are parsed, so it
     costs about a fifth less CPU than reading the file (no file-sized allocation). With
     ``marks`` (a cache folder), a file that passes leaves an empty mark keyed like every
-    cache entry (path, size, mtime, inode, version and the columns), and a marked file is not
-    checked again until it changes. arbwb-defined.
+    cache entry (:func:`arbwb.cache.file_key` with the version and the columns), and a
+    marked file is not checked again until it changes. arbwb-defined.
     """
     if path.stat().st_size == 0:
         return
@@ -88,9 +87,11 @@ def check_chunk_file(path: Path, columns: list[str], marks: Path | None = None) 
     if nulls.sum_horizontal().item() > 0:
         _locate_problem(path, columns)
     if mark is not None:
-        with contextlib.suppress(OSError):  # a mark not left only costs the next run a check
+        try:  # a mark not left only costs the next run a check
             mark.parent.mkdir(parents=True, exist_ok=True)
             mark.touch()  # empty: nothing to tear
+        except OSError as exc:
+            warn_unwritable(mark.parent, exc)
 
 
 def _checked(path: Path, columns: list[str], read: Callable[[], pl.DataFrame]) -> pl.DataFrame:

@@ -136,7 +136,7 @@ class Corpus:
 
         Rows are ordered by the position of each path's last file row. Token counts are
         computed once per (snapshot, path) and cached in memory and, with a ``cache_dir``, on
-        disk keyed by the chunk file's path, size, mtime and inode.
+        disk keyed by the chunk file's identity (:func:`arbwb.cache.file_key`).
         """
         cached = self._files.get(snapshot_id)
         if cached is None:
@@ -259,7 +259,7 @@ def open_corpus(
         for key, entry in read_manifest(manifest).items():
             entries.setdefault(key, entry)
     if cache_dir is None and use_cache:
-        cache_dir = cache.cache_root() / costcache.KIND
+        cache_dir = cache.kind_dir(costcache.KIND)  # None (uncached) when it cannot be made
     return Corpus(
         root=root,
         entries=entries,
