@@ -63,7 +63,7 @@ def resume(data: Path, out: Path) -> int:
     return main(args)
 
 
-def test_checkpoint_holds_each_chunk_file_identity_and_summary_a_digest(
+def test_checkpoint_holds_each_chunk_file_identity_the_summary_none(
     data: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "lexical_details.jsonl"
@@ -81,7 +81,7 @@ def test_checkpoint_holds_each_chunk_file_identity_and_summary_a_digest(
     }
     assert resume(data, out) == 0
     summary = json.loads(out.with_name("lexical_summary.json").read_text())["fingerprint"]
-    assert "chunk_files" not in summary and len(summary["chunk_files_sha256"]) == 64
+    assert summary == {k: v for k, v in header.items() if k != "chunk_files"}  # local: left out
 
 
 def test_unchanged_corpus_resumes_byte_identically(data: Path, tmp_path: Path) -> None:

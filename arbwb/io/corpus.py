@@ -175,7 +175,7 @@ class Corpus:
 
         path = self.chunk_path(snapshot_id)
         frame = read_chunk_file(path, list(CHUNK_FIELDS))
-        n_files = frame.filter(pl.col("kind") == "file").height
+        n_files = int((frame["kind"] == "file").sum())
         self.check_counts(snapshot_id, path, frame.height, n_files)
         return validate(
             frame.with_columns(pl.lit(snapshot_id).alias("snapshot_id")), CHUNKS, name="chunks"

@@ -134,11 +134,10 @@ def fingerprint(
 
 
 def summary_fingerprint(expected: Mapping[str, Any]) -> dict[str, Any]:
-    """The fingerprint as the summary records it: the chunk files' identities (local inode and
-    times, one entry per snapshot) as one SHA-256 of their sorted JSON."""
-    files = json.dumps(expected["chunk_files"], sort_keys=True).encode("utf-8")
-    rest = {k: v for k, v in expected.items() if k != "chunk_files"}
-    return rest | {"chunk_files_sha256": hashlib.sha256(files).hexdigest()}
+    """The fingerprint as the summary records it: without the chunk files' identities, which
+    are local (inode, device, times) and would keep a rebuilt release from being
+    byte-identical; the manifest SHA-256 stands for the corpus there."""
+    return {k: v for k, v in expected.items() if k != "chunk_files"}
 
 
 def changed_chunk_files(found: Mapping[str, Any], expected: Mapping[str, Any]) -> list[str]:
