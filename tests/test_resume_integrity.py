@@ -167,7 +167,7 @@ def test_other_inputs_still_refused_by_name(
         (
             '{"i": "3", "row": null, "skip": "no_gold", "seconds": 0.0}',
             "i",
-            "unexpected '3' in a checkpoint line; rerun without --resume",
+            f"checkpoint line has unexpected '3'; {FIX}",
         ),
         (
             '{"i": 3, "row": null, "skip": null}',

@@ -85,6 +85,7 @@ def checkpoint_path(out: Path) -> Path:
 IDENTITY_FIELDS = ("size", "mtime_ns", "ctime_ns", "ino", "dev")
 #: Changed chunk files a refused resume names (the rest are counted).
 NAMED_CHANGES = 3
+_ABSENT = object()  # a field a checkpoint line lacks
 #: The checkpoint line's fields and their types (``row`` and ``skip`` may be null).
 ENTRY_FIELDS: dict[str, tuple[type, ...]] = {
     "i": (int,),
@@ -193,12 +194,10 @@ def _read_checkpoint(path: Path, expected: Mapping[str, Any]) -> dict[int, Outco
     for number, text in enumerate(complete[1:], start=2):
         entry = _checkpoint_line(path, number, text)
         for name, types in ENTRY_FIELDS.items():
-            if name not in entry:
-                msg = "checkpoint line lacks this field; rerun without --resume to start over"
-                raise InputError(msg, path=path, line=number, field=name)
-            value = entry[name]
-            if not isinstance(value, types) or isinstance(value, bool):
-                msg = f"unexpected {value!r} in a checkpoint line; rerun without --resume"
+            value = entry.get(name, _ABSENT)
+            if value is _ABSENT or not isinstance(value, types) or isinstance(value, bool):
+                what = "lacks this field" if value is _ABSENT else f"has unexpected {value!r}"
+                msg = f"checkpoint line {what}; rerun without --resume to start over"
                 raise InputError(msg, path=path, line=number, field=name)
         done[entry["i"]] = Outcome(entry["i"], entry["row"], entry["skip"], entry["seconds"])
     return done
