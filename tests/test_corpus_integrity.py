@@ -26,7 +26,9 @@ DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
 REPO, COMMIT = "arbdemo/tallyho", "b8ede5e1b79f9c1db4d8f33db9ded11898ce87a0"
 SID = f"{REPO}@{COMMIT}"
 LINE, ROWS, FILE_ROWS, SAMPLES = 10, 73, 15, 16
-FIX = "rebuild the snapshot or pass --allow-incomplete-snapshots to count it as missing"
+FIX = (
+    "rebuild the snapshot or pass --allow-incomplete-snapshots (score, rank) to count it as missing"
+)
 
 
 @pytest.fixture

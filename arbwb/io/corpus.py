@@ -165,7 +165,8 @@ class Corpus:
         """
         problem = self.count_mismatch(snapshot_id, rows, file_rows)
         if problem is not None:
-            msg = f"{problem}; rebuild the snapshot or pass {ALLOW_FLAG} to count it as missing"
+            fix = f"rebuild the snapshot or pass {ALLOW_FLAG} (score, rank) to count it as missing"
+            msg = f"{problem}; {fix}"
             raise InputError(msg, path=path)
 
     def chunks(self, snapshot_id: str) -> pl.DataFrame:
