@@ -169,6 +169,13 @@ class Corpus:
             msg = f"{problem}; {fix}"
             raise InputError(msg, path=path)
 
+    def checked(self, on_mismatch: OnMismatch) -> Corpus:
+        """This corpus, its incomplete snapshots left out as missing when ``on_mismatch`` is
+        ``"missing"`` (:func:`drop_incomplete`); else each is an error when read."""
+        if on_mismatch == "missing":
+            drop_incomplete(self)
+        return self
+
     def chunks(self, snapshot_id: str) -> pl.DataFrame:
         """All rows of a snapshot's chunk file as a CHUNKS frame, in file order (counts
         checked against the manifest row, :meth:`check_counts`)."""
@@ -315,15 +322,12 @@ def open_corpus(
             entries.setdefault(key, entry)
     if cache_dir is None and use_cache:
         cache_dir = cache.cache_root() / costcache.KIND
-    corpus = Corpus(
+    return Corpus(
         root=root,
         entries=entries,
         manifests=manifests,
         cache_dir=None if cache_dir is None or not use_cache else Path(cache_dir),
-    )
-    if on_mismatch == "missing":
-        drop_incomplete(corpus)
-    return corpus
+    ).checked(on_mismatch)
 
 
 def drop_incomplete(corpus: Corpus) -> None:
@@ -353,7 +357,7 @@ def drop_incomplete(corpus: Corpus) -> None:
     if corpus.incomplete:
         named = "; ".join(f"{sid} ({why})" for sid, why in corpus.incomplete.items())
         msg = f"{len(corpus.incomplete)} snapshots counted as missing (incomplete): {named}"
-        warnings.warn(msg, IncompleteSnapshotWarning, stacklevel=3)
+        warnings.warn(msg, IncompleteSnapshotWarning, stacklevel=4)
 
 
 def corpus_manifests(root: Path, release: str | None = None) -> list[Path]:
