@@ -29,6 +29,11 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--out", required=True, help="details JSONL; summary goes beside it")
     parser.add_argument("--resume", action="store_true", help="continue an interrupted run")
     parser.add_argument(
+        "--allow-incomplete-snapshots",
+        action="store_true",
+        help="count a snapshot whose chunk file disagrees with its manifest row as missing",
+    )
+    parser.add_argument(
         "--no-cache", action="store_true", help="do not read or write the on-disk cache"
     )
     parser.add_argument("--model", default=None, help="dense: SentenceTransformers path or name")
@@ -113,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         if args.runs or args.weights:
             raise InputError("only applies to --method rrf", field="--runs/--weights")
-        from arbwb.io.corpus import open_corpus
+        from arbwb.commands.score import open_corpus_for
         from arbwb.retrievers.registry import MethodOptions, get_method
         from arbwb.retrievers.runner import run_method
 
@@ -130,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
             options = _repomap_options(args)
         method = get_method(args.method, options)
         sample_set = select_tasks(release_samples(data, args.release), args.task)
-        corpus = open_corpus(data, args.release, use_cache=not args.no_cache)
+        corpus = open_corpus_for(args, data, args.release)
         summary = run_method(
             method,
             sample_set,

@@ -359,8 +359,15 @@ class TermSource:
         self.pending.update(dict.fromkeys(worker.files, worker))
 
     def load(self, corpus: Corpus, snapshot_id: str) -> SnapshotTerms:
-        """The snapshot's term statistics: the cached entry if valid, else computed (and saved)."""
+        """The snapshot's term statistics: the cached entry if valid, else computed (and saved);
+        either way its chunks are counted against the manifest row (:meth:`Corpus.check_counts`).
+        """
         chunk_file = corpus.chunk_path(snapshot_id)
+        terms = self._load(chunk_file)
+        corpus.check_counts(snapshot_id, chunk_file, terms.counts.shape[0])
+        return terms
+
+    def _load(self, chunk_file: Path) -> SnapshotTerms:
         entry = None
         worker = self.pending.pop(chunk_file, None)
         if worker is not None and worker.wait_for(chunk_file):
