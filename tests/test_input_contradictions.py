@@ -183,7 +183,6 @@ def test_mistyped_related_tests_is_one_error_for_every_command(
         ({"supporting_files": [{"file": "a.py"}]}, "gold.supporting_files", "element 0"),
         ({"no_gold": "false"}, "gold.no_gold", "expected true or false, got 'false'"),
         ({"gold_spans": "a.py:1-3"}, "gold.gold_spans", "expected a list, got str"),
-        ({"related_tests": []}, "gold.related_tests", "needs gold files"),
         ({"no_gold": True, "reason": "flaky_ci"}, "gold.no_gold", "must not be true"),
     ],
 )
@@ -335,3 +334,15 @@ def test_missing_snapshot_warning_and_field_agree(
         code, out, _ = _run([*argv, "--corpus", str(corpus)], capsys)
     summary = json.loads(out)["runs"][0]
     assert (code, summary["n"], summary["n_missing_snapshot"]) == (0, 2, 1)
+
+
+def test_empty_gold_list_is_upstreams_no_gold_skip_and_validate_flags_it(tmp_path: Path) -> None:
+    samples, line = _samples_with(tmp_path, {"related_tests": []})
+    loaded = load_samples(samples)  # upstream skips it as no_gold (spec §2.6, §4.1)
+    sample = loaded.samples.row(line - 1, named=True)["sample_id"]
+    gold = loaded.labels.filter((pl.col("sample_id") == sample) & (pl.col("role") == "gold"))
+    assert gold.is_empty()
+    record = _rows(samples)[line - 1]
+    assert ("gold.related_tests", "needs a non-empty list of paths for task 'code2test'") in (
+        check_record(record)
+    )

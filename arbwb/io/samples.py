@@ -53,11 +53,6 @@ _GOLD_PATH_LISTS = (  # gold fields holding path lists (strings or {path} object
     "negative_distractors",
     "hard_negative_files",
 )
-_TARGET_FIELD = {  # where each task's §2.6 target comes from, to name in errors
-    "code2test": "gold.related_tests",
-    "comment2context": "gold.must_context_files",
-    "edit2ripple": "gold.files",
-}
 _LABEL_LISTS = (
     ("root_cause", "root_cause_files"),
     ("related_test", "related_tests"),
@@ -296,8 +291,7 @@ def _check_record(record: dict[str, Any]) -> None:
     if "metadata" in record and not isinstance(record["metadata"], dict):
         msg = f"expected a JSON object, got {record['metadata']!r}"
         raise InputError(msg, field="metadata")
-    checks = (gold_type_problems(record), gold_consistency(record), _target_problem(record))
-    for field, message in itertools.chain(*checks):
+    for field, message in itertools.chain(gold_type_problems(record), gold_consistency(record)):
         raise InputError(message, field=field)
 
 
@@ -351,14 +345,6 @@ def gold_type_problems(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
     fix = gold.get("fix_commit")
     if fix is not None and not isinstance(fix, str):
         yield "gold.fix_commit", f"expected a commit string, got {fix!r}"
-
-
-def _target_problem(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    """A positive sample whose §2.6 target is empty would leave the denominator silently."""
-    task = str(record["task_type"])
-    if task != "abstention" and not target_gold_files(record):
-        msg = f"a {task} sample needs gold files (its spec §2.6 target is empty)"
-        yield _TARGET_FIELD.get(task, "gold.root_cause_files"), msg
 
 
 def _sample_row(record: dict[str, Any], source: Path, line: int) -> dict[str, Any]:
