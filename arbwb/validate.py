@@ -151,8 +151,11 @@ def _positive(record: dict[str, Any], gold: dict[str, Any]) -> Iterator[tuple[st
         for key in ("anchor_file", "anchor_diff", "intent"):
             if _blank(query.get(key)):
                 yield f"query.{key}", "must be non-blank text"
-    version = record.get("version")
-    if task == "comment2context" and isinstance(version, int) and version >= 2:
+    if (
+        task == "comment2context"
+        and isinstance(record.get("version"), int)
+        and record["version"] >= 2
+    ):
         needs.append("gold.given_files")
         if not path_list(gold.get("must_context_files")) and not path_list(
             gold.get("context_files")

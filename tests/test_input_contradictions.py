@@ -87,6 +87,9 @@ def _contradicting(case: str) -> dict[str, Any]:
         row["gold_ranks"] = dict.fromkeys(row["gold_files"], 30)
     elif case == "not-a-reciprocal-rank":
         row = _without_gold(row, 0.0123)
+    elif case == "no-gold-files":
+        row = _without_gold(row, 1 / 25)
+        row["gold_files"] = []
     return row
 
 
@@ -99,6 +102,7 @@ MRR_CASES = [
     "gold-ranks-say-unranked",
     "gold-ranks-say-deeper",
     "not-a-reciprocal-rank",
+    "no-gold-files",
 ]
 
 

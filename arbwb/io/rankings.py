@@ -278,7 +278,7 @@ def _gold_ranks(
 
 
 _MRR_REL_TOL = 1e-4  # a stored MRR equals 1/rank to this relative precision (upstream: exact)
-TOP_FILES = 20  # details store the first 20 distinct paths of the ranking (spec §4.2)
+_TOP_FILES = 20  # details store the first 20 distinct paths of the ranking (spec §4.2)
 
 
 def _check_mrr(
@@ -292,9 +292,10 @@ def _check_mrr(
 
     A gold file of the row in ``top_files`` or ``gold_ranks`` fixes the first gold rank r:
     MRR must be 1/r. Without one, MRR is 0, or 1/r for a whole rank r past a full top-20
-    list (upstream ranked every candidate file; a shorter list is the whole ranking); and
-    it is 0 when ``gold_ranks`` lists every gold file as unranked. Otherwise score (recall
-    from the list, RR from MRR) and depth (rank from MRR) would count different samples.
+    list (upstream ranked every candidate file; a shorter list is the whole ranking); it
+    is 0 when the row has no gold or ``gold_ranks`` lists every gold file as unranked.
+    Otherwise score (recall from the list, RR from MRR) and depth (rank from MRR) would
+    count different samples.
     """
     metrics = obj.get("metrics")
     key = next((k for k in metrics or {} if canonical_metric_name(k) == "mrr"), None)
@@ -318,11 +319,13 @@ def _check_mrr(
         return
     ranks, implied = obj.get("gold_ranks"), 1.0 / mrr
     rank = round(implied) if implied < 2**63 else 0
-    if isinstance(ranks, dict) and gold_set <= set(ranks):
+    if not gold_set:
+        msg = f"the row has no gold_files, so MRR is 0, got {mrr!r}"
+    elif isinstance(ranks, dict) and gold_set <= set(ranks):
         msg = f"gold_ranks ranks none of the gold files, so MRR is 0, got {mrr!r}"
-    elif len(prefix) < TOP_FILES:
+    elif len(prefix) < _TOP_FILES:
         msg = (
-            f"top_files holds the whole ranking ({len(prefix)} files, fewer than {TOP_FILES}) "
+            f"top_files holds the whole ranking ({len(prefix)} files, fewer than {_TOP_FILES}) "
             f"and no gold file, so MRR is 0, got {mrr!r}"
         )
     elif 0 < rank <= len(prefix):

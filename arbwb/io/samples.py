@@ -291,8 +291,9 @@ def _check_record(record: dict[str, Any]) -> None:
     if "metadata" in record and not isinstance(record["metadata"], dict):
         msg = f"expected a JSON object, got {record['metadata']!r}"
         raise InputError(msg, field="metadata")
-    for field, message in itertools.chain(gold_type_problems(record), gold_consistency(record)):
-        raise InputError(message, field=field)
+    problem = next(itertools.chain(gold_type_problems(record), gold_consistency(record)), None)
+    if problem is not None:
+        raise InputError(problem[1], field=problem[0])
 
 
 def _path_list_problem(value: Any) -> str | None:
@@ -398,8 +399,9 @@ def sample_files(path: str | Path) -> list[Path]:
 def load_samples(path: str | Path) -> SampleSet:
     """Read sample records from a file, a release folder or a single-release root.
 
-    Every record is checked (required fields, types, task_type, stratum consistency) and
-    duplicate ids are refused, so each error names the file, line and field.
+    Every record is checked (required fields, types, task_type, gold field types, gold
+    that contradicts the task, stratum consistency) and duplicate ids are refused, so each
+    error names the file, line and field; ``validate`` applies the same gold checks.
     """
     rows: list[dict[str, Any]] = []
     labels: list[dict[str, str]] = []
