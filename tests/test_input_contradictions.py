@@ -350,3 +350,21 @@ def test_empty_gold_list_is_upstreams_no_gold_skip_and_validate_flags_it(tmp_pat
     assert ("gold.related_tests", "needs a non-empty list of paths for task 'code2test'") in (
         check_record(record)
     )
+
+
+def test_stored_mrr_counts_only_for_the_gold_it_was_computed_with(tmp_path: Path) -> None:
+    row = _without_gold(_full_row(), 1 / 25)  # stored MRR: first gold at rank 25
+    path = _jsonl(tmp_path / "deep_details.jsonl", [row])
+    samples = _rows(SAMPLES)
+    record = next(r for r in samples if r["id"] == row["sample_id"])
+    key = {"code2test": "related_tests", "edit2ripple": "files"}.get(record["task_type"])
+    record["gold"] = {**record["gold"], key or "root_cause_files": ["elsewhere/new_gold.py"]}
+    if key is None:  # comment2context reads must_context_files first
+        record["gold"].pop("must_context_files", None)
+    sample_set = load_samples(_jsonl(tmp_path / "samples.jsonl", samples))
+    metrics = ["mrr", "first_gold_rank"]
+    scored = scoring.score_run(load_rankings(path), sample_set, metrics=metrics).metrics
+    got = dict(
+        scored.filter(pl.col("sample_id") == row["sample_id"]).select("metric", "value").rows()
+    )
+    assert got == {"mrr": 0.0, "first_gold_rank": None}  # the new gold file was never ranked

@@ -91,6 +91,28 @@ class RunData:
     selective: pl.DataFrame | None = None
     nested: pl.DataFrame | None = None
 
+    def stored_for(self, labels: pl.DataFrame) -> pl.DataFrame | None:
+        """``stored`` of the samples whose row gold equals the ``gold`` role of ``labels``.
+
+        Upstream's per-sample metrics (spec §5.1) belong to the row's own ``gold_files``:
+        scored against other gold (``--samples`` of another release), a stored MRR would
+        credit a file the run never ranked, so those samples use the ranking alone.
+        """
+        if self.stored is None or self.labels is None:
+            return self.stored
+        same = (
+            _gold_sets(self.labels)
+            .join(_gold_sets(labels), on="sample_id", suffix="_wanted")
+            .filter(pl.col("gold") == pl.col("gold_wanted"))
+        )
+        return self.stored.join(same.select("sample_id"), on="sample_id", how="semi")
+
+
+def _gold_sets(labels: pl.DataFrame) -> pl.DataFrame:
+    """``sample_id, gold``: each sample's gold paths as a sorted list."""
+    gold = labels.filter(pl.col("role") == "gold")
+    return gold.group_by("sample_id").agg(gold=pl.col("path").unique().sort())
+
 
 @dataclass
 class _Collected:
