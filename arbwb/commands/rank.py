@@ -42,7 +42,9 @@ def add_parser(subparsers: Any) -> None:
             f"--{name}-weight", type=float, default=None, help=f"repomap (default {default})"
         )
     parser.add_argument("--runs", nargs="+", default=None, help="rrf: stored runs to fuse")
-    parser.add_argument("--weights", default=None, help="rrf: comma-separated run weights")
+    parser.add_argument(
+        "--weights", default=None, help="rrf: comma-separated run weights (finite, >= 0, one > 0)"
+    )
     parser.set_defaults(func=run)
 
 
