@@ -47,21 +47,23 @@ def add_parser(subparsers: Any) -> None:
             f"--{name}-weight", type=float, default=None, help=f"repomap (default {default})"
         )
     parser.add_argument("--runs", nargs="+", default=None, help="rrf: stored runs to fuse")
-    parser.add_argument("--weights", default=None, help="rrf: comma-separated run weights")
+    parser.add_argument(
+        "--weights", default=None, help="rrf: comma-separated run weights (finite, >= 0, one > 0)"
+    )
     parser.set_defaults(func=run)
 
 
 def _weights(text: str | None, n_runs: int) -> list[float] | None:
+    """``--weights 1,0.5``: one finite, non-negative number per run (fusion.check_weights)."""
     if text is None:
         return None
+    from arbwb.retrievers.fusion import check_weights
+
     try:
         weights = [float(w) for w in text.split(",")]
     except ValueError:
         raise InputError(f"weights must be numbers, got {text!r}", field="--weights") from None
-    if len(weights) != n_runs:
-        msg = f"need one weight per run ({n_runs}), got {len(weights)}"
-        raise InputError(msg, field="--weights")
-    return weights
+    return check_weights(weights, n_runs, field="--weights")
 
 
 def _repomap_options(args: argparse.Namespace) -> MethodOptions:
@@ -108,13 +110,9 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("rrf needs the runs to fuse", field="--runs")
         from arbwb.retrievers.fusion import run_fusion
 
+        fusion_weights = _weights(args.weights, len(args.runs))  # before any file is read
         sample_set = select_tasks(release_samples(data, args.release), args.task)
-        summary = run_fusion(
-            [Path(p) for p in args.runs],
-            sample_set,
-            out,
-            weights=_weights(args.weights, len(args.runs)),
-        )
+        summary = run_fusion([Path(p) for p in args.runs], sample_set, out, weights=fusion_weights)
     else:
         if args.runs or args.weights:
             raise InputError("only applies to --method rrf", field="--runs/--weights")
