@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from arbwb.commands import COMMANDS
+from arbwb.paths import check_output_path
 
 DEFAULT_METRICS = "recall@5,recall@10,recall@20,mrr"
 
@@ -58,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from arbwb.io.samples import load_samples, sample_files
     from arbwb.jsonio import sha256_file, write_text_atomic
 
+    check_output_path(args.out)
     metrics = scoring.metric_names([m.strip() for m in args.metrics.split(",") if m.strip()])
     samples = load_samples(args.samples) if args.samples else None
     corpus = None
