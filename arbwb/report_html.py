@@ -89,10 +89,14 @@ def outcome_summary(sections: Sequence[Section]) -> str:
     """``All 9 notebooks ran``, or how many ran and which were skipped, and why (no failures)."""
     skipped = [s for s in sections if s.status == "skipped"]
     if not skipped:
-        return f"All {len(sections)} notebooks ran"
-    ran = len(sections) - len(skipped)
+        return f"All {_notebooks(len(sections))} ran"
     reasons = "; ".join(f"{s.stem}: {s.reason}" for s in skipped)
-    return f"{ran} notebook{'' if ran == 1 else 's'} ran, {len(skipped)} skipped ({reasons})"
+    ran = _notebooks(len(sections) - len(skipped))
+    return f"{ran} ran, {len(skipped)} skipped ({reasons})"
+
+
+def _notebooks(count: int) -> str:
+    return f"{count} notebook{'' if count == 1 else 's'}"
 
 
 def render_notebook(executed: Path) -> str:
