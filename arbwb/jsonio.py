@@ -119,7 +119,7 @@ def atomic_open(path: str | Path, mode: str = "w", *, durable: bool = True) -> I
     """Open a temporary file beside ``path``; rename it over ``path`` only on success.
 
     The file gets the mode a plain ``open()`` would (0666 less the umask). An ``OSError``
-    without a file name (a full disk on write) is raised again naming ``path``.
+    naming no file (a full disk on write) or the temporary one is raised again naming ``path``.
 
     ``durable``: fsync before the rename (results); a cache entry that is recomputed when
     unreadable only needs the rename's atomicity.
@@ -138,7 +138,7 @@ def atomic_open(path: str | Path, mode: str = "w", *, durable: bool = True) -> I
     except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        if isinstance(exc, OSError) and exc.errno is not None and exc.filename is None:
+        if isinstance(exc, OSError) and exc.errno is not None and exc.filename in (None, tmp):
             raise OSError(exc.errno, exc.strerror, str(path)) from exc
         raise
 

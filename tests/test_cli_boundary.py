@@ -212,6 +212,17 @@ def test_full_disk_on_write_names_the_output(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []  # the temporary is gone
 
 
+def test_rename_onto_a_folder_names_the_output_not_the_temporary(tmp_path: Path) -> None:
+    (tmp_path / "out").mkdir()
+    with pytest.raises(IsADirectoryError) as caught, atomic_open(tmp_path / "out") as handle:
+        handle.write("{}")
+    assert caught.value.filename == str(tmp_path / "out")
+    assert user_message(caught.value) == f"{tmp_path / 'out'}: is a directory; " + (
+        "pass the path of a file inside it"
+    )
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
 def _wait_for(check: Callable[[], bool], process: subprocess.Popen[str], seconds: float) -> None:
     deadline = time.monotonic() + seconds
     while not check():
