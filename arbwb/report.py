@@ -2,10 +2,11 @@
 
 The report holds executed notebooks (``.ipynb`` and ``.html``), figures, tables, records
 (each notebook's key numbers and ``skipped`` reasons), ``manifest.json`` (inputs with SHA-256,
-package versions, parameters, seeds, each notebook's status) and a static ``index.html``
-linking it all with relative paths. A failing notebook costs only its own section: the
-others still run, the index names the failing cell and its error, and the caller learns of
-it from :attr:`ReportResult.failed`.
+package versions, parameters, seeds, each notebook's status: ok, failed, or skipped when it
+recorded a ``skipped`` reason) and a static ``index.html`` linking it all with relative
+paths. A failing notebook costs only its own section: the others still run, the index names
+the failing cell and its error, and the caller learns of it from :attr:`ReportResult.failed`.
+Inputs that match nothing (an empty root, a runs glob without a match) fail before any runs.
 """
 
 from __future__ import annotations
@@ -60,11 +61,6 @@ class ReportResult:
     def failed(self) -> list[Section]:
         """Sections whose notebook raised; the report holds everything they wrote before."""
         return [s for s in self.sections if s.status == "failed"]
-
-    @property
-    def skipped(self) -> list[Section]:
-        """Sections whose notebook ran but recorded ``skipped``: its input kind is absent."""
-        return [s for s in self.sections if s.status == "skipped"]
 
 
 def notebook_paths(folder: Path) -> list[Path]:

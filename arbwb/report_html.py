@@ -70,11 +70,9 @@ class Section:
         return Path(self.notebook).stem
 
     def describe(self) -> str:
-        """One line naming the notebook, the failing cell and the error (empty when ok)."""
-        if self.status == "ok":
+        """One line naming the notebook, the failing cell and the error (empty unless failed)."""
+        if self.status != "failed":
             return ""
-        if self.status == "skipped":
-            return f"notebook {self.notebook} skipped: {self.reason}"
         where = f" in cell In [{self.cell}]" if self.cell is not None else ""
         return f"notebook {self.notebook} failed{where}: {self.error}"
 
