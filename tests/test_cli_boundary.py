@@ -240,12 +240,13 @@ def test_ctrl_c_on_rank_hints_at_resume_and_resume_completes(tmp_path: Path) -> 
         env=_env(),
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=True,  # its own process group, which Ctrl-C in a terminal signals
     )
     ckpt = checkpoint_path(out)
     _wait_for(
         lambda: ckpt.is_file() and len(ckpt.read_text().splitlines()) >= 3, process, 120
     )  # the fingerprint and two ranked samples
-    process.send_signal(signal.SIGINT)
+    os.killpg(process.pid, signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == cli.EXIT_INTERRUPTED, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
