@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from arbwb.commands import COMMANDS
 from arbwb.errors import InputError
 from arbwb.pathclass import CANDIDATE_FILTERS, CandidateFilter
+from arbwb.paths import check_output_path
 from arbwb.retrievers import METHOD_NAMES
 
 if TYPE_CHECKING:
@@ -50,7 +51,10 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--weights", default=None, help="rrf: comma-separated run weights (finite, >= 0, one > 0)"
     )
-    parser.set_defaults(func=run)
+    parser.set_defaults(
+        func=run,
+        interrupt_hint="rerun the same command with --resume to continue from the checkpoint",
+    )
 
 
 def _weights(text: str | None, n_runs: int) -> list[float] | None:
@@ -89,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
     from arbwb.cache import kind_dir  # light: the heavy imports follow the early worker
 
     data, out = Path(args.data), Path(args.out)
+    check_output_path(out)
     candidate_filter: CandidateFilter = args.candidate_filter
     if args.method != "dense" and args.model:
         raise InputError("only applies to --method dense", field="--model")

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arbwb.commands import COMMANDS
+from arbwb.paths import check_output_path
 
 if TYPE_CHECKING:
     from arbwb.io.corpus import Corpus
@@ -89,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
     from arbwb.io.samples import load_samples, sample_files
     from arbwb.jsonio import sha256_file, write_text_atomic
 
+    check_output_path(args.out)
     metrics = scoring.metric_names([m.strip() for m in args.metrics.split(",") if m.strip()])
     samples = load_samples(args.samples) if args.samples else None
     corpus = None
