@@ -3,7 +3,8 @@
 One static report; ``--method`` ranks each named retriever over the release first (kept in
 ``<out>/runs/<R>/``, reused while its inputs are unchanged) and adds those runs to the others.
 
-Exits 1 naming each failed notebook (its section in the report shows the cell and error).
+Exits 1 naming each failed notebook (its section in the report shows the cell and error), and
+2 before running any when the inputs match nothing; skipped sections are named in the summary.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from arbwb.commands import COMMANDS
-from arbwb.paths import NOTEBOOKS_DIR
+from arbwb.paths import NOTEBOOKS_DIR, check_output_path
 
 
 def add_parser(subparsers: Any) -> None:
@@ -63,7 +64,9 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    check_output_path(args.out, kind="dir")
     from arbwb.report import RUNS_DIR, ReportConfig, run_report  # papermill: slow to import
+    from arbwb.report_html import outcome_summary
 
     ranked: list[str] = []
     if args.method:
@@ -95,5 +98,5 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    print(f"report written to {index}")
+    print(f"{outcome_summary(result.sections)}; report written to {index}")
     return 0

@@ -21,7 +21,12 @@ from arbwb.jsonio import read_json
 from arbwb.retrievers.common import Method
 from arbwb.retrievers.details import summary_path
 from arbwb.retrievers.plugin import method_for
-from arbwb.retrievers.runner import checkpoint_path, fingerprint, run_method
+from arbwb.retrievers.runner import (
+    checkpoint_path,
+    fingerprint,
+    run_method,
+    summary_fingerprint,
+)
 
 
 def sample_releases(data: Path) -> list[str]:
@@ -76,7 +81,8 @@ def rank_release(
             expected = fingerprint(method, sample_set, corpus, "all_files", None)
             summary = summary_path(out)
             stored = read_json(summary) if summary.is_file() and out.is_file() else {}
-            if not (isinstance(stored, dict) and _same(stored.get("fingerprint"), expected)):
+            recorded = stored.get("fingerprint") if isinstance(stored, dict) else None
+            if not _same(recorded, summary_fingerprint(expected)):
                 resume = _checkpoint_matches(out, expected)
                 run_method(method, sample_set, corpus, out, resume=resume)
             written.append(out)
