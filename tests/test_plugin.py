@@ -310,6 +310,9 @@ def test_rrf_over_stored_runs_needs_no_queries(demo: Path, tmp_path: Path) -> No
     assert main([*fused, "--data", str(bare), "--out", str(out)]) == 0
     assert main([*fused, "--data", str(demo), "--out", str(reference)]) == 0
     assert out.read_bytes() == reference.read_bytes()
+    alone = tmp_path / "alone" / "rrf_details.jsonl"  # no --data at all: gold from the rows
+    assert main([*fused, "--out", str(alone)]) == 0
+    assert alone.read_bytes() == reference.read_bytes()
     assert len(_rows(out)) == _with_gold(demo) == 74  # samples with gold, answered by both
 
 

@@ -99,6 +99,14 @@ def _repomap_options(args: argparse.Namespace) -> MethodOptions:
     return MethodOptions(weights=weights, index_cache_dir=cache)
 
 
+def _data(args: argparse.Namespace) -> Path:
+    """The release root; only rank fusion of ARB details runs can do without one."""
+    if args.data is None:
+        msg = "is required (rrf of ARB details runs alone takes gold from their rows)"
+        raise InputError(msg, field="--data")
+    return Path(args.data)
+
+
 def _list_methods() -> int:
     """Print every method name with where it comes from (built-in or its entry point's dist)."""
     from arbwb.retrievers.plugin import available
@@ -115,10 +123,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.list:
         return _list_methods()
-    for flag, value in (("--method", args.method), ("--data", args.data), ("--out", args.out)):
+    for flag, value in (("--method", args.method), ("--out", args.out)):
         if value is None:
             raise InputError("is required (or pass --list)", field=flag)
-    data, out = Path(args.data), Path(args.out)
+    out = Path(args.out)
     check_output_path(out)
     candidate_filter: CandidateFilter = args.candidate_filter
     if args.method != "dense" and args.model:
@@ -148,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
         runs = [Path(p) for p in args.runs]
         # gold from the details rows when every run has them: samples (queries) not needed
         with_gold = all(detect_format(p) == "details" for p in runs if p.is_file())
-        sample_set = None if with_gold else release_samples(data, args.release)
+        sample_set = None if with_gold else release_samples(_data(args), args.release)
         summary = run_fusion(
             runs,
             None if sample_set is None else select_tasks(sample_set, args.task),
@@ -178,6 +186,7 @@ def run(args: argparse.Namespace) -> int:
         method = method_for(
             args.method, parse_options(args.option), lambda: get_method(args.method, options)
         )
+        data = _data(args)
         sample_set = select_tasks(release_samples(data, args.release), args.task)
         corpus = open_corpus_for(args, data, args.release)
         summary = run_method(
