@@ -86,10 +86,7 @@ def run_report(config: ReportConfig) -> ReportResult:
     if not data_dir.is_dir():
         raise InputError("data folder not found; pass an ARB release root", path=data_dir)
     _check_found(data_dir, config.runs_glob, config.extra_runs)
-    held = {p.name for p in out_dir.iterdir()} - {RUNS_DIR} if out_dir.exists() else set()
-    if held and not (out_dir / "manifest.json").is_file():
-        msg = "exists and is not an arbwb report (no manifest.json); choose an empty or new folder"
-        raise InputError(msg, path=out_dir)
+    check_report_folder(out_dir)
     notebooks = notebook_paths(config.notebooks_dir.resolve())
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
@@ -122,6 +119,14 @@ def _files(data_dir: Path, pattern: str) -> list[Path]:
     """Files matching ``pattern`` (``**`` recursive), relative to ``data_dir`` unless absolute."""
     full = pattern if Path(pattern).is_absolute() else str(data_dir / pattern)
     return [Path(p) for p in glob.glob(full, recursive=True) if Path(p).is_file()]
+
+
+def check_report_folder(out_dir: Path) -> None:
+    """Refuse to replace a folder that is not an arbwb report (only its ``runs/`` may exist)."""
+    held = {p.name for p in out_dir.iterdir()} - {RUNS_DIR} if out_dir.exists() else set()
+    if held and not (out_dir / "manifest.json").is_file():
+        msg = "exists and is not an arbwb report (no manifest.json); choose an empty or new folder"
+        raise InputError(msg, path=out_dir)
 
 
 def _check_found(data_dir: Path, runs_glob: str | None, extra_runs: Sequence[str] = ()) -> None:

@@ -316,6 +316,18 @@ def test_rrf_over_stored_runs_needs_no_queries(demo: Path, tmp_path: Path) -> No
     assert len(_rows(out)) == _with_gold(demo) == 74  # samples with gold, answered by both
 
 
+def test_report_method_never_writes_runs_into_a_folder_that_is_not_a_report(
+    demo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    foreign = tmp_path / "documents"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    args = ["report", "--data", str(demo), "--method", "lexical", "--out", str(foreign)]
+    assert main(args) == 2
+    assert "is not an arbwb report" in capsys.readouterr().err
+    assert sorted(p.name for p in foreign.iterdir()) == ["notes.txt"]
+
+
 @pytest.mark.slow
 def test_report_with_a_plugin_method(demo: Path, plugins: Path, tmp_path: Path) -> None:
     out = tmp_path / "report"

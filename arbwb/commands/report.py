@@ -65,11 +65,12 @@ def add_parser(subparsers: Any) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     check_output_path(args.out, kind="dir")
-    from arbwb.report import RUNS_DIR, ReportConfig, run_report  # papermill: slow to import
+    from arbwb.report import RUNS_DIR, ReportConfig, check_report_folder, run_report
     from arbwb.report_html import outcome_summary
 
     ranked: list[str] = []
     if args.method:
+        check_report_folder(args.out.resolve())  # before runs are written into it
         from arbwb.retrievers.plugin import parse_options
         from arbwb.retrievers.release_runs import rank_release
 
