@@ -41,7 +41,7 @@ test: $(VENV)/.dev-installed
 
 ## test-nonative: the tests of the C modules and their users with ARBWB_NO_NATIVE=1, i.e. on
 ## the pure-Python fallbacks a compiler-less install uses
-NONATIVE_TESTS := termcount jsonlines native_select tokenize termcache grep_lines \
+NONATIVE_TESTS := termcount jsonlines native_select termcache grep_lines retrievers_parity \
 	retrievers_grep retrievers_core retrievers_repomap repomap_index_fast
 test-nonative: $(VENV)/.dev-installed
 	ARBWB_NO_NATIVE=1 HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q \
@@ -66,6 +66,7 @@ bench: $(VENV)/.dev-installed
 	$(BIN)/python benchmarks/bench_report.py
 	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/bench_grep.py
+	$(BIN)/python benchmarks/bench_fallback.py
 	$(BIN)/python benchmarks/bench_granularity.py
 	$(BIN)/python benchmarks/bench_cli_speed.py
 	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_dense.py

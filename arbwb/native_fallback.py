@@ -4,7 +4,7 @@ install) or ``ARBWB_NO_NATIVE=1`` asks for them (:mod:`arbwb._native_select`).
 :func:`count` gives :func:`arbwb._termcount.count`'s results byte for byte, with numpy (the
 token finder RepoMap uses, :func:`arbwb.tokenize.identifier_token_bytes`) and Arrow's
 ``dictionary_encode`` (the numbering the C counter reproduces). :func:`scan` declines every
-file, so strict grep reads each the general way, which gives the same lines and special marks.
+file, so strict grep reads each the general way, which finds the same lines and special marks.
 """
 
 from __future__ import annotations
@@ -117,6 +117,6 @@ def scan(
     data: Buffer | mmap.mmap, strings: tuple[bytes, ...], ints: tuple[bytes, ...], /
 ) -> tuple[bytes, bytes] | None:
     """None, as :func:`arbwb._jsonlines.scan` gives for a file it leaves: the general reading
-    (lines, special marks, the full check) then gives the same index; a one-pass check in
-    Python would cost more than that reading saves."""
+    (lines, special marks, the full check; else the full parse) then ranks it the same; a
+    one-pass check in Python would cost more than that reading saves."""
     return None
