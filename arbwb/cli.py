@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from arbwb import native
+from arbwb import __version__, native
 from arbwb.commands import COMMANDS, module_name
 from arbwb.errors import user_message
 
@@ -36,6 +36,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument(
         "--debug", action="store_true", help="show the traceback of every error, not one line"
     )
+    parser.add_argument("--version", action="version", version=f"arbwb {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, help_text in COMMANDS.items():
         if name == command:

@@ -447,17 +447,18 @@ def line_index(path: Path, marks: Path | None = None) -> LineIndex | None:
 
     One pass in C (:mod:`arbwb._jsonlines`) finds the lines and their special marks while it
     checks that every row is certainly whole; a file it leaves (a blank line, a mistyped or
-    missing field, a lone surrogate, ...) is read the general way: :func:`read_lines`, then
-    :func:`check_chunk_file` (``marks``: see there), which locates a bad row.
+    missing field, a lone surrogate, ...; every file where it is not built) is read the
+    general way: :func:`read_lines`, then :func:`check_chunk_file` (``marks``: see there),
+    which locates a bad row.
     """
-    from arbwb import _jsonlines
+    from arbwb._native_select import jsonlines
 
     data = map_file(path)
     if data is None or len(data) >= MAX_MAPPED:
         return None
     strings = tuple(c.encode() for c in CHUNK_COLUMNS if CHUNK_FIELDS[c] == pl.String)
     ints = tuple(c.encode() for c in CHUNK_COLUMNS if CHUNK_FIELDS[c] != pl.String)
-    scanned = _jsonlines.scan(data, strings, ints)
+    scanned = jsonlines.scan(data, strings, ints)
     if scanned is not None:
         bounds = np.frombuffer(scanned[0], dtype=np.int64)
         special = pl.Series(np.frombuffer(scanned[1], dtype=np.uint8).astype(bool))
