@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import subprocess
+import sys
 import tarfile
 from pathlib import Path
 from typing import Any
@@ -234,3 +235,22 @@ def test_half_the_gold_spans_at_span_and_block_level(tmp_path: Path) -> None:
     assert got["line"] == (pytest.approx(6 / 9), 1.0, 6, 9, 6)
     assert got["span"] == (pytest.approx(357 / 411), 1.0, 357, 411, 357)
     assert got["symbol"] == (0.5, 1.0, 1, 2, 1)
+
+
+def test_symbols_without_tree_sitter_exit_2_naming_the_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "tree_sitter_languages", None)  # import now fails
+    code = cli.main(
+        [
+            "contextbench",
+            "score",
+            str(DEMO / "predictions" / "demo-precise.jsonl"),
+            "--rows",
+            str(DEMO / "rows.parquet"),
+            "--symbols",
+        ]
+    )
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--symbols" in err and "pip install 'arbwb[contextbench]'" in err
