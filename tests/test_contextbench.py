@@ -1,5 +1,5 @@
 """ContextBench adapter: the 22 test vectors of contextbench-spec §12, the 50-row sample (§11),
-bad input, agent extractors and aggregation.
+bad input, agent extractors, aggregation and the block level with the pinned tree-sitter stack.
 """
 
 from __future__ import annotations
@@ -1073,6 +1073,8 @@ LANGUAGE_VECTORS = [
             ("arrow_function", 47, 54, None),
         ],
     ),
+    # §4's name rule searches the arrow function itself in pre-order: its parameter names it
+    ("n.js", b"const t = x => x;\n", [("arrow_function", 10, 16, "x")]),
     # typescript: interface counts; the arrow function and the enum do not
     (
         "m.ts",

@@ -117,11 +117,13 @@ def test_bad_rows_exit_2_naming_the_field(
 # --------------------------------------------------------------------------- --repos, every level
 
 
-def _demo_checkouts(root: Path) -> tuple[Path, Path]:
+@pytest.fixture(scope="module")
+def demo_checkouts(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The demo repositories as git repositories and, beside them, plain checkouts made at
     each row's commit with ``git archive <commit> | tar -x`` (as docs/contextbench-real-rows.md
     does for real rows); returns the two ``--repos`` folders.
     """
+    root = tmp_path_factory.mktemp("demo-repos")
     from arbwb.demo.build import create_git_repo
     from arbwb.demo.repos import DEMO_REPOS
 
@@ -202,8 +204,10 @@ TALLYHO_BUG = "ARBWB-Demo__python__maintenance__bugfix__f3da5efb"
 KVCACHE_B3 = "ARBWB-Demo__go__maintenance__bugfix__2c6fc03e"
 
 
-def test_gold_as_prediction_scores_one_at_span_and_block_level(tmp_path: Path) -> None:
-    git_root, plain_root = _demo_checkouts(tmp_path)
+def test_gold_as_prediction_scores_one_at_span_and_block_level(
+    tmp_path: Path, demo_checkouts: tuple[Path, Path]
+) -> None:
+    git_root, plain_root = demo_checkouts
     pred = _gold_as_prediction(tmp_path / "gold.jsonl")
     plain = _score_levels(pred, plain_root, tmp_path / "plain.jsonl")
     assert _score_levels(pred, git_root, tmp_path / "git.jsonl") == plain
@@ -226,8 +230,10 @@ def test_gold_as_prediction_scores_one_at_span_and_block_level(tmp_path: Path) -
     assert plain[TALLYHO_BUG]["symbol"] == (1.0, 1.0, 2, 2, 2)
 
 
-def test_half_the_gold_spans_at_span_and_block_level(tmp_path: Path) -> None:
-    _, plain_root = _demo_checkouts(tmp_path)
+def test_half_the_gold_spans_at_span_and_block_level(
+    tmp_path: Path, demo_checkouts: tuple[Path, Path]
+) -> None:
+    _, plain_root = demo_checkouts
     pred = _gold_as_prediction(tmp_path / "half.jsonl", keep={TALLYHO_BUG: 1})
     got = _score_levels(pred, plain_root, tmp_path / "half-per.jsonl")[TALLYHO_BUG]
     # only money.py:35-40 (split_evenly): 6 of 9 lines, 357 of 411 bytes, 1 of 2 definitions
