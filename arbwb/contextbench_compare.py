@@ -66,6 +66,25 @@ def _wide(metrics: pl.DataFrame, names: dict[str, str]) -> pl.DataFrame:
     return wide
 
 
+def ranked_metrics(ranked: pl.DataFrame, k: int) -> pl.DataFrame:
+    """METRICS ``file.coverage``/``file.precision`` of ranked file lists cut at ``k``
+    (contextbench-spec §13); a sample with no ranked path (error row) scores zero."""
+    return (
+        ranked.filter(pl.col("k") == k)
+        .unpivot(
+            on=["file_coverage", "file_precision"],
+            index=["run", "sample_id"],
+            variable_name="metric",
+        )
+        .select(
+            "run",
+            "sample_id",
+            pl.col("metric").str.replace("file_", "file."),
+            pl.col("value").fill_null(0.0),
+        )
+    )
+
+
 def file_level_frame(
     arb_metrics: pl.DataFrame,
     arb_samples: pl.DataFrame,
@@ -73,6 +92,7 @@ def file_level_frame(
     cb_samples: pl.DataFrame,
     *,
     arb_runs: pl.DataFrame | None = None,
+    cb_ranked: pl.DataFrame | None = None,
     k: int = 20,
 ) -> pl.DataFrame:
     """FILE_LEVEL rows of both benchmarks: ARB ``recall@k``/``precision@k``, ContextBench
@@ -82,7 +102,9 @@ def file_level_frame(
     :func:`arbwb.leaderboard.release_metrics` and :func:`arbwb.contextbench.metrics_frame`;
     the samples frames give each sample's repo. ``arb_runs`` (run, group, method, e.g.
     :func:`arbwb.methods.run_methods`) names ARB groups and methods; without it each run is its
-    own method in one group "ARB". ContextBench runs form one group and keep their names.
+    own method in one group "ARB". ``cb_ranked``: ranked file lists scored on ContextBench
+    (:func:`arbwb.contextbench.score_ranked`), read at ``k`` as more ContextBench runs.
+    ContextBench runs form one group and keep their names as methods.
     """
     recall, precision = arb_metric_names(k)
     arb = _wide(arb_metrics, {recall: "file_recall", precision: "file_precision"})
@@ -92,6 +114,8 @@ def file_level_frame(
         else arb.select("run", group=pl.lit(ARB), method=pl.col("run")).unique()
     )
     arb = arb.join(runs, on="run", how="left").with_columns(benchmark=pl.lit(ARB))
+    if cb_ranked is not None:
+        cb_metrics = pl.concat([cb_metrics, ranked_metrics(cb_ranked, k)])
     cb = _wide(cb_metrics, {"file.coverage": "file_recall", "file.precision": "file_precision"})
     cb = cb.with_columns(
         benchmark=pl.lit(CONTEXTBENCH), group=pl.lit(CONTEXTBENCH_GROUP), method=pl.col("run")
@@ -180,6 +204,7 @@ def compare(
     cb_samples: pl.DataFrame,
     *,
     arb_runs: pl.DataFrame | None = None,
+    cb_ranked: pl.DataFrame | None = None,
     k: int = 20,
     n_boot: int = 2000,
     n_perm: int = 10000,
@@ -187,7 +212,13 @@ def compare(
 ) -> Comparison:
     """:func:`file_level_frame` with its :func:`file_level_scores` and :func:`file_level_tests`."""
     frame = file_level_frame(
-        arb_metrics, arb_samples, cb_metrics, cb_samples, arb_runs=arb_runs, k=k
+        arb_metrics,
+        arb_samples,
+        cb_metrics,
+        cb_samples,
+        arb_runs=arb_runs,
+        cb_ranked=cb_ranked,
+        k=k,
     )
     return Comparison(
         frame,

@@ -155,3 +155,31 @@ def test_compare_bundles_frame_scores_and_tests() -> None:
     assert got.frame.equals(_frame())
     assert got.scores.equals(cc.file_level_scores(_frame(), n_boot=100))
     assert got.tests.equals(cc.file_level_tests(_frame(), n_perm=100))
+
+
+def test_ranked_lists_join_as_contextbench_runs_at_k() -> None:
+    ranked = pl.DataFrame(
+        {
+            "run": ["lists"] * 4,
+            "sample_id": ["c1", "c2", "c1", "c2"],
+            "k": [20, 20, 5, 5],
+            "file_coverage": [1.0, None, 0.5, None],  # c2: no ranked path (error row)
+            "file_precision": [0.25, None, 0.2, None],
+            "error": [None, "no_context_extracted", None, "no_context_extracted"],
+        }
+    )
+    assert sorted(cc.ranked_metrics(ranked, 5).rows()) == [
+        ("lists", "c1", "file.coverage", 0.5),
+        ("lists", "c1", "file.precision", 0.2),
+        ("lists", "c2", "file.coverage", 0.0),
+        ("lists", "c2", "file.precision", 0.0),
+    ]
+    frame = cc.file_level_frame(
+        ARB_METRICS, ARB_SAMPLES, CB_METRICS, CB_SAMPLES, arb_runs=RUNS, cb_ranked=ranked
+    )
+    lists = frame.filter(pl.col("run") == "lists")
+    assert lists.select("benchmark", "method", "sample_id", "repo", "file_recall").rows() == [
+        ("ContextBench", "lists", "c1", "p/q", 1.0),
+        ("ContextBench", "lists", "c2", "p/r", 0.0),
+    ]
+    assert frame.height == _frame().height + 2

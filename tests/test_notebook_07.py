@@ -67,6 +67,16 @@ def _macro(records: list[dict], gold: dict) -> dict[str, float]:
     return {k: v / len(records) for k, v in sums.items()}
 
 
+def _ranked_recall(ranking: list[dict], gold: dict, k: int) -> float:
+    """Mean file coverage of ranked lists cut at k (every ranked path exists in the demo)."""
+    cov = [
+        len(set(gold[r["sample_id"]]) & {f["path"] for f in r["ranked_files"][:k]})
+        / len(gold[r["sample_id"]])
+        for r in ranking
+    ]
+    return sum(cov) / len(cov)
+
+
 def _arb_recall(details: Path, k: int) -> float:
     """Mean file recall@k of an ARB details file from its gold ranks alone (spec §4)."""
     rows = [json.loads(x) for x in details.read_text().splitlines() if x.strip()]
@@ -121,16 +131,16 @@ def test_contextbench_notebook_on_demo(tmp_path: Path) -> None:
         json.loads(x) for x in (CB / "rankings" / "demo-overlap.jsonl").read_text().splitlines()
     ]
     for k in (1, 3, 5, 10):
-        cov = [
-            len(set(gold[r["sample_id"]]) & {f["path"] for f in r["ranked_files"][:k]})
-            / len(gold[r["sample_id"]])
-            for r in ranking
-        ]
         assert record["ranked"][f"demo-overlap@{k}"]["file_coverage"] == pytest.approx(
-            sum(cov) / len(cov), abs=1e-12
+            _ranked_recall(ranking, gold, k), abs=1e-12
         )
     side = record["side_by_side"]
-    assert side["runs"]["ContextBench"] == ["demo-broad", "demo-mini-swe", "demo-precise"]
+    assert side["runs"]["ContextBench"] == [
+        "demo-broad",
+        "demo-mini-swe",
+        "demo-overlap",
+        "demo-precise",
+    ]
     assert "bm25" in side["runs"]["ARB"] and side["k"] == 20
     for run, records in (("demo-precise", precise), ("demo-broad", broad)):
         want = _macro(records, gold)
@@ -143,7 +153,9 @@ def test_contextbench_notebook_on_demo(tmp_path: Path) -> None:
         pytest.approx(_arb_recall(DEMO / "eval" / "demo" / "bm25_details.jsonl", 20)),
         74,
     )
-    assert side["rows"] == 74 * len(side["runs"]["ARB"]) + len(precise) * 3  # one row a sample
+    assert side["rows"] == 74 * len(side["runs"]["ARB"]) + len(precise) * 4  # one row a sample
+    overlap = side["scores"]["ContextBench/demo-overlap/file_recall"]
+    assert overlap[0] == pytest.approx(_ranked_recall(ranking, gold, 20), abs=1e-12)
     for name in (
         "composition",
         "granularity",

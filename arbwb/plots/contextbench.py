@@ -250,6 +250,8 @@ def file_level_bars(
         ],
         fontsize="small",
         frameon=False,
+        loc="upper left",
+        bbox_to_anchor=(1.0, 1.0),
     )
     ax.set_title(demo_title("ARB beside ContextBench, file level (arbwb-defined)", demo=demo))
     return ax
