@@ -67,8 +67,7 @@ def _wide(metrics: pl.DataFrame, names: dict[str, str]) -> pl.DataFrame:
 
 
 def ranked_metrics(ranked: pl.DataFrame, k: int) -> pl.DataFrame:
-    """METRICS ``file.coverage``/``file.precision`` of ranked file lists cut at ``k``
-    (contextbench-spec §13); a sample with no ranked path (error row) scores zero."""
+    """METRICS file.coverage/file.precision of ranked lists cut at ``k`` (§13); errors are 0."""
     return (
         ranked.filter(pl.col("k") == k)
         .unpivot(
@@ -95,14 +94,14 @@ def file_level_frame(
     cb_ranked: pl.DataFrame | None = None,
     k: int = 20,
 ) -> pl.DataFrame:
-    """FILE_LEVEL rows of both benchmarks: ARB ``recall@k``/``precision@k``, ContextBench
-    ``file.coverage``/``file.precision``.
+    """FILE_LEVEL rows: ARB ``recall@k``/``precision@k`` beside ContextBench file level.
 
     ``arb_metrics``/``cb_metrics``: METRICS frames (run, sample_id, metric, value), e.g.
-    :func:`arbwb.leaderboard.release_metrics` and :func:`arbwb.contextbench.metrics_frame`;
-    the samples frames give each sample's repo. ``arb_runs`` (run, group, method, e.g.
-    :func:`arbwb.methods.run_methods`) names ARB groups and methods; without it each run is its
-    own method in one group "ARB". ``cb_ranked``: ranked file lists scored on ContextBench
+    :func:`arbwb.leaderboard.release_metrics` and :func:`arbwb.contextbench.metrics_frame`
+    (``file.coverage``, ``file.precision``); the samples frames give each sample's repo.
+    ``arb_runs`` (run, group, method, e.g. :func:`arbwb.methods.run_methods`) names ARB
+    groups and methods; without it each run is its own method in one group "ARB".
+    ``cb_ranked``: ranked file lists scored on ContextBench
     (:func:`arbwb.contextbench.score_ranked`), read at ``k`` as more ContextBench runs.
     ContextBench runs form one group and keep their names as methods.
     """
@@ -176,8 +175,7 @@ def file_level_scores(
 def file_level_tests(
     frame: pl.DataFrame, *, n_perm: int = 10000, seed: int = 0, alpha: float = 0.05
 ) -> pl.DataFrame:
-    """Paired randomization tests (Holm per group and metric) of :func:`arbwb.leaderboard.
-    pairwise_tests` between the runs of each benchmark's groups, with a benchmark column."""
+    """TESTS: :func:`arbwb.leaderboard.pairwise_tests` between the runs of each benchmark."""
     out = []
     for name, part in _benchmarks(frame):
         metrics, samples, groups = _long(part)
