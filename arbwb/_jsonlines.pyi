@@ -1,4 +1,5 @@
-"""Types of the C module :mod:`arbwb._jsonlines` (arbwb/_jsonlines.c)."""
+"""Types of the C module :mod:`arbwb._jsonlines` (arbwb/_jsonlines.c); callers reach it, or its
+fallback :func:`arbwb.native_fallback.scan`, through :mod:`arbwb._native_select`."""
 
 import mmap
 

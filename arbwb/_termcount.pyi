@@ -1,4 +1,5 @@
-"""Types of the C module :mod:`arbwb._termcount` (arbwb/_termcount.c)."""
+"""Types of the C module :mod:`arbwb._termcount` (arbwb/_termcount.c); callers reach it, or its
+fallback :func:`arbwb.native_fallback.count`, through :mod:`arbwb._native_select`."""
 
 from typing import Any, TypeAlias
 

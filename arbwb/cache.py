@@ -1,24 +1,48 @@
 """The on-disk cache of data derived from chunk files (token costs, indexes, embeddings).
 
 Location: ``$ARBWB_CACHE_DIR``, else ``$XDG_CACHE_HOME/arbwb``, else ``~/.cache/arbwb``; one
-folder per kind of entry. An entry's key hashes the source file's resolved path, size,
-mtime and inode with the kind's format version, so a changed chunk file is never served
-stale. Entries are written atomically (temporary file, then rename, no fsync: an entry
-that is unreadable is recomputed), so concurrent processes at worst compute it twice.
+folder per kind of entry, from the fixed registry :data:`KINDS`.
+
+Identity (arbwb-defined, git's index rule): an entry's key hashes the kind's format version
+with the source file's resolved path, size, mtime, ctime, inode and device. ctime cannot be
+set back (``touch -r`` and ``os.utime`` restore mtime only), and a file deleted and recreated
+gets a new ctime even when the file system reuses its inode number. Timestamps tick coarsely
+(the kernel's clock tick, a second on some file systems), so an edit in the same tick as the
+file's last change can leave every stat field equal (git's "racy clean"): when the file's
+mtime or ctime lies within :data:`RACY_WINDOW_NS` of the time the key is taken, or after it,
+the key also hashes the file's bytes (BLAKE2b, streamed). A later edit then either lands in
+a later tick (a new ctime) or changes the digest. Readers and writers take keys with this
+one function, so a racy/settled mismatch costs at most a miss, never a stale hit; and once a
+recently changed file has settled, its racy entry is moved to the stat key (the file hashed
+once, :func:`entry_path`), so a release scored right after it was extracted is not
+recomputed. A warm run over files older than the window hashes nothing. Residual holes: a
+clock set back; a file system whose clock is more than the window away from this machine's;
+a racy file edited and restored to the same bytes while an entry was computed from it.
+
+Entries are written atomically (temporary file, then rename, no fsync: an entry that is
+unreadable is recomputed), so concurrent processes at worst compute it twice. A cache that
+cannot be written (the folder is a file, read-only, full) is reported once per process on
+stderr and the run goes on uncached. The root holds a ``CACHEDIR.TAG`` (the Cache Directory
+Tagging spec, https://bford.info/cachedir/) naming arbwb, which ``arbwb cache clear`` checks.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import mmap
 import os
-import shutil
+import re
+import sys
+import time
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
+from arbwb.errors import InputError
 from arbwb.jsonio import atomic_open
 
 if TYPE_CHECKING:  # numpy and polars load with the entries, not with every cache user
@@ -27,6 +51,42 @@ if TYPE_CHECKING:  # numpy and polars load with the entries, not with every cach
 
 _BLOB_MAGIC = b"ARBWB-BLOB-1\n"
 _ALIGN = 64
+#: Files changed this close to (or after) the time a key is taken get their bytes hashed too.
+RACY_WINDOW_NS = 3 * 10**9
+#: How long after its last change a settled file's missing entry is looked for among the
+#: entries keyed while it was racy (:func:`entry_path`).
+PROMOTE_WINDOW_NS = 24 * 3600 * 10**9
+#: Every kind of entry arbwb writes: its folder under the root, and what it holds.
+KINDS: Mapping[str, str] = {
+    "file-costs": "per-file token costs of a snapshot (BCY), and bundles of them",
+    "terms": "lexical/BM25 term statistics of a snapshot",
+    "embeddings": "dense passage vectors by model and text SHA-256",
+    "repomap": "RepoMap snapshot indexes",
+    "checked": "empty marks of chunk files whose rows passed grep's check",
+}
+_HEX = r"[0-9a-f]{32,64}"
+#: The files arbwb writes in each kind folder, as (sub-folder, file name) patterns; ``clear``
+#: removes only these, and the temporaries of interrupted writes (``.<name>.<random>.tmp``,
+#: :func:`arbwb.jsonio.atomic_open`).
+_ENTRY_NAMES: Mapping[str, tuple[str, str]] = {
+    "file-costs": (r"(?:bundles/)?", rf"{_HEX}(?:\.paths)?\.parquet"),
+    "terms": ("", rf"{_HEX}\.bin"),
+    "embeddings": (r"[0-9a-f]{16}/", r"shard-[0-9]+-[0-9]+\.npz(?:\.tmp\.npz)?"),
+    "repomap": ("", rf"{_HEX}\.npz"),
+    "checked": ("", rf"{_HEX}\.ok"),
+}
+_ENTRY_RE = {
+    kind: re.compile(rf"{folder}(?:{name}|\.{name}\.[a-z0-9_]+\.tmp)")
+    for kind, (folder, name) in _ENTRY_NAMES.items()
+}
+TAG_NAME = "CACHEDIR.TAG"
+_TAG_SIGNATURE = "Signature: 8a477f597d28d172789f06886806bc55"
+_TAG_TEXT = (
+    f"{_TAG_SIGNATURE}\n# This file is a cache directory tag created by arbwb.\n"
+    "# For information about cache directory tags, see https://bford.info/cachedir/\n"
+)
+_SETTLED: dict[tuple[object, ...], str] = {}  # digests of settled files by their final stat
+_WARNED: list[str] = []  # the one warning this process printed about an unwritable cache
 
 
 def cache_root(env: Mapping[str, str] | None = None) -> Path:
@@ -39,16 +99,113 @@ def cache_root(env: Mapping[str, str] | None = None) -> Path:
     return Path.home() / ".cache" / "arbwb"
 
 
+def kind_dir(kind: str, root: Path | None = None) -> Path | None:
+    """The folder of one kind of entry under the cache root, created (with the root's tag);
+    None after the one warning when it cannot be, so the caller runs uncached."""
+    if kind not in KINDS:
+        msg = f"unknown cache kind {kind!r}; known kinds: {', '.join(KINDS)}"
+        raise ValueError(msg)
+    root = cache_root() if root is None else root
+    folder = root / kind
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        _tag(root)
+    except OSError as exc:
+        warn_unwritable(folder, exc)
+        return None
+    return folder
+
+
+def _tag(root: Path) -> None:
+    """Write the root's ``CACHEDIR.TAG`` unless it has one or holds anything but known kinds
+    (a folder shared with other files is never claimed as arbwb's)."""
+    if (root / TAG_NAME).exists() or not set(os.listdir(root)) <= KINDS.keys():
+        return
+    with atomic_open(root / TAG_NAME, "w", durable=False) as handle:
+        handle.write(_TAG_TEXT)
+
+
+def is_tagged(root: Path) -> bool:
+    """Whether ``root`` holds a ``CACHEDIR.TAG`` that arbwb wrote (signature and arbwb line)."""
+    try:
+        text = (root / TAG_NAME).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return text.startswith(_TAG_SIGNATURE) and "arbwb" in text
+
+
+def warn_unwritable(path: Path, exc: OSError) -> None:
+    """Say once per process, on stderr, that the cache cannot be written and the run goes on
+    without it (a cache problem never costs the result)."""
+    if _WARNED:
+        return
+    reason = exc.strerror or type(exc).__name__
+    msg = (
+        f"arbwb: warning: cannot write the cache at {path} ({reason}); going on without it "
+        "(set ARBWB_CACHE_DIR to a writable folder, or pass --no-cache)"
+    )
+    _WARNED.append(msg)
+    print(msg, file=sys.stderr)
+
+
 def file_key(source: Path, version: str) -> str:
-    """Key of data derived from ``source``: its path, size, mtime and inode plus ``version``."""
+    """Key of data derived from ``source``: ``version``, its resolved path, size, mtime,
+    ctime, inode and device, plus its bytes' digest while it is racy (module docstring)."""
+    return _file_key(source, version)[0]
+
+
+def _file_key(source: Path, version: str) -> tuple[str, os.stat_result, list[object] | None]:
+    """:func:`file_key`, the stat it was taken from, and its stat parts when ``source`` has
+    settled (None while it is racy)."""
     stat = source.stat()
-    parts = (version, str(source.resolve()), stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    parts: list[object] = [version, source.resolve(), stat.st_size, stat.st_mtime_ns]
+    parts += [stat.st_ctime_ns, stat.st_ino, stat.st_dev]
+    if max(stat.st_mtime_ns, stat.st_ctime_ns) > time.time_ns() - RACY_WINDOW_NS:
+        return _hash([*parts, content_digest(source)]), stat, None
+    return _hash(parts), stat, parts
+
+
+def _hash(parts: list[object]) -> str:
     return hashlib.sha256("\x1f".join(map(str, parts)).encode("utf-8")).hexdigest()[:32]
 
 
+def content_digest(source: Path) -> str:
+    """BLAKE2b of a file's bytes, streamed (:func:`hashlib.file_digest`)."""
+    with source.open("rb") as handle:
+        return hashlib.file_digest(handle, "blake2b").hexdigest()
+
+
 def entry_path(folder: Path, source: Path, version: str, suffix: str) -> Path:
-    """Where the entry of ``source`` lives under ``folder`` (e.g. ``<root>/file-costs``)."""
-    return folder / f"{file_key(source, version)}{suffix}"
+    """Where the entry of ``source`` lives under ``folder`` (e.g. ``<root>/file-costs``).
+
+    A settled ``source`` that changed less than :data:`PROMOTE_WINDOW_NS` ago and has no
+    entry yet may have one from while it was racy: its bytes are hashed (once per process,
+    its stat being final) and that entry, if present, is moved to the stat key, so a file
+    scored right after it was written is not recomputed later. Older files are never hashed.
+    """
+    key, stat, parts = _file_key(source, version)
+    path = folder / f"{key}{suffix}"
+    changed = max(stat.st_mtime_ns, stat.st_ctime_ns)
+    if parts is None or changed < time.time_ns() - PROMOTE_WINDOW_NS or path.exists():
+        return path
+    settled = tuple(parts[1:])  # path, size, mtime, ctime, inode, device
+    digest = _SETTLED.get(settled) or _SETTLED.setdefault(settled, content_digest(source))
+    with contextlib.suppress(OSError):  # FileNotFoundError: no racy entry (or moved already)
+        os.replace(folder / f"{_hash([*parts, digest])}{suffix}", path)
+    return path
+
+
+def store(path: Path, write: Callable[[IO[bytes]], object], *, warn: bool = True) -> bool:
+    """Write one entry atomically through ``write(handle)``, creating its folder; False when
+    the cache cannot be written (then, with ``warn``, the one warning)."""
+    try:
+        with atomic_open(path, "wb", durable=False) as handle:
+            write(handle)
+    except OSError as exc:
+        if warn:
+            warn_unwritable(path.parent, exc)
+        return False
+    return True
 
 
 def read_frame(path: Path) -> pl.DataFrame | None:
@@ -72,11 +229,9 @@ def read_frames(paths: list[str], *, source: str) -> pl.DataFrame | None:
         return None
 
 
-def write_frame(path: Path, frame: pl.DataFrame) -> None:
-    """Write a Parquet entry atomically, creating its folder."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_open(path, "wb", durable=False) as handle:
-        frame.write_parquet(handle)
+def write_frame(path: Path, frame: pl.DataFrame) -> bool:
+    """Write a Parquet entry atomically (:func:`store`); False when the cache is unwritable."""
+    return store(path, frame.write_parquet)
 
 
 def read_arrays(path: Path) -> dict[str, npt.NDArray[Any]] | None:
@@ -90,17 +245,17 @@ def read_arrays(path: Path) -> dict[str, npt.NDArray[Any]] | None:
         return None
 
 
-def write_arrays(path: Path, arrays: Mapping[str, npt.NDArray[Any]]) -> None:
-    """Write an uncompressed ``.npz`` entry atomically, creating its folder."""
+def write_arrays(path: Path, arrays: Mapping[str, npt.NDArray[Any]]) -> bool:
+    """Write an uncompressed ``.npz`` entry atomically (:func:`store`); False when the cache
+    is unwritable."""
     import numpy as np
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_open(path, "wb", durable=False) as handle:
-        np.savez(handle, **dict(arrays))  # type: ignore[arg-type]
+    return store(path, lambda handle: np.savez(handle, **dict(arrays)))  # type: ignore[arg-type]
 
 
-def write_blob(path: Path, arrays: Mapping[str, npt.NDArray[Any]]) -> None:
-    """Write arrays as one raw entry (magic, JSON header, 64-byte aligned buffers) atomically.
+def write_blob(path: Path, arrays: Mapping[str, npt.NDArray[Any]], *, warn: bool = True) -> bool:
+    """Write arrays as one raw entry (magic, JSON header, 64-byte aligned buffers) atomically
+    (:func:`store`); False when the cache is unwritable.
 
     arbwb-defined format: no compression and no checksum, so reading maps the file and views
     its buffers without a copy; a torn or foreign file fails the size checks of
@@ -115,13 +270,15 @@ def write_blob(path: Path, arrays: Mapping[str, npt.NDArray[Any]]) -> None:
     header = json.dumps({"arrays": layout, "size": offset}, sort_keys=True).encode("ascii")
     head = _BLOB_MAGIC + len(header).to_bytes(8, "little") + header
     head += bytes(-len(head) % _ALIGN)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_open(path, "wb", durable=False) as handle:
+
+    def write(handle: IO[bytes]) -> None:
         handle.write(head)
         for array in arrays.values():
             data = np.ascontiguousarray(array)
             handle.write(data.tobytes() if data.nbytes < 2**16 else data.data.cast("B"))
             handle.write(bytes(-data.nbytes % _ALIGN))
+
+    return store(path, write, warn=warn)
 
 
 def read_blob(path: Path) -> dict[str, npt.NDArray[Any]] | None:
@@ -156,27 +313,108 @@ def read_blob(path: Path) -> dict[str, npt.NDArray[Any]] | None:
         return None
 
 
+def _walk(folder: Path) -> list[tuple[str, Path]]:
+    """Every regular file under ``folder`` (symbolic links not followed) by its path relative
+    to ``folder`` (``/``-separated), and every symbolic link as a file."""
+    found = []
+    for top, dirs, names in os.walk(folder):
+        here = Path(top)
+        links = [d for d in dirs if (here / d).is_symlink()]
+        dirs[:] = [d for d in dirs if d not in links]
+        for name in [*names, *links]:
+            found.append(((here / name).relative_to(folder).as_posix(), here / name))
+    return sorted(found)
+
+
+def _is_entry(kind: str, relative: str, path: Path) -> bool:
+    """Whether a file under a kind folder is one arbwb writes there (name, regular file)."""
+    return _ENTRY_RE[kind].fullmatch(relative) is not None and not path.is_symlink()
+
+
+def _kind_folder(root: Path, kind: str) -> Path | None:
+    """``root/kind`` when it is a real folder (a symbolic link is never entered)."""
+    folder = root / kind
+    return folder if folder.is_dir() and not folder.is_symlink() else None
+
+
+def foreign(root: Path | None = None) -> list[str]:
+    """What arbwb did not write under the root: other top-level files and folders (a folder
+    with a trailing ``/``) and non-entry files inside kind folders (``kind/name``)."""
+    root = cache_root() if root is None else root
+    if not root.is_dir():
+        return []
+    out = []
+    for name in sorted(os.listdir(root)):
+        if name == TAG_NAME:
+            continue
+        folder = _kind_folder(root, name) if name in KINDS else None
+        if folder is None:
+            path = root / name
+            out.append(f"{name}/" if path.is_dir() and not path.is_symlink() else name)
+            continue
+        out += [f"{name}/{rel}" for rel, path in _walk(folder) if not _is_entry(name, rel, path)]
+    return out
+
+
 def info(root: Path | None = None) -> pl.DataFrame:
-    """Entries and bytes per kind (sub-folder) of the cache."""
+    """Entries and bytes per known kind present in the cache (:data:`KINDS`; other files are
+    :func:`foreign`)."""
     import polars as pl
 
     root = cache_root() if root is None else root
     rows = []
-    if root.is_dir():
-        for kind in sorted(p for p in root.iterdir() if p.is_dir()):
-            files = [f for f in kind.rglob("*") if f.is_file()]
-            rows.append((kind.name, len(files), sum(f.stat().st_size for f in files)))
+    for kind in KINDS:
+        folder = _kind_folder(root, kind)
+        if folder is None:
+            continue
+        files = [path for rel, path in _walk(folder) if _is_entry(kind, rel, path)]
+        rows.append((kind, len(files), sum(f.stat().st_size for f in files)))
     return pl.DataFrame(
         rows, schema={"kind": pl.String, "entries": pl.Int64, "bytes": pl.Int64}, orient="row"
     )
 
 
-def clear(root: Path | None = None, kind: str | None = None) -> int:
-    """Remove every entry (or one kind's); returns the number of files removed."""
+@dataclass(frozen=True)
+class Cleared:
+    """What :func:`clear` removed (entry files) and left (:func:`foreign` names)."""
+
+    removed: int
+    left: list[str]
+
+
+def clear(root: Path | None = None, kind: str | None = None) -> Cleared:
+    """Remove arbwb's entries (every kind's, or ``kind``'s), and nothing else.
+
+    Only files named like the entries arbwb writes, inside the known kind folders, are
+    removed (then kind folders left empty); foreign files and folders stay and are reported.
+    A root that arbwb did not tag (``CACHEDIR.TAG``) is cleared only when it holds nothing
+    but known kind folders, so pointing ``ARBWB_CACHE_DIR`` at a shared folder removes
+    nothing. Raises :class:`InputError` for an unknown kind or such a shared folder.
+    """
     root = cache_root() if root is None else root
-    target = root if kind is None else root / kind
-    if not target.is_dir():
-        return 0
-    removed = sum(1 for f in target.rglob("*") if f.is_file())
-    shutil.rmtree(target)
-    return removed
+    if kind is not None and kind not in KINDS:
+        msg = f"unknown cache kind {kind!r}; known kinds: {', '.join(KINDS)}"
+        raise InputError(msg, field="--kind")
+    left = foreign(root)
+    tops = {name.split("/", 1)[0].rstrip("/") for name in left}
+    if left and not is_tagged(root) and not tops <= KINDS.keys():
+        msg = (
+            f"not clearing {root}: it has no CACHEDIR.TAG written by arbwb and holds files "
+            f"arbwb did not write ({', '.join(left[:5])}); point ARBWB_CACHE_DIR at arbwb's "
+            "own cache folder"
+        )
+        raise InputError(msg, path=root)
+    removed = 0
+    for name in KINDS if kind is None else [kind]:
+        folder = _kind_folder(root, name)
+        if folder is None:
+            continue
+        for rel, path in _walk(folder):
+            if _is_entry(name, rel, path):
+                path.unlink(missing_ok=True)
+                removed += 1
+        for top, _, _ in sorted(os.walk(folder), reverse=True):  # deepest first
+            if not os.listdir(top):
+                os.rmdir(top)
+    mine = left if kind is None else [n for n in left if n.startswith(f"{kind}/")]
+    return Cleared(removed, mine)

@@ -1,15 +1,26 @@
-"""The ``arbwb`` command: argument parsing only; a command's module is imported when it runs."""
+"""The ``arbwb`` command: argument parsing and the one error boundary of every subcommand.
+
+A user error (bad input, an output path that cannot be written) prints one line naming what
+and where and exits 2; Ctrl-C prints one line and exits 130; a closed stdout (``| head``)
+ends the command quietly with 141, as a shell reports a process stopped by SIGPIPE. Other
+exceptions are bugs and keep their traceback; ``arbwb --debug COMMAND`` shows it for all.
+"""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
-from arbwb import native
+from arbwb import __version__, native
 from arbwb.commands import COMMANDS, module_name
-from arbwb.errors import InputError
+from arbwb.errors import user_message
+
+EXIT_USAGE = 2  # bad input, like argparse's usage errors
+EXIT_INTERRUPTED = 130  # 128 + SIGINT
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
 
 
 def _selected(argv: Sequence[str]) -> str | None:
@@ -22,6 +33,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arbwb", description="Agent Retrieval Bench analysis workbench"
     )
+    parser.add_argument(
+        "--debug", action="store_true", help="show the traceback of every error, not one line"
+    )
+    parser.add_argument("--version", action="version", version=f"arbwb {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, help_text in COMMANDS.items():
         if name == command:
@@ -31,16 +46,36 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _silence_stdout() -> None:
+    """Point stdout at devnull so the interpreter's final flush cannot fail again (Python docs)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; bad input exits 2 with a one-line message naming file, line and field."""
+    """Run one subcommand inside the error boundary described in the module docstring."""
     native.apply()
     words = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(_selected(words)).parse_args(words)
+    prefix = f"arbwb {args.command}"
     try:
         code: int = args.func(args)
-    except InputError as exc:
-        print(f"arbwb {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        sys.stdout.flush()  # a closed pipe shows here, inside the boundary
+    except KeyboardInterrupt:
+        if args.debug:
+            raise
+        hint = getattr(args, "interrupt_hint", "")
+        print(f"{prefix}: interrupted{f'; {hint}' if hint else ''}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except Exception as exc:
+        message = user_message(exc)
+        if message is None or args.debug:
+            raise
+        print(f"{prefix}: error: {message}", file=sys.stderr)
+        return EXIT_USAGE
     return code
 
 

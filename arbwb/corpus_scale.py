@@ -21,7 +21,9 @@ from arbwb.io.corpus import Corpus, manifest_rows
 SNAPSHOTS = {
     "snapshot_id": pl.String,
     "repo": pl.String,
-    "status": pl.String,  # ok | missing (no ok row in any manifest) | unreadable (file absent)
+    # ok | missing (no ok row in any manifest) | unreadable (file absent) | incomplete (rows
+    # differ from the manifest row's counts; its counts are those read)
+    "status": pl.String,
     "chunk_file_bytes": pl.Int64,  # size of the chunk file on disk
     "chunks": pl.Int64,  # rows
     "symbol_chunks": pl.Int64,  # rows with kind "symbol"
@@ -46,7 +48,9 @@ def corpus_scale(corpus: Corpus, progress: Callable[[str], None] | None = None) 
     """Scan every snapshot of the corpus view once, in snapshot-id order.
 
     Snapshots that only non-``ok`` manifest rows list are counted as ``missing``; an ``ok``
-    snapshot whose chunk file cannot be found is ``unreadable`` and named in ``problems``.
+    snapshot whose chunk file cannot be found is ``unreadable``, one whose rows differ from its
+    manifest row's counts (:meth:`Corpus.count_mismatch`) ``incomplete``; both are named in
+    ``problems``.
     """
     status_of: dict[str, str] = {}
     for row in manifest_rows(corpus.manifests):
@@ -70,13 +74,16 @@ def corpus_scale(corpus: Corpus, progress: Callable[[str], None] | None = None) 
         if progress is not None:
             progress(sid)
         stats, exts, hashes = _scan(path)
+        problem = corpus.count_mismatch(sid, stats["chunks"], stats.pop("file_rows"))
+        if problem is not None:
+            problems.append(f"{path}: {problem}")
         new = {h for h in hashes if h not in seen}
         seen |= new
         rows.append(
             {
                 "snapshot_id": sid,
                 "repo": repo,
-                "status": "ok",
+                "status": "ok" if problem is None else "incomplete",
                 **stats,
                 "new_text_bytes": int(sum(hashes[h] for h in new)),
             }
@@ -104,6 +111,7 @@ def _scan(path: Path) -> tuple[dict[str, int], pl.DataFrame, dict[int, int]]:
         "chunks": frame.height,
         "symbol_chunks": int((frame["kind"] == "symbol").sum()),
         "files": file_paths.height,
+        "file_rows": int((frame["kind"] == "file").sum()),  # checked, not a column
         "text_bytes": int(frame["size"].sum()),
         "distinct_text_bytes": int(distinct["size"].sum()),
     }

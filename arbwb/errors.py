@@ -1,7 +1,8 @@
-"""One error type for bad input, so every message names the file, line and field."""
+"""One error type for bad input, and the one-line message of any error the user can fix."""
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 
@@ -30,3 +31,48 @@ class InputError(ValueError):
         parts = [p for p in (where, f"field {field!r}" if field else "") if p]
         prefix = ": ".join(parts)
         super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+#: errno values that mean "this path cannot be used" (the user can fix it), not a bug.
+_PATH_ERRNOS = frozenset(
+    {
+        errno.EACCES,
+        errno.EPERM,
+        errno.EISDIR,
+        errno.ENOTDIR,
+        errno.ENOENT,
+        errno.EEXIST,
+        errno.ENOTEMPTY,
+        errno.ENOSPC,
+        errno.EDQUOT,
+        errno.EROFS,
+        errno.ENAMETOOLONG,
+        errno.ELOOP,
+        errno.EFBIG,
+    }
+)
+_PATH_FIXES = {
+    errno.EISDIR: "pass the path of a file inside it",
+    errno.ENOTDIR: "a part of the path is a file, not a folder; choose another path",
+    errno.EACCES: "choose a location you can write to, or fix its permissions",
+    errno.EPERM: "choose a location you can write to, or fix its permissions",
+    errno.EROFS: "choose a location on a writable file system",
+    errno.ENOSPC: "free some space or write elsewhere",
+    errno.EDQUOT: "free some space or write elsewhere",
+}
+
+
+def user_message(exc: BaseException) -> str | None:
+    """One line for an error the user can fix (bad input, an unusable path); None for a bug.
+
+    An :class:`OSError` is the user's when its errno says the path cannot be used; the line
+    names the path (``exc.filename``), the system's reason and, where there is one, the fix.
+    """
+    if isinstance(exc, InputError):
+        return str(exc)
+    if not isinstance(exc, OSError) or exc.errno not in _PATH_ERRNOS:
+        return None
+    reason = exc.strerror or type(exc).__name__
+    fix = _PATH_FIXES.get(exc.errno)
+    text = f"{reason.lower()}; {fix}" if fix else reason.lower()
+    return f"{exc.filename}: {text}" if exc.filename is not None else text

@@ -115,7 +115,8 @@ def snapshot_line_counts(corpus: Corpus, snapshot_id: str, paths: Iterable[str])
     snapshot, for the wanted paths that have rows.
 
     Reads only ``path`` and ``end_line`` of the chunk file; a problem is located by the full
-    parse of :meth:`Corpus.chunks`. A chunk file that cannot be found reads as empty (spec §0
+    parse of :meth:`Corpus.chunks`, and the rows are counted against the manifest row
+    (:meth:`Corpus.check_counts`). A chunk file that cannot be found reads as empty (spec §0
     JSONL rule, so its paths are ``missing_path``, as upstream's report has them).
     """
     try:
@@ -123,6 +124,7 @@ def snapshot_line_counts(corpus: Corpus, snapshot_id: str, paths: Iterable[str])
     except InputError:
         return pl.DataFrame(schema=_LINES)
     if chunk_file.stat().st_size == 0:
+        corpus.check_counts(snapshot_id, chunk_file, 0)
         return pl.DataFrame(schema=_LINES)
     try:
         rows = pl.read_ndjson(chunk_file, schema={"path": pl.String, "end_line": pl.Int64})
@@ -131,6 +133,7 @@ def snapshot_line_counts(corpus: Corpus, snapshot_id: str, paths: Iterable[str])
         raise
     if rows.null_count().sum_horizontal().item():
         rows = corpus.chunks(snapshot_id).select("path", "end_line")
+    corpus.check_counts(snapshot_id, chunk_file, rows.height)
     return (
         rows.filter(pl.col("path").is_in(sorted(set(paths))))
         .group_by("path")

@@ -84,6 +84,30 @@ def read_json(path: str | Path) -> Any:
         raise InputError(f"malformed JSON: {exc}", path=path) from None
 
 
+def _process_umask() -> int:
+    """The process umask, read once at import.
+
+    Linux shows it in ``/proc/self/status`` (``Umask:``), which reads it without changing it;
+    elsewhere it is set and restored here, at import, before arbwb starts any thread of its own
+    (``os.umask`` is the only other way to read it, and is racy while other threads create files).
+    """
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    old = os.umask(0o022)
+    os.umask(old)
+    return old
+
+
+UMASK = _process_umask()
+
+
+def new_file_mode(*, folder: bool = False) -> int:
+    """The mode ``open()`` or ``mkdir()`` would give a new file or folder under the umask."""
+    return (0o777 if folder else 0o666) & ~UMASK
+
+
 def sha256_file(path: str | Path) -> str:
     """Hex SHA-256 of a file's bytes (``hashlib.file_digest``)."""
     with Path(path).open("rb") as handle:
@@ -94,6 +118,9 @@ def sha256_file(path: str | Path) -> str:
 def atomic_open(path: str | Path, mode: str = "w", *, durable: bool = True) -> Iterator[IO[Any]]:
     """Open a temporary file beside ``path``; rename it over ``path`` only on success.
 
+    The file gets the mode a plain ``open()`` would (0666 less the umask). An ``OSError``
+    naming no file (a full disk on write) or the temporary one is raised again naming ``path``.
+
     ``durable``: fsync before the rename (results); a cache entry that is recomputed when
     unreadable only needs the rename's atomicity.
     """
@@ -102,14 +129,17 @@ def atomic_open(path: str | Path, mode: str = "w", *, durable: bool = True) -> I
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as handle:
+            os.fchmod(fd, new_file_mode())  # mkstemp makes it 0600; outputs respect the umask
             yield handle
             handle.flush()
             if durable:
                 os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.errno is not None and exc.filename in (None, tmp):
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
         raise
 
 

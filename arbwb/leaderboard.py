@@ -50,7 +50,7 @@ def release_metrics(release: Release, *, metrics: Sequence[str] | None = None) -
             release.gold[release.run_group[name]],
             metrics=names,
             samples=release.samples,
-            stored=run.stored,
+            stored=run.stored_for(release.gold[release.run_group[name]]),
             corpus=release.corpus,
             runs=[name],
         )

@@ -1,8 +1,12 @@
-"""Project, data and figure directories, resolved from the package location."""
+"""Project, data and figure directories, resolved from the package location; output checks."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Literal
+
+from arbwb.errors import InputError
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = PROJECT_DIR / "data"
@@ -10,3 +14,32 @@ DEMO_DIR = DATA_DIR / "demo"
 FIGURES_DIR = PROJECT_DIR / "figures"
 NOTEBOOKS_DIR = PROJECT_DIR / "notebooks"
 REPORTS_DIR = PROJECT_DIR / "reports"
+
+
+def check_output_path(
+    path: str | Path | None, *, kind: Literal["file", "dir"] = "file", field: str = "--out"
+) -> None:
+    """Refuse an output path that cannot be written, before a command does any work.
+
+    ``None`` (write to stdout) passes. A file output must not be a folder, a folder output
+    not a file, and the nearest existing folder above it must be a writable folder: atomic
+    writes and the report's swap create their temporary beside the target.
+    """
+    if path is None:
+        return
+    target = Path(path)
+    if kind == "file" and target.is_dir():
+        msg = "is a folder; pass a file path, e.g. one inside it"
+        raise InputError(msg, path=target, field=field)
+    if kind == "dir" and target.exists() and not target.is_dir():
+        msg = "is a file; pass a folder (a new or an existing one)"
+        raise InputError(msg, path=target, field=field)
+    above = target.absolute().parent
+    while not above.exists():
+        above = above.parent
+    if not above.is_dir():
+        msg = f"cannot be created: {above} is a file, not a folder"
+        raise InputError(msg, path=target, field=field)
+    if not os.access(above, os.W_OK | os.X_OK):
+        msg = f"cannot be written: permission denied in {above}; choose a writable location"
+        raise InputError(msg, path=target, field=field)

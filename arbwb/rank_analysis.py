@@ -63,7 +63,7 @@ def build_report(
     """All tables for ``runs`` scored on ``labels`` gold (samples give task and repo)."""
     info = run_info(runs)
     rankings = pl.concat([r.rankings for r in runs.values()])
-    stored = [r.stored for r in runs.values() if r.stored is not None]
+    stored = [s for s in (r.stored_for(labels) for r in runs.values()) if s is not None]
     per = depth.per_sample(
         rankings,
         labels,

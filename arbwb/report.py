@@ -2,10 +2,11 @@
 
 The report holds executed notebooks (``.ipynb`` and ``.html``), figures, tables, records
 (each notebook's key numbers and ``skipped`` reasons), ``manifest.json`` (inputs with SHA-256,
-package versions, parameters, seeds, each notebook's status) and a static ``index.html``
-linking it all with relative paths. A failing notebook costs only its own section: the
-others still run, the index names the failing cell and its error, and the caller learns of
-it from :attr:`ReportResult.failed`.
+package versions, parameters, seeds, each notebook's status: ok, failed, or skipped when it
+recorded a ``skipped`` reason) and a static ``index.html`` linking it all with relative
+paths. A failing notebook costs only its own section: the others still run, the index names
+the failing cell and its error, and the caller learns of it from :attr:`ReportResult.failed`.
+Inputs that match nothing (an empty root, a runs glob without a match) fail before any runs.
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ from typing import Any
 
 from arbwb.errors import InputError
 from arbwb.inputs import DEFAULT_RUNS_GLOB
-from arbwb.jsonio import write_json, write_text_atomic
+from arbwb.jsonio import new_file_mode, read_json, write_json, write_text_atomic
 from arbwb.paths import DEMO_DIR, NOTEBOOKS_DIR
 from arbwb.report_html import Section, render_index, render_notebook
 
+SAMPLES_GLOB = "benchmark/*/*.jsonl"  # what load_release reads as sample files
+CONTEXTBENCH_ROWS = "contextbench/rows.parquet"  # notebook 07's default rows
 PACKAGES = (
     "arbwb", "polars", "numpy", "scipy", "pandas", "matplotlib", "seaborn", "papermill", "nbconvert"
 )  # fmt: skip
@@ -78,6 +81,7 @@ def run_report(config: ReportConfig) -> ReportResult:
     out_dir = config.out_dir.resolve()
     if not data_dir.is_dir():
         raise InputError("data folder not found; pass an ARB release root", path=data_dir)
+    _check_found(data_dir, config.runs_glob)
     if out_dir.exists() and any(out_dir.iterdir()) and not (out_dir / "manifest.json").is_file():
         msg = "exists and is not an arbwb report (no manifest.json); choose an empty or new folder"
         raise InputError(msg, path=out_dir)
@@ -85,6 +89,7 @@ def run_report(config: ReportConfig) -> ReportResult:
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
     try:
+        work.chmod(new_file_mode(folder=True))  # mkdtemp makes it 0700; it becomes the report
         parameters = _parameters(config, data_dir, work)
         sections = [
             _execute(notebook, work, parameters, config)
@@ -104,6 +109,34 @@ def run_report(config: ReportConfig) -> ReportResult:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return ReportResult(out_dir, sections)
+
+
+def _files(data_dir: Path, pattern: str) -> list[Path]:
+    """Files matching ``pattern`` (``**`` recursive), relative to ``data_dir`` unless absolute."""
+    full = pattern if Path(pattern).is_absolute() else str(data_dir / pattern)
+    return [Path(p) for p in glob.glob(full, recursive=True) if Path(p).is_file()]
+
+
+def _check_found(data_dir: Path, runs_glob: str | None) -> None:
+    """Refuse a report that would find nothing, before any notebook runs.
+
+    A ``--runs`` glob must match a file; without one the root must hold samples, stored runs
+    or ContextBench rows (a report of nine skipped sections would read as a success).
+    """
+    if runs_glob:
+        if not _files(data_dir, runs_glob):
+            msg = f"--runs {runs_glob!r} matched no file under {data_dir} (relative to --data)"
+            raise InputError(msg)
+        return
+    kinds = {
+        SAMPLES_GLOB: "samples",
+        DEFAULT_RUNS_GLOB: "runs",
+        CONTEXTBENCH_ROWS: "ContextBench rows",
+    }
+    if not any(_files(data_dir, pattern) for pattern in kinds):
+        wanted = [f"{kind} ({pattern})" for pattern, kind in kinds.items()]
+        msg = f"found no {', '.join(wanted[:-1])} or {wanted[-1]}; pass an ARB release root"
+        raise InputError(msg, path=data_dir)
 
 
 def _parameters(config: ReportConfig, data_dir: Path, work: Path) -> dict[str, Any]:
@@ -159,6 +192,10 @@ def _execute(
         return Section(notebook.name, "failed", error, exc.exec_count, exc.source)
     except Exception as exc:  # an unreadable notebook, dead kernel or timeout costs this section
         return Section(notebook.name, "failed", f"{type(exc).__name__}: {exc}")
+    record = work / "records" / f"{notebook.stem}.json"
+    skipped = read_json(record).get("skipped") if record.is_file() else None
+    if skipped:
+        return Section(notebook.name, "skipped", reason=str(skipped))
     return Section(notebook.name, "ok")
 
 
@@ -184,8 +221,7 @@ def _inputs(
     patterns = ["benchmark/**/*", "corpus/**/*", runs_glob or DEFAULT_RUNS_GLOB]
     files: set[Path] = set() if methods is None else {methods.resolve()}
     for pattern in patterns:
-        full = pattern if Path(pattern).is_absolute() else str(data_dir / pattern)
-        files.update(Path(p) for p in glob.glob(full, recursive=True) if Path(p).is_file())
+        files.update(_files(data_dir, pattern))
     return [{"path": str(p), "sha256": _sha256(p)} for p in sorted(files)]
 
 
@@ -216,10 +252,12 @@ def _manifest(
 
 
 def _status(section: Section) -> dict[str, Any]:
-    """A section's manifest entry: notebook and status, plus the failing cell and error."""
+    """A section's manifest entry: notebook, status, the failing cell and error, or the reason."""
     entry: dict[str, Any] = {"notebook": section.notebook, "status": section.status}
     if section.status == "failed":
         entry.update(cell=section.cell, source=section.source, error=section.error)
+    if section.status == "skipped":
+        entry.update(reason=section.reason)
     return entry
 
 

@@ -58,10 +58,11 @@ class Section:
     """One notebook's outcome in a report run; ``cell``/``source`` locate a failure."""
 
     notebook: str  # file name, e.g. "06-sample-explorer.ipynb"
-    status: Literal["ok", "failed"]
+    status: Literal["ok", "failed", "skipped"]  # skipped: it ran, but its input kind is absent
     error: str = ""  # "TypeError: ..." when failed
     cell: int | None = None  # execution count of the failing cell, as the executed notebook shows
     source: str = ""  # the failing cell's source
+    reason: str = ""  # the notebook's recorded ``skipped`` reason
 
     @property
     def stem(self) -> str:
@@ -69,8 +70,8 @@ class Section:
         return Path(self.notebook).stem
 
     def describe(self) -> str:
-        """One line naming the notebook, the failing cell and the error (empty when ok)."""
-        if self.status == "ok":
+        """One line naming the notebook, the failing cell and the error (empty unless failed)."""
+        if self.status != "failed":
             return ""
         where = f" in cell In [{self.cell}]" if self.cell is not None else ""
         return f"notebook {self.notebook} failed{where}: {self.error}"
@@ -80,6 +81,20 @@ class Section:
         lines = self.source.splitlines()
         more = ["..."] if len(lines) > _EXCERPT_LINES else []
         return "\n".join(lines[:_EXCERPT_LINES] + more)
+
+
+def outcome_summary(sections: Sequence[Section]) -> str:
+    """``All 9 notebooks ran``, or how many ran and which were skipped, and why (no failures)."""
+    skipped = [s for s in sections if s.status == "skipped"]
+    if not skipped:
+        return f"All {_notebooks(len(sections))} ran"
+    reasons = "; ".join(f"{s.stem}: {s.reason}" for s in skipped)
+    ran = _notebooks(len(sections) - len(skipped))
+    return f"{ran} ran, {len(skipped)} skipped ({reasons})"
+
+
+def _notebooks(count: int) -> str:
+    return f"{count} notebook{'' if count == 1 else 's'}"
 
 
 def render_notebook(executed: Path) -> str:
@@ -290,11 +305,11 @@ def render_index(
         + ", ".join(_link(f"#{s.stem}", s.notebook) for s in failed)
         + "</p>"
         if failed
-        else f"<p class='ok'>All {len(sections)} notebooks ran.</p>"
+        else f"<p class='{'ok' if all(s.status == 'ok' for s in sections) else 'skipped'}'>"
+        f"{_esc(outcome_summary(sections))}.</p>"
     )
     toc = "".join(
-        f"<li>{_link(f'#{s.stem}', title)} "
-        f"<span class='{s.status}'>({'failed' if s.status == 'failed' else 'ok'})</span></li>"
+        f"<li>{_link(f'#{s.stem}', title)} <span class='{s.status}'>({s.status})</span></li>"
         for _, s, title, _ in titled
     )
     meta = "".join(f"<li>{_esc(k)}: {_esc(v)}</li>" for k, v in (header or {}).items())

@@ -122,7 +122,7 @@ def score_run(
         labels,
         metrics=metrics,
         samples=frame,
-        stored=run.stored,
+        stored=run.stored_for(labels),
         corpus=corpus,
         runs=[run.run],
     )
@@ -194,7 +194,7 @@ def _score_group(
         labels, frame = first.labels, first.details
     else:
         return [score_run(run, samples, metrics, corpus) for run in runs]
-    stored = [run.stored for run in runs if run.stored is not None]
+    stored = [s for s in (run.stored_for(labels) for run in runs) if s is not None]
     values = evaluate(
         pl.concat([run.rankings for run in runs]),
         labels,

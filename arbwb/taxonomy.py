@@ -22,7 +22,7 @@ from typing import Any
 
 import polars as pl
 
-from arbwb.io.samples import sample_files, target_gold_files
+from arbwb.io.samples import load_samples, target_gold_files
 from arbwb.jsonio import iter_jsonl
 
 LABELS: tuple[str, ...] = (
@@ -573,16 +573,12 @@ def annotate_records(
 
 
 def annotate_path(path: str | Path) -> pl.DataFrame:
-    """Annotate every record of a samples file, release folder or single-release root.
+    """Annotate every sample of a samples file, release folder or single-release root.
 
-    Records are read raw (no schema check), so a record without query or gold still gets
-    its row; malformed JSON lines still raise :class:`~arbwb.errors.InputError`.
+    The samples are read by :func:`~arbwb.io.samples.load_samples`, so a record that ``score``
+    or ``report`` would refuse (mistyped gold, missing fields) is an InputError here too.
     """
-    return annotate_records(
-        (str(source), line, record)
-        for source in sample_files(path)
-        for line, record in iter_jsonl(source)
-    )
+    return annotate_samples(load_samples(path).samples)
 
 
 def annotate_samples(samples: pl.DataFrame) -> pl.DataFrame:

@@ -24,6 +24,8 @@ from arbwb.io.samples import (
     NATURAL_REASONS,
     TASKS,
     given_files,
+    gold_consistency,
+    gold_type_problems,
     path_list,
     query_has_leakage,
     query_text,
@@ -130,10 +132,7 @@ def _structure(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
 
 
 def _abstention(gold: dict[str, Any], query: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    if gold.get("files") != []:
-        yield "gold.files", f"must be [] for abstention, got {gold.get('files')!r}"
-    if gold.get("no_gold") is not True:
-        yield "gold.no_gold", f"must be true for abstention, got {gold.get('no_gold')!r}"
+    """Abstention rules beyond the loader's: a known reason and a usable query."""
     if not _one_of(gold.get("reason"), NO_GOLD_REASONS):
         yield "gold.reason", f"must be one of {sorted(NO_GOLD_REASONS)}, got {gold.get('reason')!r}"
     if not _one_of(query.get("source"), ABSTENTION_SOURCES):
@@ -144,9 +143,8 @@ def _abstention(gold: dict[str, Any], query: dict[str, Any]) -> Iterator[tuple[s
 
 
 def _positive(record: dict[str, Any], gold: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """Spec §2.11's per-task fields: each task names its gold lists (edit2ripple its query)."""
     query, task = _dict(record, "query"), record.get("task_type")
-    if gold.get("no_gold") is True:
-        yield "gold.no_gold", f"must not be true for task {task!r}"
     needs: list[str] = []
     if task == "edit2ripple":
         needs += ["gold.files", "gold.given_files"]
@@ -184,10 +182,11 @@ def _leak_field(record: dict[str, Any]) -> str:
 
 def check_record(record: dict[str, Any]) -> list[tuple[str, str]]:
     """All (field, message) violations of one sample record (spec §2.10-2.11, §9.6 strata)."""
-    problems = list(_structure(record))
-    if problems:
+    problems = list(_structure(record)) or list(gold_type_problems(record))
+    if problems:  # the rules below would repeat a mistyped field as a missing one
         return problems
     gold, query = _dict(record, "gold"), _dict(record, "query")
+    problems += gold_consistency(record)  # the loader's gold checks, then §2.11's fields
     if record["task_type"] == "abstention":
         problems += _abstention(gold, query)
     else:

@@ -21,3 +21,12 @@ def test_unknown_command_exits_with_usage(capsys: pytest.CaptureFixture[str]) ->
         cli.main(["no-such-command"])
     assert info.value.code == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_version_prints_the_package_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from arbwb import __version__
+
+    with pytest.raises(SystemExit) as info:
+        cli.main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out == f"arbwb {__version__}\n"

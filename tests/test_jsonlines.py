@@ -1,5 +1,6 @@
-"""The C line scan (:mod:`arbwb._jsonlines`): lines and special marks as the general reading
-finds them, and only where Polars reads every field whole."""
+"""The line scan, the C module (:mod:`arbwb._jsonlines`) and its fallback (which declines every
+file) alike: lines and special marks as the general reading finds them, and a scan only where
+Polars reads every field whole."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from arbwb import _jsonlines
+from arbwb import _native_select, native_fallback
+from arbwb._native_select import LineScanner
 from arbwb.errors import InputError
 from arbwb.retrievers import grep
 
@@ -30,8 +32,25 @@ ROW = {
 LINE = json.dumps(ROW, sort_keys=True)
 
 
-def clean(text: str) -> bool:
-    return _jsonlines.scan(text.encode(), STRINGS, INTS) is not None
+@pytest.fixture
+def c_scanner() -> LineScanner:
+    """The C module (skips where it is not built)."""
+    module: LineScanner = pytest.importorskip("arbwb._jsonlines", reason="C module not built")
+    return module
+
+
+@pytest.fixture(params=["c", "python"])
+def scanner(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> LineScanner:
+    """Each implementation in turn, also as the one :func:`grep.line_index` uses."""
+    module: LineScanner = native_fallback
+    if request.param == "c":
+        module = request.getfixturevalue("c_scanner")
+    monkeypatch.setattr(_native_select, "jsonlines", module)
+    return module
+
+
+def clean(scanner: LineScanner, text: str) -> bool:
+    return scanner.scan(text.encode(), STRINGS, INTS) is not None
 
 
 def polars_reads_whole(text: str) -> bool:
@@ -44,10 +63,10 @@ def polars_reads_whole(text: str) -> bool:
     return frame.height > 0 and frame.null_count().sum_horizontal().item() == 0
 
 
-def test_upstream_rows_are_clean() -> None:
+def test_upstream_rows_are_clean(c_scanner: LineScanner) -> None:
     escaped = json.dumps(ROW, sort_keys=True, ensure_ascii=False)
     text = LINE + "\n" + escaped + "\r\n" + json.dumps(ROW | {"extra": [1, -2.5e3, {"a": None}]})
-    assert clean(text) and clean(text + "\n")
+    assert clean(c_scanner, text) and clean(c_scanner, text + "\n")
     assert polars_reads_whole(text)
 
 
@@ -76,11 +95,11 @@ def test_upstream_rows_are_clean() -> None:
         ("[" + LINE + "]", "an array"),
     ],
 )
-def test_anything_unusual_is_left_to_polars(line: str, why: str) -> None:
-    assert not clean(line), why
+def test_anything_unusual_is_left_to_polars(scanner: LineScanner, line: str, why: str) -> None:
+    assert not clean(scanner, line), why
 
 
-def test_clean_means_polars_reads_every_field_on_mutated_rows() -> None:
+def test_clean_means_polars_reads_every_field_on_mutated_rows(c_scanner: LineScanner) -> None:
     """Random byte edits of real-shaped rows: whenever the C check says clean, Polars reads
     every checked field with no error and no null (the check only ever skips a parse)."""
     rng = random.Random(5)
@@ -98,13 +117,15 @@ def test_clean_means_polars_reads_every_field_on_mutated_rows() -> None:
             else:
                 chars[at] = rng.choice(alphabet)
         text = "".join(chars)
-        if clean(text):
+        if clean(c_scanner, text):
             n_clean += 1
             assert polars_reads_whole(text), text
     assert n_clean > 100  # the property was exercised on many accepted rows
 
 
-def test_lines_and_special_marks_equal_the_general_reading(tmp_path: Path) -> None:
+def test_lines_and_special_marks_equal_the_general_reading(
+    scanner: LineScanner, tmp_path: Path
+) -> None:
     """Random texts full of backslashes, slashes, quotes, U+0130, other non-ASCII and emoji,
     written with and without ASCII escapes: the scan's lines are :func:`grep.read_lines`'s
     and its special lines the regex's (a raw \\u, \\/ or U+0130 anywhere on the line)."""
@@ -118,22 +139,23 @@ def test_lines_and_special_marks_equal_the_general_reading(tmp_path: Path) -> No
     path.write_text(text, encoding="utf-8")
     index, lines = grep.line_index(path), grep.read_lines(path)
     assert index is not None and lines is not None
-    assert _jsonlines.scan(path.read_bytes(), STRINGS, INTS) is not None  # the fast path
-    assert index.lines.to_list() == lines.to_list()
+    fast = scanner.scan(path.read_bytes(), STRINGS, INTS) is not None
+    assert fast is (scanner is not native_fallback)  # the C module takes the fast path
+    assert index.lines.to_list() == lines.to_list() and index.rows == len(rows)
     regex = "|".join(grep._regex_literal(m) for m in grep.SPECIAL_MARKS)
     want = lines.str.contains(regex).to_list()
     assert index.special.to_list() == want
     assert 50 < sum(want) < 400  # both kinds of line are many
 
 
-def test_invalid_utf8_is_left_to_the_general_reading() -> None:
+def test_invalid_utf8_is_left_to_the_general_reading(scanner: LineScanner) -> None:
     for raw in (b"\xff", b"\xc0\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xe2\x82"):
         line = LINE.encode().replace(b"src/a.py", b"src/" + raw)
-        assert _jsonlines.scan(line, STRINGS, INTS) is None, raw
+        assert scanner.scan(line, STRINGS, INTS) is None, raw
 
 
-def test_a_clean_file_skips_the_parse_and_a_bad_one_is_still_located(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_clean_file_skips_the_parse_in_c_and_a_bad_one_is_still_located(
+    scanner: LineScanner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     good, bad = tmp_path / "good.chunks.jsonl", tmp_path / "bad.chunks.jsonl"
     good.write_text((LINE + "\n") * 3)
@@ -145,7 +167,8 @@ def test_a_clean_file_skips_the_parse_and_a_bad_one_is_still_located(
     monkeypatch.setattr(pl, "scan_ndjson", lambda p, **kw: scans.append(p) or real_scan(p, **kw))
     index = grep.line_index(good)
     assert index is not None and index.lines.len() == 3
-    assert scans == []
+    assert scans == ([] if scanner is not native_fallback else [good])
+    scans.clear()
     with pytest.raises(InputError) as raised:
         grep.line_index(bad)
     assert scans == [bad]

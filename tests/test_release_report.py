@@ -49,7 +49,10 @@ def test_notebook_01_declares_the_method_parameters() -> None:
 def test_every_notebook_succeeds(reports: dict[str, tuple[Path, Path]], which: str) -> None:
     root, report = reports[which]
     manifest = json.loads((report / "manifest.json").read_text())
-    assert manifest["notebooks"] == [{"notebook": n, "status": "ok"} for n in NAMES]
+    # without benchmark/: no queries to label, no strata to find no-gold samples by
+    skipped = set() if which == "with" else {NAMES[2], NAMES[4]}
+    statuses = [(s["notebook"], s["status"]) for s in manifest["notebooks"]]
+    assert statuses == [(n, "skipped" if n in skipped else "ok") for n in NAMES]
     assert manifest["parameters"]["methods_path"] == str((root / "methods.csv").resolve())
     assert (which == "with") == any("/benchmark/" in e["path"] for e in manifest["inputs"])
 

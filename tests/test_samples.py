@@ -306,6 +306,7 @@ def test_duplicate_ids_name_both_places(tmp_path: Path) -> None:
         ({"metadata": []}, "metadata", "expected a JSON object"),
         (
             {
+                "task_type": "abstention",
                 "gold": {"files": [], "no_gold": True, "reason": "flaky_ci"},
                 "metadata": {"organic": False},
             },

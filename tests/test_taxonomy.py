@@ -14,6 +14,7 @@ import polars as pl
 import pytest
 
 from arbwb import taxonomy as tx
+from arbwb.errors import InputError
 from arbwb.io.samples import load_samples
 
 # --- a literal implementation of spec 10.1-10.6, written from the text only ---------------
@@ -671,19 +672,28 @@ def test_bad_input_gets_a_row_with_a_reason(record: dict[str, Any], flag: str) -
     assert frame.height == 2
 
 
-def test_annotate_path_keeps_every_record(tmp_path: Path) -> None:
+def test_annotate_path_reads_through_the_sample_loader(tmp_path: Path) -> None:
+    base = {"repo": "o/r", "base_commit": "c" * 40}
     lines = [
-        {"id": "a", "task_type": "code2test", "query": {"pr_title": "x"}, "gold": {}},
-        {"id": "b", "task_type": "code2test"},
-        {"id": "a", "task_type": "abstention", "query": {"text": "t"}, "gold": {"no_gold": True}},
+        {**base, "id": "a", "task_type": "code2test", "query": {"pr_title": "x"}},
+        {**base, "id": "n", "task_type": "abstention", "query": {"text": "t"}},
     ]
+    lines[0]["gold"] = {"related_tests": ["tests/test_x.py"]}
+    lines[1]["gold"] = {"files": [], "no_gold": True, "reason": "flaky_ci"}
     path = tmp_path / "s.jsonl"
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n\n", encoding="utf-8")
     frame = tx.annotate_path(path)
-    assert frame["sample_id"].to_list() == ["a", "b", "a"]
-    assert frame["line"].to_list() == [1, 2, 3]
-    assert frame["complete"].to_list() == [True, False, True]
-    assert frame.filter(pl.col("sample_id") == "b")["reason"].item() is not None
+    assert frame["sample_id"].to_list() == ["a", "n"]
+    assert frame["line"].to_list() == [1, 2]
+    lines[0]["gold"]["related_tests"] = "tests/test_x.py"  # score would refuse it: so do we
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match="expected a list of paths, got str") as info:
+        tx.annotate_path(path)
+    assert (info.value.path, info.value.line, info.value.field) == (
+        str(path),
+        1,
+        "gold.related_tests",
+    )
 
 
 def test_annotate_samples_falls_back_to_the_frame(tmp_path: Path) -> None:

@@ -26,22 +26,29 @@ FIELDS = {
     "workflow_signal_count",
     "evidence",
 }
+BASE = {"repo": "o/r", "base_commit": "c" * 40}
 RECORDS = [
     {
+        **BASE,
         "id": "a1",
         "task_type": "comment2context",
-        "repo": "o/r",
         "query": {"review_comment": "why do we need this here", "given_file": "pkg/a/handler.go"},
         "gold": {"must_context_files": [{"path": "internal/b/router.go", "evidence": []}]},
     },
     {
+        **BASE,
         "id": "n1",
         "task_type": "abstention",
-        "repo": "o/r",
         "query": {"text": "ci flake"},
         "gold": {"files": [], "no_gold": True, "reason": "flaky_ci"},
     },
-    {"id": "bad", "task_type": "trace2code", "repo": "o/r"},  # no query, no gold
+    {
+        **BASE,
+        "id": "t1",
+        "task_type": "trace2code",
+        "query": {},
+        "gold": {"root_cause_files": ["src/x.py"]},
+    },  # a query without fields
 ]
 
 
@@ -58,7 +65,7 @@ def test_jsonl_has_exactly_the_spec_fields(
     assert cli.main(["taxonomy", "--samples", str(samples)]) == 0
     lines = capsys.readouterr().out.splitlines()
     rows = [json.loads(line) for line in lines]
-    assert [r["sample_id"] for r in rows] == ["a1", "n1", "bad"]
+    assert [r["sample_id"] for r in rows] == ["a1", "n1", "t1"]
     assert all(set(r) == FIELDS for r in rows)
     assert lines[0].startswith('{"confidence": ')  # keys sorted, upstream separators
     first = rows[0]
@@ -82,13 +89,24 @@ def test_csv_and_markdown(samples: Path, capsys: pytest.CaptureFixture[str]) -> 
     )
     assert header in text
     assert "| trace2code | 0 | 0 | 0 | 1 |" in text
-    assert "| missing_query | 1 |" in text  # the flags table names the bad record
+    assert "| no_query_fields | 2 |" in text  # the flags table counts the odd records
 
 
 def test_malformed_json_is_a_located_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "broken.jsonl"
-    path.write_text('{"id": "a"}\n{not json\n', encoding="utf-8")
+    path.write_text(json.dumps(RECORDS[0]) + "\n{not json\n", encoding="utf-8")
     assert cli.main(["taxonomy", "--samples", str(path)]) == 2
     assert f"{path}:2" in capsys.readouterr().err
+
+
+def test_a_record_score_refuses_is_refused_here_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "samples.jsonl"
+    bad = {**RECORDS[2], "gold": {"root_cause_files": "src/x.py"}}
+    path.write_text(json.dumps(RECORDS[0]) + "\n" + json.dumps(bad) + "\n", encoding="utf-8")
+    assert cli.main(["taxonomy", "--samples", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:2: field 'gold.root_cause_files': expected a list of paths, got str" in err

@@ -10,6 +10,7 @@ from typing import Any
 
 from arbwb.commands import COMMANDS
 from arbwb.errors import InputError
+from arbwb.paths import check_output_path
 
 
 def add_parser(subparsers: Any) -> None:
@@ -115,6 +116,8 @@ def run_score(args: argparse.Namespace) -> int:
     from arbwb.io.contextbench_agents import load_predictions
     from arbwb.jsonio import sha256_file, write_jsonl, write_text_atomic
 
+    check_output_path(args.out)
+    check_output_path(args.per_instance, field="--per-instance")
     rows = load_rows(args.rows)
     runs: dict[str, Predictions] = {}
     for path in args.predictions:

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from arbwb.commands import COMMANDS
-from arbwb.paths import DEMO_DIR
+from arbwb.paths import DEMO_DIR, check_output_path
 
 
 def add_parser(subparsers: Any) -> None:
@@ -22,6 +22,7 @@ def run_build(args: argparse.Namespace) -> int:
     """Build the demo release and print what was written."""
     from arbwb.demo.build import build_demo
 
+    check_output_path(args.out, kind="dir")
     result = build_demo(args.out)
     print(
         f"demo release written to {result.out}: {result.n_samples} samples, "

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from arbwb.commands import COMMANDS
+from arbwb.paths import check_output_path
 
 
 def add_parser(subparsers: Any) -> None:
@@ -28,6 +29,7 @@ def run(args: argparse.Namespace) -> int:
     from arbwb.jsonio import sha256_file, write_text_atomic
     from arbwb.scoring import check_known, load_runs
 
+    check_output_path(args.out)
     runs = {r.run: r for r in load_runs(args.runs)}
     if args.samples:
         sample_set = load_samples(args.samples)

@@ -15,6 +15,7 @@ from arbwb.io.download import (
     HubFetcher,
     download_release,
 )
+from arbwb.paths import check_output_path
 
 
 def add_parser(subparsers: Any) -> None:
@@ -45,6 +46,7 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Download each requested release in turn; stop at the first failure."""
+    check_output_path(args.dir, kind="dir", field="--dir")
     releases = list(CURRENT_RELEASES) if args.all else list(dict.fromkeys(args.release))
     fetcher: Fetcher = FolderFetcher(args.mirror) if args.mirror else HubFetcher(args.repo_id)
     for release in releases:

@@ -8,6 +8,7 @@ from typing import Any
 
 from arbwb.commands import COMMANDS
 from arbwb.errors import InputError
+from arbwb.paths import check_output_path
 
 
 def add_parser(subparsers: Any) -> None:
@@ -49,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from arbwb.io.samples import load_samples
     from arbwb.jsonio import write_text_atomic
 
+    check_output_path(args.out)
     samples = load_samples(args.samples)
     corpus = open_corpus(args.corpus)
     runs = [load_rankings(path, fmt="details") for path in args.runs]

@@ -9,6 +9,7 @@ from typing import Any
 from arbwb.commands import COMMANDS
 from arbwb.io.download import CURRENT_RELEASES
 from arbwb.merge import MERGED_RELEASE, manifest_path, merge_manifests, write_merged_manifest
+from arbwb.paths import check_output_path
 
 
 def add_parser(subparsers: Any) -> None:
@@ -32,8 +33,9 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Merge, write atomically and print the counts."""
-    merged = merge_manifests(args.dir, args.releases)
     output = args.out or manifest_path(args.dir, MERGED_RELEASE)
+    check_output_path(output)
+    merged = merge_manifests(args.dir, args.releases)
     write_merged_manifest(merged, output)
     read = sum(merged.inputs.values())
     print(

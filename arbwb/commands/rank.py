@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from arbwb.commands import COMMANDS
 from arbwb.errors import InputError
 from arbwb.pathclass import CANDIDATE_FILTERS, CandidateFilter
+from arbwb.paths import check_output_path
 from arbwb.retrievers import METHOD_NAMES
 
 if TYPE_CHECKING:
@@ -29,6 +30,11 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--out", required=True, help="details JSONL; summary goes beside it")
     parser.add_argument("--resume", action="store_true", help="continue an interrupted run")
     parser.add_argument(
+        "--allow-incomplete-snapshots",
+        action="store_true",
+        help="count a snapshot whose chunk file disagrees with its manifest row as missing",
+    )
+    parser.add_argument(
         "--no-cache", action="store_true", help="do not read or write the on-disk cache"
     )
     parser.add_argument("--model", default=None, help="dense: SentenceTransformers path or name")
@@ -42,26 +48,31 @@ def add_parser(subparsers: Any) -> None:
             f"--{name}-weight", type=float, default=None, help=f"repomap (default {default})"
         )
     parser.add_argument("--runs", nargs="+", default=None, help="rrf: stored runs to fuse")
-    parser.add_argument("--weights", default=None, help="rrf: comma-separated run weights")
-    parser.set_defaults(func=run)
+    parser.add_argument(
+        "--weights", default=None, help="rrf: comma-separated run weights (finite, >= 0, one > 0)"
+    )
+    parser.set_defaults(
+        func=run,
+        interrupt_hint="rerun the same command with --resume to continue from the checkpoint",
+    )
 
 
 def _weights(text: str | None, n_runs: int) -> list[float] | None:
+    """``--weights 1,0.5``: one finite, non-negative number per run (fusion.check_weights)."""
     if text is None:
         return None
+    from arbwb.retrievers.fusion import check_weights
+
     try:
         weights = [float(w) for w in text.split(",")]
     except ValueError:
         raise InputError(f"weights must be numbers, got {text!r}", field="--weights") from None
-    if len(weights) != n_runs:
-        msg = f"need one weight per run ({n_runs}), got {len(weights)}"
-        raise InputError(msg, field="--weights")
-    return weights
+    return check_weights(weights, n_runs, field="--weights")
 
 
 def _repomap_options(args: argparse.Namespace) -> MethodOptions:
     """RepoMap weights (unset ones keep their defaults) and its index cache folder."""
-    from arbwb.cache import cache_root
+    from arbwb.cache import kind_dir
     from arbwb.retrievers import repomap
     from arbwb.retrievers.registry import MethodOptions
 
@@ -71,15 +82,18 @@ def _repomap_options(args: argparse.Namespace) -> MethodOptions:
         default.pagerank if args.pagerank_weight is None else args.pagerank_weight,
         default.affinity if args.affinity_weight is None else args.affinity_weight,
     )
-    cache = Path(args.cache_dir) if args.cache_dir else cache_root() / "repomap"
-    return MethodOptions(weights=weights, index_cache_dir=None if args.no_cache else cache)
+    if args.no_cache:
+        return MethodOptions(weights=weights)
+    cache = Path(args.cache_dir) if args.cache_dir else kind_dir("repomap")
+    return MethodOptions(weights=weights, index_cache_dir=cache)
 
 
 def run(args: argparse.Namespace) -> int:
     """Validate everything that can fail (method, model, inputs) before ranking anything."""
-    from arbwb.cache import cache_root  # light: the heavy imports follow the early worker
+    from arbwb.cache import kind_dir  # light: the heavy imports follow the early worker
 
     data, out = Path(args.data), Path(args.out)
+    check_output_path(out)
     candidate_filter: CandidateFilter = args.candidate_filter
     if args.method != "dense" and args.model:
         raise InputError("only applies to --method dense", field="--model")
@@ -89,10 +103,11 @@ def run(args: argparse.Namespace) -> int:
     if args.method != "repomap" and any(w is not None for w in weights):
         raise InputError("only applies to --method repomap", field="--*-weight")
     terms = args.method in ("lexical", "bm25", "bm25-arb") and not (args.runs or args.weights)
-    if terms and not args.no_cache:  # started before our own heavy imports
+    term_dir = kind_dir("terms") if terms and not args.no_cache else None
+    if term_dir is not None:  # started before our own heavy imports
         from arbwb.retrievers.termspawn import start_early
 
-        start_early(cache_root() / "terms")  # cold: its imports overlap ours
+        start_early(term_dir)  # cold: its imports overlap ours
     from arbwb.io.samples import release_samples, select_tasks
 
     if args.method == "rrf":
@@ -100,33 +115,30 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("rrf needs the runs to fuse", field="--runs")
         from arbwb.retrievers.fusion import run_fusion
 
+        fusion_weights = _weights(args.weights, len(args.runs))  # before any file is read
         sample_set = select_tasks(release_samples(data, args.release), args.task)
-        summary = run_fusion(
-            [Path(p) for p in args.runs],
-            sample_set,
-            out,
-            weights=_weights(args.weights, len(args.runs)),
-        )
+        summary = run_fusion([Path(p) for p in args.runs], sample_set, out, weights=fusion_weights)
     else:
         if args.runs or args.weights:
             raise InputError("only applies to --method rrf", field="--runs/--weights")
-        from arbwb.io.corpus import open_corpus
+        from arbwb.commands.score import open_corpus_for
         from arbwb.retrievers.registry import MethodOptions, get_method
         from arbwb.retrievers.runner import run_method
 
-        cache_dir = args.cache_dir or (None if args.no_cache else cache_root() / "embeddings")
+        cached = not args.no_cache
+        dense = args.method == "dense"
         options = MethodOptions(
             model=args.model,
-            cache_dir=cache_dir,
+            cache_dir=args.cache_dir or (kind_dir("embeddings") if cached and dense else None),
             stream_terms=True,
-            term_cache_dir=None if args.no_cache else cache_root() / "terms",
-            checked_dir=None if args.no_cache else cache_root() / "checked",
+            term_cache_dir=term_dir,
+            checked_dir=kind_dir("checked") if cached and args.method.startswith("grep") else None,
         )
         if args.method == "repomap":
             options = _repomap_options(args)
         method = get_method(args.method, options)
         sample_set = select_tasks(release_samples(data, args.release), args.task)
-        corpus = open_corpus(data, args.release, use_cache=not args.no_cache)
+        corpus = open_corpus_for(args, data, args.release)
         summary = run_method(
             method,
             sample_set,

@@ -1,6 +1,7 @@
 """``arbwb report --data DIR [--runs GLOB] [--methods FILE] --out DIR``: one static report.
 
-Exits 1 naming each failed notebook (its section in the report shows the cell and error).
+Exits 1 naming each failed notebook (its section in the report shows the cell and error), and
+2 before running any when the inputs match nothing; skipped sections are named in the summary.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from arbwb.commands import COMMANDS
-from arbwb.paths import NOTEBOOKS_DIR
+from arbwb.paths import NOTEBOOKS_DIR, check_output_path
 
 
 def add_parser(subparsers: Any) -> None:
@@ -41,7 +42,9 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    check_output_path(args.out, kind="dir")
     from arbwb.report import ReportConfig, run_report  # papermill, nbconvert: slow to import
+    from arbwb.report_html import outcome_summary
 
     config = ReportConfig(
         data_dir=args.data,
@@ -64,5 +67,5 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    print(f"report written to {index}")
+    print(f"{outcome_summary(result.sections)}; report written to {index}")
     return 0

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from arbwb.commands import COMMANDS
+from arbwb.paths import check_output_path
+
+if TYPE_CHECKING:
+    from arbwb.io.corpus import Corpus
 
 DEFAULT_METRICS = "recall@5,recall@10,recall@20,mrr"
 
@@ -27,7 +32,34 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--no-cache", action="store_true", help="do not read or write the on-disk cache"
     )
+    parser.add_argument(
+        "--allow-incomplete-snapshots",
+        action="store_true",
+        help="count a snapshot whose chunk file disagrees with its manifest row as missing",
+    )
     parser.set_defaults(func=run)
+
+
+def open_corpus_for(args: argparse.Namespace, path: str | Path, release: str | None) -> Corpus:
+    """The corpus of a command with ``--no-cache`` and ``--allow-incomplete-snapshots``; each
+    snapshot the latter leaves out is named on stderr (instead of a Python warning)."""
+    import sys
+    import warnings
+
+    from arbwb.io.corpus import IncompleteSnapshotWarning, open_corpus
+
+    allow = args.allow_incomplete_snapshots
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IncompleteSnapshotWarning)
+        corpus = open_corpus(
+            path, release, use_cache=not args.no_cache, on_mismatch="missing" if allow else "error"
+        )
+    for sid, problem in corpus.incomplete.items():
+        print(
+            f"arbwb {args.command}: warning: snapshot {sid} counted as missing: {problem}",
+            file=sys.stderr,
+        )
+    return corpus
 
 
 def _warn_missing(summaries: list[dict[str, Any]]) -> None:
@@ -58,13 +90,12 @@ def run(args: argparse.Namespace) -> int:
     from arbwb.io.samples import load_samples, sample_files
     from arbwb.jsonio import sha256_file, write_text_atomic
 
+    check_output_path(args.out)
     metrics = scoring.metric_names([m.strip() for m in args.metrics.split(",") if m.strip()])
     samples = load_samples(args.samples) if args.samples else None
     corpus = None
     if args.corpus:
-        from arbwb.io.corpus import open_corpus
-
-        corpus = open_corpus(args.corpus, use_cache=not args.no_cache)
+        corpus = open_corpus_for(args, args.corpus, None)
     runs = scoring.load_runs(args.rankings)
     scored = scoring.score_all(runs, samples, metrics, corpus)
     summaries = scoring.run_summaries(scored, args.by)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from arbwb.commands import COMMANDS
+from arbwb.paths import check_output_path
 
 
 def add_parser(subparsers: Any) -> None:
@@ -42,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from arbwb.jsonio import write_text_atomic
     from arbwb.scoring import load_runs
 
+    check_output_path(args.out)
     sample_set = load_samples(args.samples)
     rows = {}
     for data in load_runs(args.runs):

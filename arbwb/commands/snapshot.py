@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from arbwb.commands import COMMANDS
+from arbwb.paths import check_output_path
 
 
 def add_parser(subparsers: Any) -> None:
@@ -33,6 +34,7 @@ def run_build(args: argparse.Namespace) -> int:
     """Build every ``--commit``; exit 1 when some commit is missing (its row says so)."""
     from arbwb.snapshot import build_snapshots, generated_at
 
+    check_output_path(args.out, kind="dir")
     stamp = generated_at(args.generated_at, os.environ.get("SOURCE_DATE_EPOCH"))
     rows = build_snapshots(args.git, args.repo, args.commit, args.out, stamp=stamp)
     missing = [r["base_commit"] for r in rows if r["status"] != "ok"]

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arbwb.commands import COMMANDS
+from arbwb.paths import check_output_path
 
 if TYPE_CHECKING:
     from arbwb.validate import ReleaseReport
@@ -34,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from arbwb.tables import to_markdown
     from arbwb.validate import summary_table, validate_path
 
+    check_output_path(args.json, field="--json")
     reports = validate_path(args.path, corpus=args.corpus)
     for report in reports:
         for problem in report.problems:

@@ -8,7 +8,6 @@ Texts are tokenised in batches, each distinct text once (:class:`TokenCounter`).
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import io
 import json
@@ -21,12 +20,12 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 import polars as pl
 
-from arbwb.cache import entry_path
+from arbwb.cache import entry_path, warn_unwritable
 from arbwb.errors import InputError
 from arbwb.jsonio import dumps_upstream, iter_jsonl
 from arbwb.schemas import CHUNKS
@@ -45,6 +44,8 @@ _PLAIN = re.compile(r'[^"\\\x00-\x1f]*')  # serialised as is inside a JSON strin
 _PLAIN_BYTES = re.compile(_PLAIN.pattern.encode())
 _MADV_POPULATE_READ = 22  # Linux uapi asm-generic/mman-common.h; not in Python 3.11's mmap
 _MAP_AHEAD = 2  # chunk files mapped and paged in ahead of the one scanned
+_COUNT_BLOCK = 1 << 22  # newlines are counted in blocks of this many bytes
+_BLANK_START = np.array([9, 10, 13, 32], dtype=np.uint8)  # bytes a blank line can start with
 Key = tuple[int, int]  # (hash, length) of a text as the chunk file escapes it
 
 
@@ -72,8 +73,8 @@ def check_chunk_file(path: Path, columns: list[str], marks: Path | None = None) 
     A lazy scan that only counts nulls: its batches are dropped as they are parsed, so it
     costs about a fifth less CPU than reading the file (no file-sized allocation). With
     ``marks`` (a cache folder), a file that passes leaves an empty mark keyed like every
-    cache entry (path, size, mtime, inode, version and the columns), and a marked file is not
-    checked again until it changes. arbwb-defined.
+    cache entry (:func:`arbwb.cache.file_key` with the version and the columns), and a
+    marked file is not checked again until it changes. arbwb-defined.
     """
     if path.stat().st_size == 0:
         return
@@ -88,9 +89,41 @@ def check_chunk_file(path: Path, columns: list[str], marks: Path | None = None) 
     if nulls.sum_horizontal().item() > 0:
         _locate_problem(path, columns)
     if mark is not None:
-        with contextlib.suppress(OSError):  # a mark not left only costs the next run a check
+        try:  # a mark not left only costs the next run a check
             mark.parent.mkdir(parents=True, exist_ok=True)
             mark.touch()  # empty: nothing to tear
+        except OSError as exc:
+            warn_unwritable(mark.parent, exc)
+
+
+def count_rows(path: Path) -> int:
+    """Rows of a chunk file as Polars reads them (its non-blank lines), without parsing."""
+    if path.stat().st_size == 0:
+        return 0
+    with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        return row_count(data)
+
+
+def row_count(data: mmap.mmap) -> int:
+    """Non-blank lines of ``data`` (rows Polars would read), exactly and cheaply.
+
+    Newlines are counted with numpy in blocks (no file-sized temporary, a few GB/s); only
+    when some line starts with whitespace (a blank line, which Polars skips) are the lines
+    counted one by one.
+    """
+    raw = np.frombuffer(data, dtype=np.uint8)  # a view, released on return
+    size, n = raw.size, 0
+    for start in range(0, size, _COUNT_BLOCK):
+        breaks = np.flatnonzero(raw[start : start + _COUNT_BLOCK] == 10) + (start + 1)
+        heads = breaks[breaks < size]
+        if np.isin(raw[heads], _BLANK_START).any():
+            n = -1
+            break
+        n += breaks.size
+    if n >= 0 and size and raw[0] not in _BLANK_START:
+        return n + int(raw[-1] != 10)  # a last line without a line break
+    del raw
+    return sum(1 for line in data[:].split(b"\n") if line.strip())
 
 
 def _checked(path: Path, columns: list[str], read: Callable[[], pl.DataFrame]) -> pl.DataFrame:
@@ -257,28 +290,42 @@ def _libc_function(name: str, restype: Any, *argtypes: Any) -> Callable[..., Any
     return cast("Callable[..., Any]", function)
 
 
+class RowCounts(NamedTuple):
+    """Rows read from a chunk file and how many of them are ``kind=file`` rows, to check
+    against the manifest row's ``chunk_count`` and ``file_count``."""
+
+    rows: int
+    file_rows: int
+
+
 def parse_file_rows(
     path: Path, wanted: set[str] | None, counter: TokenCounter
-) -> dict[str, tuple[int, Key]]:
+) -> tuple[dict[str, tuple[int, Key]], RowCounts]:
     """(end_line, text key) of the last ``kind=file`` row per path (only ``wanted`` paths),
-    from a full Polars parse that validates every row and locates any error."""
+    from a full Polars parse that validates every row and locates any error; with the rows
+    counted on the way."""
     if path.stat().st_size == 0:
-        return {}
-    rows = (
-        read_chunk_file(path, ["path", "kind", "end_line", "text"])
-        .filter(pl.col("kind") == "file")
-        .unique(subset="path", keep="last", maintain_order=True)
-    )
+        return {}, RowCounts(0, 0)
+    chunks = read_chunk_file(path, ["path", "kind", "end_line", "text"])
+    files = chunks.filter(pl.col("kind") == "file")
+    counts = RowCounts(chunks.height, files.height)
+    del chunks
+    rows = files.unique(subset="path", keep="last", maintain_order=True)
     if wanted is not None:
         rows = rows.filter(pl.col("path").is_in(sorted(wanted)))
-    return {
+    found = {
         p: (n_lines, counter.add_text(text))
         for p, n_lines, text in rows.select("path", "end_line", "text").iter_rows()
     }
+    return found, counts
 
 
 def scan_upstream(
-    data: mmap.mmap, repo: str, wanted: set[str] | None, counter: TokenCounter, file_count: int
+    data: mmap.mmap,
+    repo: str,
+    wanted: set[str] | None,
+    counter: TokenCounter,
+    counts: tuple[int, int | None],
 ) -> dict[str, tuple[int, Key]] | None:
     """The file rows of an upstream-serialised chunk file found without parsing the rest.
 
@@ -290,9 +337,11 @@ def scan_upstream(
     path not wanted costs a look at its path; wanted rows are read by :func:`_file_row`.
     Returns None, so the caller
     parses and validates everything, when the file does not start like an upstream row, a
-    found row is not shaped as expected, or the rows found differ from the manifest's
-    ``file_count`` (e.g. rows carrying another repo).
+    found row is not shaped as expected, or the rows differ from ``counts``, the manifest's
+    ``(file_count, chunk_count)`` (e.g. rows carrying another repo, a cut file; a None
+    ``chunk_count`` is not checked; the rows are counted by :func:`row_count`).
     """
+    file_count, chunk_count = counts
     needle = b'", "repo": "' + _escape(repo) + _FILE_TAIL
     if data[: len(_ROW_START)] != _ROW_START:
         return None
@@ -318,7 +367,9 @@ def scan_upstream(
                 rows.pop(path, None)  # the last row of a path wins, at its position
                 rows[path] = (n_lines, key)
         at = search(resume)
-    return rows if n_found == file_count else None
+    if n_found != file_count or (chunk_count is not None and row_count(data) != chunk_count):
+        return None
+    return rows
 
 
 def _searcher(data: mmap.mmap, needle: bytes) -> Callable[[int], int]:

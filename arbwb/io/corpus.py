@@ -10,11 +10,12 @@ so memory stays flat in the number of snapshots. Reading chunk files is
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
@@ -29,6 +30,11 @@ if TYPE_CHECKING:  # the chunk reader (numpy, ctypes, threads) loads only when a
     from arbwb.io.chunkscan import Key
 
 MANIFEST_NAME = "corpus_manifest.jsonl"
+#: What a chunk file whose rows differ from its manifest row's counts is: an error (default),
+#: or a missing snapshot (``--allow-incomplete-snapshots``), named in a warning.
+OnMismatch = Literal["error", "missing"]
+#: The command-line flag that asks for ``on_mismatch="missing"`` (named in the error).
+ALLOW_FLAG = "--allow-incomplete-snapshots"
 _BATCH_BYTES = 64 * 2**20  # tokenise new texts in batches of about this many escaped bytes
 #: Subset corpora in spec §1.4's merge order; other corpus/<R>/ folders follow by name.
 RELEASE_ORDER = (
@@ -54,7 +60,8 @@ def repo_slug(repo: str) -> str:
 class SnapshotEntry:
     """One ``ok`` manifest row and where it was read from (for error messages and paths).
 
-    ``file_count`` (None when absent or not an integer) checks the fast file-row scan.
+    ``chunk_count`` and ``file_count`` (None when absent or not an integer) are checked
+    against the rows read from the chunk file (:meth:`Corpus.check_counts`).
     """
 
     repo: str
@@ -63,6 +70,7 @@ class SnapshotEntry:
     manifest: Path
     line: int
     file_count: int | None = None
+    chunk_count: int | None = None
 
 
 @dataclass(frozen=True)
@@ -75,18 +83,25 @@ class ManifestRow:
     line: int
 
 
+class IncompleteSnapshotWarning(UserWarning):
+    """Snapshots counted as missing because their chunk files differ from their manifest rows."""
+
+
 @dataclass
 class Corpus:
     """One view over a root's corpus manifests: snapshots plus lazily read, cached file token costs.
 
     ``root`` is the corpus folder or data root that was opened; ``manifests`` the manifest files
-    read, in priority order; ``cache_dir`` holds the on-disk cost cache (None: memory only).
+    read, in priority order; ``cache_dir`` holds the on-disk cost cache (None: memory only);
+    ``incomplete`` the snapshots left out as missing (``on_mismatch="missing"``), each with the
+    mismatch found.
     """
 
     root: Path
     entries: dict[str, SnapshotEntry]
     manifests: list[Path]
     cache_dir: Path | None = None
+    incomplete: dict[str, str] = field(default_factory=dict)
     _files: dict[str, pl.DataFrame] = field(default_factory=dict, repr=False)
     _known: dict[str, Known] = field(default_factory=dict, repr=False)
     _token_counts: dict[Key, tuple[int, int]] = field(default_factory=dict, repr=False)
@@ -121,12 +136,55 @@ class Corpus:
         msg = f"chunk file of {snapshot_id} not found (tried {tried}); rebuild it or fix the row"
         raise InputError(msg, path=entry.manifest, line=entry.line, field="chunks_path")
 
+    def count_mismatch(
+        self, snapshot_id: str, rows: int, file_rows: int | None = None
+    ) -> str | None:
+        """How the rows read from a snapshot's chunk file (``file_rows``: those of kind
+        ``file``, None: not counted) differ from its manifest row's ``chunk_count`` and
+        ``file_count``, or None when they agree; a count the row lacks is not compared."""
+        entry = self._entry(snapshot_id)
+        for name, want, found, what in (
+            ("chunk_count", entry.chunk_count, rows, "rows"),
+            ("file_count", entry.file_count, file_rows, "file rows"),
+        ):
+            if want is not None and found is not None and found != want:
+                return (
+                    f"chunk file has {found} {what} but its manifest row ({entry.manifest}:"
+                    f"{entry.line}, field {name!r}) promises {want}"
+                )
+        return None
+
+    def check_counts(
+        self, snapshot_id: str, path: Path, rows: int, file_rows: int | None = None
+    ) -> None:
+        """Raise an InputError naming the chunk file ``path`` and both counts when
+        :meth:`count_mismatch` finds one.
+
+        Every reader of chunk rows calls this with the rows it read anyway, so a cut or
+        padded chunk file never yields numbers silently (arbwb-defined).
+        """
+        problem = self.count_mismatch(snapshot_id, rows, file_rows)
+        if problem is not None:
+            fix = f"rebuild the snapshot or pass {ALLOW_FLAG} (score, rank) to count it as missing"
+            msg = f"{problem}; {fix}"
+            raise InputError(msg, path=path)
+
+    def checked(self, on_mismatch: OnMismatch) -> Corpus:
+        """This corpus, its incomplete snapshots left out as missing when ``on_mismatch`` is
+        ``"missing"`` (:func:`drop_incomplete`); else each is an error when read."""
+        if on_mismatch == "missing":
+            drop_incomplete(self)
+        return self
+
     def chunks(self, snapshot_id: str) -> pl.DataFrame:
-        """All rows of a snapshot's chunk file as a CHUNKS frame, in file order."""
+        """All rows of a snapshot's chunk file as a CHUNKS frame, in file order (counts
+        checked against the manifest row, :meth:`check_counts`)."""
         from arbwb.io.chunkscan import CHUNK_FIELDS, read_chunk_file
 
         path = self.chunk_path(snapshot_id)
         frame = read_chunk_file(path, list(CHUNK_FIELDS))
+        n_files = int((frame["kind"] == "file").sum())
+        self.check_counts(snapshot_id, path, frame.height, n_files)
         return validate(
             frame.with_columns(pl.lit(snapshot_id).alias("snapshot_id")), CHUNKS, name="chunks"
         )
@@ -136,7 +194,7 @@ class Corpus:
 
         Rows are ordered by the position of each path's last file row. Token counts are
         computed once per (snapshot, path) and cached in memory and, with a ``cache_dir``, on
-        disk keyed by the chunk file's path, size, mtime and inode.
+        disk keyed by the chunk file's identity (:func:`arbwb.cache.file_key`).
         """
         cached = self._files.get(snapshot_id)
         if cached is None:
@@ -165,8 +223,9 @@ class Corpus:
 
         Chunk files whose manifest row has a ``file_count`` are byte-scanned
         (:func:`scan_upstream`), each paged in by a worker thread while the previous one is
-        scanned (:func:`mapped_files`); the others, and any scan that cannot vouch for its rows, get
-        the full parse.
+        scanned (:func:`mapped_files`); the others, and any scan that cannot vouch for its rows
+        (nor for the manifest row's counts), get the full parse, whose counts are checked
+        (:meth:`check_counts`).
         """
         unread = {sid: self.chunk_path(sid) for sid in wanted if sid not in self._known}
         self._known |= costcache.load_many(self.cache_dir, unread)
@@ -181,22 +240,22 @@ class Corpus:
         from arbwb.io.chunkscan import TokenCounter, mapped_files, parse_file_rows, scan_upstream
 
         files = {sid: self.chunk_path(sid) for sid in todo}
-        counts = {sid: self.entries[sid].file_count for sid in todo}
-        scan = {  # file count of each snapshot to byte-scan: one to check the scan by, some bytes
-            sid: count
-            for sid, count in counts.items()
-            if count is not None and files[sid].stat().st_size > 0
-        }
+        scan: dict[str, tuple[int, int | None]] = {}  # byte-scanned: a file count, some bytes
+        for sid in todo:
+            entry = self.entries[sid]
+            if entry.file_count is not None and files[sid].stat().st_size > 0:
+                scan[sid] = (entry.file_count, entry.chunk_count)
         counter = TokenCounter(self._token_counts)
         scanned: dict[str, dict[str, tuple[int, Key]]] = {}
         maps = mapped_files([files[sid] for sid in scan])
         with closing(maps):
             for sid, paths in todo.items():
-                found, count = None, scan.get(sid)
-                if count is not None and (data := next(maps)) is not None:
-                    found = scan_upstream(data, self.entries[sid].repo, paths, counter, count)
+                found, counts = None, scan.get(sid)
+                if counts is not None and (data := next(maps)) is not None:
+                    found = scan_upstream(data, self.entries[sid].repo, paths, counter, counts)
                 if found is None:
-                    found = parse_file_rows(files[sid], paths, counter)
+                    found, read = parse_file_rows(files[sid], paths, counter)
+                    self.check_counts(sid, files[sid], read.rows, read.file_rows)
                 scanned[sid] = found
                 if counter.pending_bytes > _BATCH_BYTES:
                     counter.flush()
@@ -241,6 +300,7 @@ def open_corpus(
     *,
     cache_dir: str | Path | None = None,
     use_cache: bool = True,
+    on_mismatch: OnMismatch = "error",
 ) -> Corpus:
     """Open a corpus folder holding ``corpus_manifest.jsonl``, or a data root with ``corpus/R/``.
 
@@ -248,7 +308,9 @@ def open_corpus(
     ``release`` is given), merged as spec §1.4 merges subset manifests: the first ``ok`` row of
     a snapshot wins, in :data:`RELEASE_ORDER` then by folder name. Token costs are cached on
     disk under ``cache_dir`` (default: :func:`arbwb.cache.cache_root`) unless ``use_cache`` is
-    false.
+    false. A chunk file whose rows differ from its manifest row's counts is an error when read;
+    with ``on_mismatch="missing"`` every chunk file's rows are counted now
+    (:func:`drop_incomplete`) and such snapshots are left out as missing, with a warning.
     """
     root = Path(path)
     manifests = [root / MANIFEST_NAME] if (root / MANIFEST_NAME).is_file() else []
@@ -259,13 +321,43 @@ def open_corpus(
         for key, entry in read_manifest(manifest).items():
             entries.setdefault(key, entry)
     if cache_dir is None and use_cache:
-        cache_dir = cache.cache_root() / costcache.KIND
+        cache_dir = cache.kind_dir(costcache.KIND)  # None (uncached) when it cannot be made
     return Corpus(
         root=root,
         entries=entries,
         manifests=manifests,
         cache_dir=None if cache_dir is None or not use_cache else Path(cache_dir),
-    )
+    ).checked(on_mismatch)
+
+
+def drop_incomplete(corpus: Corpus) -> None:
+    """Leave out (as missing) the snapshots whose chunk files' rows differ from their manifest
+    rows' ``chunk_count``, recording each in ``corpus.incomplete`` and naming them in one
+    :class:`IncompleteSnapshotWarning`.
+
+    Rows are counted without parsing (:func:`arbwb.io.chunkscan.count_rows`, a few GB/s);
+    ``file_count`` would need a parse, so a file whose row count agrees but whose file rows
+    do not is still an error when read. A chunk file that cannot be found stays listed (its
+    error is raised when it is read).
+    """
+    from arbwb.io.chunkscan import count_rows
+
+    for sid, entry in sorted(corpus.entries.items()):
+        if entry.chunk_count is None:
+            continue
+        try:
+            path = corpus.chunk_path(sid)
+        except InputError:  # not found: reported when it is read
+            continue
+        problem = corpus.count_mismatch(sid, count_rows(path))
+        if problem is not None:
+            corpus.incomplete[sid] = f"{path}: {problem}"
+    for sid in corpus.incomplete:
+        del corpus.entries[sid]
+    if corpus.incomplete:
+        named = "; ".join(f"{sid} ({why})" for sid, why in corpus.incomplete.items())
+        msg = f"{len(corpus.incomplete)} snapshots counted as missing (incomplete): {named}"
+        warnings.warn(msg, IncompleteSnapshotWarning, stacklevel=4)
 
 
 def corpus_manifests(root: Path, release: str | None = None) -> list[Path]:
@@ -320,9 +412,14 @@ def read_manifest(path: Path) -> dict[str, SnapshotEntry]:
         if not isinstance(chunks_path, str) or not chunks_path:
             msg = f"an ok row needs the chunk file path, got {chunks_path!r}"
             raise InputError(msg, path=path, line=line, field="chunks_path")
-        count = row.get("file_count")
-        count = count if isinstance(count, int) and not isinstance(count, bool) else None
+        file_count, chunk_count = (_count(row, name) for name in ("file_count", "chunk_count"))
         entries[key] = SnapshotEntry(
-            row["repo"], row["base_commit"], chunks_path, path, line, count
+            row["repo"], row["base_commit"], chunks_path, path, line, file_count, chunk_count
         )
     return entries
+
+
+def _count(row: Mapping[str, object], name: str) -> int | None:
+    """A manifest row's count field, or None when absent or not an integer (not checked)."""
+    value = row.get(name)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

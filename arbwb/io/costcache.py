@@ -5,8 +5,9 @@ partial table of the paths looked up so far (absent paths kept as null costs). E
 under ``<cache>/file-costs`` keyed by the chunk file (:func:`arbwb.cache.file_key`).
 
 arbwb-defined: the entries a lookup needed together are also copied into one bundle under
-``<cache>/file-costs/bundles``, keyed by those entry files' names, sizes, mtimes and inodes,
-so the next lookup of the same snapshots reads one file; a rewritten entry changes the key.
+``<cache>/file-costs/bundles``, keyed by those entry files' names, sizes, mtimes, ctimes,
+inodes and devices, so the next lookup of the same snapshots reads one file; a rewritten
+entry changes the key.
 """
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ class Known:
 
     complete: bool
     rows: dict[str, Costs | None]
+    #: The entry's (complete, partial) paths, fixed when the costs were first looked up,
+    #: before the chunk file was read: costs read from a file that changed meanwhile are saved
+    #: under the identity it had then, which no later lookup takes, never under the new one.
+    entries: tuple[Path, Path] | None = None
 
 
 def files_frame(
@@ -62,19 +67,21 @@ def _rows(frame: pl.DataFrame) -> dict[str, Costs | None]:
 
 
 def _paths(folder: Path, chunk_file: Path) -> tuple[Path, Path]:
+    """The (complete, partial) entry paths of a chunk file."""
     complete = cache.entry_path(folder, chunk_file, VERSION, ".parquet")
-    return complete, complete.with_suffix(".paths.parquet")
+    return complete, cache.entry_path(folder, chunk_file, VERSION, ".paths.parquet")
 
 
 def load(folder: Path | None, chunk_file: Path) -> Known:
     """The cached costs of a chunk file (complete, else partial), or an empty Known."""
-    if folder is not None:
-        complete, partial = _paths(folder, chunk_file)
-        for path, is_complete in ((complete, True), (partial, False)):
-            frame = cache.read_frame(path) if path.is_file() else None
-            if frame is not None:
-                return Known(complete=is_complete, rows=_rows(frame))
-    return Known(complete=False, rows={})
+    if folder is None:
+        return Known(complete=False, rows={})
+    entries = _paths(folder, chunk_file)
+    for path, is_complete in zip(entries, (True, False), strict=True):
+        frame = cache.read_frame(path) if path.is_file() else None
+        if frame is not None:
+            return Known(complete=is_complete, rows=_rows(frame), entries=entries)
+    return Known(complete=False, rows={}, entries=entries)
 
 
 def load_many(folder: Path | None, chunk_files: Mapping[str, Path]) -> dict[str, Known]:
@@ -83,8 +90,9 @@ def load_many(folder: Path | None, chunk_files: Mapping[str, Path]) -> dict[str,
 
     Reading two dozen small entries one by one costs more than the scoring they serve.
     """
-    out = {sid: Known(complete=False, rows={}) for sid in chunk_files}
-    found = {} if folder is None else _existing(folder, chunk_files)
+    entries = {} if folder is None else {s: _paths(folder, f) for s, f in chunk_files.items()}
+    out = {sid: Known(complete=False, rows={}, entries=entries.get(sid)) for sid in chunk_files}
+    found = _existing(entries)
     if not found or folder is None:
         return out
     bundle = _bundle_path(folder, found) if len(found) > 1 else None
@@ -110,7 +118,9 @@ def save_bundle(folder: Path | None, known: Mapping[str, tuple[Path, Known]]) ->
     together, for the next :func:`load_many` of them; no-op without a folder or an entry."""
     if folder is None or len(known) < 2:  # one entry is read as fast as its bundle
         return
-    found = _existing(folder, {sid: chunk_file for sid, (chunk_file, _) in known.items()})
+    found = _existing(
+        {sid: k.entries or _paths(folder, chunk_file) for sid, (chunk_file, k) in known.items()}
+    )
     bundle = _bundle_path(folder, found)
     kinds_match = all(known[sid][1].complete == is_complete for sid, is_complete in found.values())
     if bundle is None or len(found) < len(known) or not kinds_match:
@@ -122,11 +132,11 @@ def save_bundle(folder: Path | None, known: Mapping[str, tuple[Path, Known]]) ->
     cache.write_frame(bundle, pl.concat(frames))
 
 
-def _existing(folder: Path, chunk_files: Mapping[str, Path]) -> dict[str, tuple[str, bool]]:
-    """Entry path -> (snapshot id, complete) of the snapshots with an entry (complete first)."""
+def _existing(entries: Mapping[str, tuple[Path, Path]]) -> dict[str, tuple[str, bool]]:
+    """Entry path -> (snapshot id, complete) of the snapshots (by their (complete, partial)
+    entry paths) with an entry (complete first)."""
     found: dict[str, tuple[str, bool]] = {}
-    for sid, chunk_file in chunk_files.items():
-        complete, partial = _paths(folder, chunk_file)
+    for sid, (complete, partial) in entries.items():
         for path, is_complete in ((complete, True), (partial, False)):
             if path.is_file():
                 found[str(path)] = (sid, is_complete)
@@ -143,16 +153,20 @@ def _bundle_path(folder: Path, entries: Mapping[str, object]) -> Path | None:
             stat = Path(entry).stat()
         except OSError:
             return None
-        parts.append(f"{entry}:{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ino}")
+        parts.append(
+            f"{entry}:{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ctime_ns}:{stat.st_ino}:"
+            f"{stat.st_dev}"
+        )
     digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:32]
     return folder / BUNDLES / f"{digest}.parquet"
 
 
 def save(folder: Path | None, chunk_file: Path, snapshot_id: str, known: Known) -> None:
-    """Write the costs of a chunk file to its entry (atomically); no-op without a folder."""
+    """Write the costs of a chunk file to its entry (atomically; where ``known`` was looked
+    up, :attr:`Known.entries`); no-op without a folder."""
     if folder is None:
         return
-    complete, partial = _paths(folder, chunk_file)
+    complete, partial = known.entries or _paths(folder, chunk_file)
     cache.write_frame(complete if known.complete else partial, _entry_frame(snapshot_id, known))
 
 

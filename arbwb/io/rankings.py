@@ -91,6 +91,28 @@ class RunData:
     selective: pl.DataFrame | None = None
     nested: pl.DataFrame | None = None
 
+    def stored_for(self, labels: pl.DataFrame) -> pl.DataFrame | None:
+        """``stored`` of the samples whose row gold equals the ``gold`` role of ``labels``.
+
+        Upstream's per-sample metrics (spec §5.1) belong to the row's own ``gold_files``:
+        scored against other gold (``--samples`` of another release), a stored MRR would
+        credit a file the run never ranked, so those samples use the ranking alone.
+        """
+        if self.stored is None or self.labels is None:
+            return self.stored
+        same = (
+            _gold_sets(self.labels)
+            .join(_gold_sets(labels), on="sample_id", suffix="_wanted")
+            .filter(pl.col("gold") == pl.col("gold_wanted"))
+        )
+        return self.stored.join(same.select("sample_id"), on="sample_id", how="semi")
+
+
+def _gold_sets(labels: pl.DataFrame) -> pl.DataFrame:
+    """``sample_id, gold``: each sample's gold paths as a sorted list."""
+    gold = labels.filter(pl.col("role") == "gold")
+    return gold.group_by("sample_id").agg(gold=pl.col("path").unique().sort())
+
 
 @dataclass
 class _Collected:
@@ -246,16 +268,18 @@ def _scores(obj: dict[str, Any], path: Path, line: int) -> dict[str, float | Non
     return scores
 
 
-def _gold_ranks(obj: dict[str, Any], path: Path, line: int) -> Iterator[tuple[str, int]]:
+def _gold_ranks(
+    obj: dict[str, Any], prefix: list[str], path: Path, line: int
+) -> Iterator[tuple[str, int]]:
     """Non-null positive ``gold_ranks`` entries (rank in the full ranking).
 
-    A rank inside the stored prefix must name the path ``top_files`` has there; otherwise
-    the file is inconsistent and metrics from it would be wrong.
+    A rank must agree with ``top_files`` (the deduplicated ``prefix``): inside it, the path
+    stored there; past it, a path that is not in it. Otherwise the file is inconsistent and
+    metrics from it would be wrong.
     """
     ranks = obj.get("gold_ranks")
     if ranks is None:
         return
-    prefix = dedupe(obj["top_files"])
     if not isinstance(ranks, dict):
         msg = f"expected an object {{path: rank or null}}, got {ranks!r}"
         raise InputError(msg, path=path, line=line, field="gold_ranks")
@@ -268,7 +292,71 @@ def _gold_ranks(obj: dict[str, Any], path: Path, line: int) -> Iterator[tuple[st
         if rank <= len(prefix) and prefix[rank - 1] != gold_path:
             msg = f"{gold_path!r} has rank {rank} but top_files has {prefix[rank - 1]!r} there"
             raise InputError(msg, path=path, line=line, field="gold_ranks")
+        if rank > len(prefix) and gold_path in prefix:
+            where = prefix.index(gold_path) + 1
+            msg = f"{gold_path!r} has rank {rank} but top_files has it at rank {where}"
+            raise InputError(msg, path=path, line=line, field="gold_ranks")
         yield gold_path, rank
+
+
+_MRR_REL_TOL = 1e-4  # a stored MRR equals 1/rank to this relative precision (upstream: exact)
+_TOP_FILES = 20  # details store the first 20 distinct paths of the ranking (spec §4.2)
+
+
+def _check_mrr(
+    obj: dict[str, Any],
+    prefix: list[str],
+    gold: list[str],
+    deep: list[tuple[str, int]],
+    where: tuple[Path, int],
+) -> None:
+    """A stored MRR must be the reciprocal rank its own row implies (spec §5.1, §5.3).
+
+    A gold file of the row in ``top_files`` or ``gold_ranks`` fixes the first gold rank r:
+    MRR must be 1/r. Without one, MRR is 0, or 1/r for a whole rank r past a full top-20
+    list (upstream ranked every candidate file; a shorter list is the whole ranking); it
+    is 0 when the row has no gold or ``gold_ranks`` lists every gold file as unranked.
+    Otherwise score (recall from the list, RR from MRR) and depth (rank from MRR) would
+    count different samples.
+    """
+    metrics = obj.get("metrics")
+    key = next((k for k in metrics or {} if canonical_metric_name(k) == "mrr"), None)
+    if metrics is None or key is None or metrics[key] is None:
+        return
+    path, line = where
+    mrr, field = float(metrics[key]), f"metrics.{key}"
+    if not 0.0 <= mrr <= 1.0:
+        msg = f"a reciprocal rank lies in [0, 1], got {mrr!r}"
+        raise InputError(msg, path=path, line=line, field=field)
+    gold_set = set(gold)
+    ranked = [i for i, p in enumerate(prefix, start=1) if p in gold_set]
+    ranked += [rank for p, rank in deep if p in gold_set]
+    if ranked:
+        first = min(ranked)
+        if not math.isclose(mrr, 1.0 / first, rel_tol=_MRR_REL_TOL):
+            msg = f"the first gold file is at rank {first}, so MRR is 1/{first}, got {mrr!r}"
+            raise InputError(msg, path=path, line=line, field=field)
+        return
+    if mrr == 0.0:
+        return
+    ranks, implied = obj.get("gold_ranks"), 1.0 / mrr
+    rank = round(implied) if implied < 2**63 else 0
+    if not gold_set:
+        msg = f"the row has no gold_files, so MRR is 0, got {mrr!r}"
+    elif isinstance(ranks, dict) and gold_set <= set(ranks):
+        msg = f"gold_ranks ranks none of the gold files, so MRR is 0, got {mrr!r}"
+    elif len(prefix) < _TOP_FILES:
+        msg = (
+            f"top_files holds the whole ranking ({len(prefix)} files, fewer than {_TOP_FILES}) "
+            f"and no gold file, so MRR is 0, got {mrr!r}"
+        )
+    elif 0 < rank <= len(prefix):
+        msg = f"MRR {mrr!r} puts the first gold file at rank {rank}, where top_files has no gold"
+    elif not rank or not math.isclose(mrr, 1.0 / rank, rel_tol=_MRR_REL_TOL):
+        msg = f"expected 1/r for a whole rank r past top_files, got {mrr!r} (1/{implied:.6g})"
+    else:
+        return
+    raise InputError(msg, path=path, line=line, field=field)
 
 
 def _stored_rows(obj: dict[str, Any], path: Path, line: int) -> Iterator[dict[str, Any]]:
@@ -328,11 +416,11 @@ def _read_details(path: Path, run: str) -> RunData:
             {"seq": seq, "sample_id": sample_id, "path": p, "order": i, "score": scores.get(p)}
             for i, p in enumerate(top)
         ]
-        extra += [
-            {"seq": seq, "sample_id": sample_id, "path": p, "gold_rank": r}
-            for p, r in _gold_ranks(obj, path, line)
-        ]
+        distinct = dedupe(top)
+        deep = list(_gold_ranks(obj, distinct, path, line))
+        extra += [{"seq": seq, "sample_id": sample_id, "path": p, "gold_rank": r} for p, r in deep]
         stored += _stored_rows(obj, path, line)
+        _check_mrr(obj, distinct, path_list(gold), deep, (path, line))
         if "label" in obj or "confidence" in obj:
             selective.append(_selective_row(obj, path, line))
         nested += _nested_rows(obj, path, line)
@@ -498,9 +586,14 @@ def _read_predictions(path: Path) -> _Collected:
 
 
 def _read_trec(path: Path) -> _Collected:
-    """TREC run lines ``qid Q0 docno rank score tag``; order by the rank column (stable)."""
+    """TREC run lines ``qid Q0 docno rank score tag``; order by the rank column (stable).
+
+    Ranks are whole numbers from 1 and scores finite (:func:`_check_ranked`); gaps are fine
+    (ranks are renumbered 1..n).
+    """
     got = _Collected([], [], [])
     first_line: dict[str, int] = {}
+    lines: list[int] = []
     with path.open("rb") as handle:
         for line, raw_line in enumerate(handle, start=1):
             try:
@@ -514,16 +607,42 @@ def _read_trec(path: Path) -> _Collected:
                 raise InputError(msg, path=path, line=line)
             qid, _, doc, rank_text, score_text, _ = fields
             rank = _parse(int, rank_text, path, line, "rank")
+            if abs(rank) >= 2**63:
+                raise InputError(
+                    f"rank out of range, got {rank}", path=path, line=line, field="rank"
+                )
             score = _parse(float, score_text, path, line, "score")
             seq = first_line.setdefault(qid, len(first_line))
             if seq == len(got.submitted):
                 got.submitted.append({"sample_id": qid, "line": line, "status": "ok"})
             got.raw.append(
-                {"seq": seq, "sample_id": qid, "path": doc, "order": rank, "score": score}
+                {"seq": seq, "sample_id": qid, "path": doc, "order": float(rank), "score": score}
             )
+            lines.append(line)
     if not got.raw:
         raise InputError("file has no records (empty file)", path=path)
+    _check_ranked(got.frame().with_columns(line=pl.Series(lines, dtype=pl.Int64)), path)
     return got
+
+
+def _check_ranked(rows: pl.DataFrame, path: Path) -> None:
+    """Explicit ranks (TREC, tables; rows with their ``line``) are whole numbers from 1, and
+    scores are finite: a rank 0 or -1 would otherwise sort first and move MRR.
+
+    Repeats are not errors: a path given twice keeps its best rank (upstream's dedupe) and
+    equal ranks keep file order, as :func:`_normalise` does for every format.
+    """
+    rank, score = pl.col("order"), pl.col("score")
+    bad_rank = rank.is_nan() | (rank < 1) | (rank != rank.floor())
+    bad = rows.filter(bad_rank | (score.is_nan() | score.is_infinite()).fill_null(False))
+    if bad.is_empty():
+        return
+    row = bad.row(0, named=True)
+    if not (row["order"] >= 1 and row["order"].is_integer()):
+        msg, field = f"ranks start at 1 and are whole numbers, got {row['order']:g}", "rank"
+    else:
+        msg, field = f"expected a finite number, got {row['score']!r}", "score"
+    raise InputError(msg, path=path, line=row["line"], field=field)
 
 
 def _parse(kind: Callable[[str], Any], text: str, path: Path, line: int, field: str) -> Any:
@@ -535,7 +654,10 @@ def _parse(kind: Callable[[str], Any], text: str, path: Path, line: int, field: 
 
 
 def _read_table(path: Path) -> _Collected:
-    """Parquet/CSV/TSV with columns ``sample_id, path, rank[, score]`` (order by rank)."""
+    """Parquet/CSV/TSV with columns ``sample_id, path, rank[, score]`` (order by rank).
+
+    The rank and score rules are TREC's (:func:`_check_ranked`).
+    """
     suffix = path.suffix.lower()
     try:
         if suffix == ".parquet":
@@ -567,6 +689,7 @@ def _read_table(path: Path) -> _Collected:
         order=pl.col("rank").cast(pl.Float64),
         score=score.cast(pl.Float64),
     )
+    _check_ranked(raw.with_columns(line=pl.int_range(pl.len(), dtype=pl.Int64) + offset), path)
     first = (
         table.with_row_index("row")
         .group_by("sample_id", maintain_order=True)

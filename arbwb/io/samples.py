@@ -8,6 +8,7 @@ loaders can reuse the exact upstream rules.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 from collections.abc import Iterable, Iterator
@@ -41,6 +42,17 @@ _PROVENANCE_BY_TASK = {
     "trace2code": "failure_trace",
     "testlog2code": "failure_trace",
 }
+_GOLD_PATH_LISTS = (  # gold fields holding path lists (strings or {path} objects), spec §2.3
+    "files",
+    "related_tests",
+    "root_cause_files",
+    "must_context_files",
+    "context_files",
+    "given_files",
+    "supporting_files",
+    "negative_distractors",
+    "hard_negative_files",
+)
 _LABEL_LISTS = (
     ("root_cause", "root_cause_files"),
     ("related_test", "related_tests"),
@@ -262,6 +274,10 @@ def _label_rows(sample_id: str, record: dict[str, Any]) -> Iterator[dict[str, st
 
 
 def _check_record(record: dict[str, Any]) -> None:
+    """Refuse a record whose numbers would be wrong: fields, task type, gold types and sense.
+
+    ``validate`` runs the same gold checks (and lists every problem instead of the first).
+    """
     for field, kind in _REQUIRED.items():
         if field not in record:
             raise InputError("required field is missing", field=field)
@@ -275,6 +291,61 @@ def _check_record(record: dict[str, Any]) -> None:
     if "metadata" in record and not isinstance(record["metadata"], dict):
         msg = f"expected a JSON object, got {record['metadata']!r}"
         raise InputError(msg, field="metadata")
+    problem = next(itertools.chain(gold_type_problems(record), gold_consistency(record)), None)
+    if problem is not None:
+        raise InputError(problem[1], field=problem[0])
+
+
+def _path_list_problem(value: Any) -> str | None:
+    """Why ``value`` is not a list of path strings / ``{path}`` objects (null counts as empty)."""
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        return f"expected a list of paths, got {type(value).__name__}"
+    for index, item in enumerate(value):
+        if not isinstance(item, str) and not (
+            isinstance(item, dict) and isinstance(item.get("path"), str)
+        ):
+            return f"element {index}: expected a path string or {{path: ...}} object, got {item!r}"
+    return None
+
+
+def gold_consistency(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """Gold that contradicts the task: abstention must be no-gold, every other task not."""
+    gold, task = _dict(record.get("gold")), record.get("task_type")
+    if task == "abstention":
+        if gold.get("files") != []:
+            yield "gold.files", f"must be [] for abstention, got {gold.get('files')!r}"
+        if gold.get("no_gold") is not True:
+            yield "gold.no_gold", f"must be true for abstention, got {gold.get('no_gold')!r}"
+    elif gold.get("no_gold") is True:
+        yield "gold.no_gold", f"must not be true for task {task!r}"
+
+
+def gold_type_problems(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """Mistyped gold fields; the path readers would take each as empty, without a word."""
+    gold = _dict(record.get("gold"))
+    paths = [(f"gold.{key}", gold.get(key)) for key in _GOLD_PATH_LISTS]
+    for field, value in [*paths, ("hard_negative_files", record.get("hard_negative_files"))]:
+        problem = _path_list_problem(value)
+        if problem:
+            yield field, problem
+    lists = {
+        "gold_spans": record.get("gold_spans"),
+        "gold_blocks": record.get("gold_blocks"),
+        "gold.gold_spans": gold.get("gold_spans"),
+        "gold.gold_blocks": gold.get("gold_blocks"),
+        "gold.root_cause_symbols": gold.get("root_cause_symbols"),
+    }
+    for field, value in lists.items():
+        if value is not None and not isinstance(value, list):
+            yield field, f"expected a list, got {type(value).__name__}"
+    no_gold = gold.get("no_gold")
+    if no_gold is not None and not isinstance(no_gold, bool):
+        yield "gold.no_gold", f"expected true or false, got {no_gold!r}"
+    fix = gold.get("fix_commit")
+    if fix is not None and not isinstance(fix, str):
+        yield "gold.fix_commit", f"expected a commit string, got {fix!r}"
 
 
 def _sample_row(record: dict[str, Any], source: Path, line: int) -> dict[str, Any]:
@@ -328,8 +399,9 @@ def sample_files(path: str | Path) -> list[Path]:
 def load_samples(path: str | Path) -> SampleSet:
     """Read sample records from a file, a release folder or a single-release root.
 
-    Every record is checked (required fields, types, task_type, stratum consistency) and
-    duplicate ids are refused, so each error names the file, line and field.
+    Every record is checked (required fields, types, task_type, gold field types, gold
+    that contradicts the task, stratum consistency) and duplicate ids are refused, so each
+    error names the file, line and field; ``validate`` applies the same gold checks.
     """
     rows: list[dict[str, Any]] = []
     labels: list[dict[str, str]] = []

@@ -243,11 +243,13 @@ def _bcy_lazy(
 
 def _warn_failed(table: pl.DataFrame) -> None:
     """Warn (for the caller of the public function) when some pairs lack their snapshot."""
-    n_failed = table.filter("missing_snapshot").select("run", "sample_id").unique().height
-    if n_failed:
+    failed = table.filter("missing_snapshot").select("run", "sample_id").unique()
+    if failed.height:
+        n_samples = failed["sample_id"].n_unique()
         msg = (
-            f"{n_failed} (run, sample) pairs rank a snapshot the corpus lacks; their BCY counts "
-            "as 0 (missing_snapshot); build the snapshots or pass the right corpus"
+            f"{n_samples} samples with gold ({failed.height} (run, sample) pairs) rank a "
+            "snapshot the corpus lacks; their BCY counts as 0 (missing_snapshot); build the "
+            "snapshots or pass the right corpus"
         )
         warnings.warn(msg, MissingSnapshotWarning, stacklevel=3)
 
@@ -256,12 +258,19 @@ def missing_snapshots(
     labels: pl.DataFrame, corpus: Corpus, *, snapshots: pl.DataFrame
 ) -> pl.DataFrame:
     """Gold samples (sample_id, snapshot_id) whose snapshot the corpus lacks; BCY counts each
-    as a failure with value 0, so callers report how many there are."""
+    as a failure with value 0, so callers report how many there are.
+
+    Only samples with gold count (those BCY scores, the ``n`` of a summary): a no-gold
+    sample of a missing snapshot is no BCY failure, and counting it made this number
+    disagree with the warning's.
+    """
     gold = labels.lazy().filter((pl.col("role") == "gold") & (pl.col("path") != ""))
-    _, mapping = _snapshot_map(snapshots, gold.select("sample_id").unique())
+    gold_ids = gold.select("sample_id").unique()
+    _, mapping = _snapshot_map(snapshots, gold_ids)
     ids = pl.Series(corpus.snapshot_ids(), dtype=pl.String)
     known = pl.col("snapshot_id").is_in(ids.implode())
-    return mapping.filter(~known).sort("sample_id")
+    missing = mapping.lazy().filter(~known).join(gold_ids, on="sample_id", how="semi")
+    return missing.sort("sample_id").collect(engine=ENGINE)
 
 
 def bcy_metrics(

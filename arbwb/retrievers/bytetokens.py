@@ -22,13 +22,13 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from arbwb.tokenize import identifier_token_bytes
+
 if TYPE_CHECKING:
     import pyarrow as pa
 
 #: Bytes of whole texts scanned at once (a longer text is one block).
 BLOCK_BYTES = 1 << 18
-#: Token starts, token lengths and token bytes of a scanned text buffer.
-Found = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.uint8]]
 
 
 class ArrowChunks:
@@ -45,40 +45,12 @@ class ArrowChunks:
         return self.chunked.__arrow_c_stream__(requested_schema)
 
 
-def _token_bytes(raw: npt.NDArray[np.uint8], heads: npt.NDArray[np.int64]) -> Found:
-    """Token starts, token lengths and the lower-cased token bytes of ``raw``, whose texts
-    start at ``heads`` (then its end), with few temporaries, reused in place (``out=``)."""
-    n = len(raw)
-    scratch = np.empty(n, dtype=np.uint8)
-    upper, lower, alnum = (np.empty(n, dtype=bool) for _ in range(3))
-    # One comparison per class: bytes below the class's first wrap around to large values.
-    np.less(np.subtract(raw, 65, out=scratch), 26, out=upper)
-    np.less(np.subtract(raw, 97, out=scratch), 26, out=lower)
-    np.less(np.subtract(raw, 48, out=scratch), 10, out=alnum)
-    np.logical_or(alnum, upper, out=alnum)
-    np.logical_or(alnum, lower, out=alnum)
-    # cut[j]: a token cannot continue across position j (between bytes j - 1 and j): an end,
-    # a text start, a byte that is no letter or digit on either side, or a camel pair.
-    camel = np.logical_and(lower[:-1], upper[1:], out=lower[:-1])
-    joined = np.logical_and(alnum[:-1], alnum[1:], out=upper[:-1])
-    cut = np.empty(n + 1, dtype=bool)
-    np.logical_or(np.logical_not(joined, out=joined), camel, out=cut[1:n])
-    cut[heads] = True
-    cut[0] = True
-    begins = np.flatnonzero(np.logical_and(cut[:n], alnum, out=upper))
-    lengths = np.flatnonzero(np.logical_and(cut[1:], alnum, out=upper))
-    lengths += 1
-    lengths -= begins
-    data = np.compress(alnum, raw)  # (faster than raw[alnum], the same bytes)
-    return begins, lengths, np.bitwise_or(data, 0x20, out=data)
-
-
 def _chunk(raw: npt.NDArray[np.uint8], heads: npt.NDArray[np.int64]) -> pa.Array:
     """The token lists of the texts in ``raw`` starting at ``heads`` (then its end), as one
     Arrow ``large_list<large_string>`` array built from numpy buffers."""
     import pyarrow as pa
 
-    begins, lengths, data = _token_bytes(raw, heads)
+    begins, lengths, data = identifier_token_bytes(raw, heads)
     offsets = np.zeros(len(begins) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     tokens = pa.LargeStringArray.from_buffers(

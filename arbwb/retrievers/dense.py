@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from arbwb.cache import warn_unwritable
 from arbwb.errors import InputError
 from arbwb.io.corpus import Corpus
 from arbwb.pathclass import CandidateFilter
@@ -87,7 +88,12 @@ class EmbeddingCache:
     def __post_init__(self) -> None:
         if self.directory is None:
             return
-        self.directory.mkdir(parents=True, exist_ok=True)
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a cache problem costs the cache, never the run
+            warn_unwritable(self.directory, exc)
+            self.directory = None
+            return
         for shard in sorted(self.directory.glob("shard-*.npz")):
             with np.load(shard) as data:
                 for key, vector in zip(data["keys"].tolist(), data["vectors"], strict=True):
@@ -148,8 +154,13 @@ class EmbeddingCache:
             return
         target = self.directory / f"shard-{os.getpid()}-{self._shards:06d}.npz"
         tmp = target.with_name(target.name + ".tmp.npz")
-        np.savez(tmp, keys=np.array(keys), vectors=vectors)
-        tmp.replace(target)
+        try:
+            np.savez(tmp, keys=np.array(keys), vectors=vectors)
+            tmp.replace(target)
+        except OSError as exc:  # unwritable: warned once, the rest of the run stays in memory
+            warn_unwritable(self.directory, exc)
+            self.directory = None
+            return
         self._shards += 1
 
 

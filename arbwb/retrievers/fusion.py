@@ -7,6 +7,7 @@ denominator k, Any@k, nDCG@20) computed on the fused top 20.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -47,17 +48,32 @@ def rrf(
     distinct non-empty paths of list c (repeats and empty strings ignored); a path absent from
     a list contributes 0 for it. Sorted by (score desc, path asc). Weights default to 1.
     """
-    if weights is None:
-        weights = [1.0] * len(lists)
-    if len(weights) != len(lists):
-        msg = f"need one weight per run list, got {len(weights)} weights for {len(lists)} lists"
-        raise ValueError(msg)
+    weights = [1.0] * len(lists) if weights is None else check_weights(weights, len(lists))
     scores: dict[str, float] = {}
     for paths, weight in zip(lists, weights, strict=True):
         distinct = list(dict.fromkeys(p for p in paths if p))[:depth]
         for rank, path in enumerate(distinct, start=1):
             scores[path] = scores.get(path, 0.0) + weight / (k + rank)
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:depth]
+
+
+def check_weights(weights: Sequence[float], n_runs: int, *, field: str = "weights") -> list[float]:
+    """RRF weights: one per run, finite, none negative, some positive (InputError otherwise).
+
+    NaN or infinite weights make NaN/Infinity scores (not JSON); a negative one ranks a
+    run's files last and no positive one leaves only ties. A zero weight is allowed: that
+    run's files still enter the fused list, at score 0.
+    """
+    if len(weights) != n_runs:
+        msg = f"need one weight per run ({n_runs}), got {len(weights)}"
+        raise InputError(msg, field=field)
+    bad = next((w for w in weights if not math.isfinite(w) or w < 0), None)
+    if bad is not None:
+        msg = f"weights must be finite and not negative, got {bad!r}"
+        raise InputError(msg, field=field)
+    if not any(w > 0 for w in weights):
+        raise InputError("at least one weight must be positive", field=field)
+    return [float(w) for w in weights]
 
 
 def top_lists(rankings: pl.DataFrame, depth: int = DEPTH) -> dict[str, list[str]]:

@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from arbwb.io.chunkscan import CHUNK_FIELDS, check_chunk_file, parse_block
+from arbwb.io.chunkscan import CHUNK_FIELDS, check_chunk_file, parse_block, row_count
 from arbwb.io.corpus import Corpus
 from arbwb.metrics.chunks import chunk_table
 from arbwb.pathclass import CandidateFilter
@@ -325,7 +325,8 @@ class LineIndex:
     """A snapshot's chunk file as raw JSON lines, unparsed (strict mode, all files).
 
     ``lines`` has one value per line, with its line break (:func:`read_lines`); ``special``
-    marks the lines the prefilter (:func:`prefilter_regex`) cannot rule out; ``memo`` holds
+    marks the lines the prefilter (:func:`prefilter_regex`) cannot rule out; ``rows`` counts the
+    rows (blank lines are none), checked against the manifest row; ``memo`` holds
     each prefilter regex's line mask for the snapshot's later samples; ``prepared`` each
     query text's patterns and candidate lines (:func:`prepare_queries`).
 
@@ -338,6 +339,7 @@ class LineIndex:
     path: Path
     lines: pl.Series
     special: pl.Series
+    rows: int  # chunk rows: the non-blank lines
     memo: dict[str, pl.Series] = field(default_factory=dict)
     prepared: dict[str, tuple[list[Pattern], pl.Series]] = field(default_factory=dict)
 
@@ -445,27 +447,30 @@ def line_index(path: Path, marks: Path | None = None) -> LineIndex | None:
 
     One pass in C (:mod:`arbwb._jsonlines`) finds the lines and their special marks while it
     checks that every row is certainly whole; a file it leaves (a blank line, a mistyped or
-    missing field, a lone surrogate, ...) is read the general way: :func:`read_lines`, then
-    :func:`check_chunk_file` (``marks``: see there), which locates a bad row.
+    missing field, a lone surrogate, ...; every file where it is not built) is read the
+    general way: :func:`read_lines`, then :func:`check_chunk_file` (``marks``: see there),
+    which locates a bad row.
     """
-    from arbwb import _jsonlines
+    from arbwb._native_select import jsonlines
 
     data = map_file(path)
     if data is None or len(data) >= MAX_MAPPED:
         return None
     strings = tuple(c.encode() for c in CHUNK_COLUMNS if CHUNK_FIELDS[c] == pl.String)
     ints = tuple(c.encode() for c in CHUNK_COLUMNS if CHUNK_FIELDS[c] != pl.String)
-    scanned = _jsonlines.scan(data, strings, ints)
+    scanned = jsonlines.scan(data, strings, ints)
     if scanned is not None:
         bounds = np.frombuffer(scanned[0], dtype=np.int64)
         special = pl.Series(np.frombuffer(scanned[1], dtype=np.uint8).astype(bool))
-        return LineIndex("strict", path, pl.Series(_CArray(_line_array(bounds, data))), special)
+        viewed = pl.Series(_CArray(_line_array(bounds, data)))
+        return LineIndex("strict", path, viewed, special, bounds.size - 1)  # no blank lines
     lines = read_lines(path, data)
     if lines is None:
         return None
     check_chunk_file(path, list(CHUNK_COLUMNS), marks)  # a bad row raises, located
     special_regex = "|".join(_regex_literal(m) for m in SPECIAL_MARKS)  # one pass for all three
-    return LineIndex("strict", path, lines, lines.str.contains(special_regex))
+    special = lines.str.contains(special_regex)
+    return LineIndex("strict", path, lines, special, row_count(data))
 
 
 def index_snapshot(
@@ -478,6 +483,7 @@ def index_snapshot(
 ) -> tuple[GrepIndex | LineIndex, pl.DataFrame] | None:
     """A snapshot's grep index and the chunk frame its rankings index; None without rows.
 
+    Either way the rows are counted against the manifest row (:meth:`Corpus.check_counts`).
     Strict mode over all files keeps the unparsed lines (:class:`LineIndex`): a query's few
     patterns then parse only the lines that can hold them, and each ranking carries the
     table of those rows (the frame returned is empty). Otherwise (token patterns match most
@@ -485,8 +491,10 @@ def index_snapshot(
     ``marks``: the cache folder of chunk files whose rows passed the check (:func:`line_index`).
     """
     if mode == "strict" and candidate_filter == "all_files":
-        index = line_index(corpus.chunk_path(snapshot), marks)
+        path = corpus.chunk_path(snapshot)
+        index = line_index(path, marks)
         if index is not None:
+            corpus.check_counts(snapshot, path, index.rows)
             return index, _NO_CHUNKS
     chunks = candidate_chunks(corpus.chunks(snapshot), candidate_filter)
     return (build_index(chunks, mode), chunks) if chunks.height else None

@@ -17,7 +17,6 @@ by 1.0 is exact (so a fused multiply-add cannot change a bit either).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import threading
@@ -33,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from arbwb import cache
 from arbwb.io.samples import given_files
 from arbwb.pathclass import CandidateFilter, keep_path
 from arbwb.retrievers import repomap_paths as rp
@@ -367,19 +367,18 @@ def pseudo_chunks(prep: Prepared) -> pl.DataFrame:
 
 
 def index_cache_file(cache_dir: Path, chunk_file: Path, cap: int) -> Path:
-    """Cache file of a chunk file's index, keyed by format, path, inode, size, mtime and cap."""
-    st = chunk_file.stat()
-    ident = [
-        FORMAT_VERSION,
-        str(chunk_file.resolve()),
-        st.st_dev,
-        st.st_ino,
-        st.st_size,
-        st.st_mtime_ns,
-        cap,
-    ]
-    digest = hashlib.sha256(json.dumps(ident).encode("utf-8")).hexdigest()[:40]
-    return cache_dir / f"{digest}.npz"
+    """Cache file of a chunk file's index, keyed by format and cap with the chunk file's
+    identity (:func:`arbwb.cache.file_key`)."""
+    return cache.entry_path(cache_dir, chunk_file, f"{FORMAT_VERSION}:cap={cap}", ".npz")
+
+
+def save_entry(index: RepoMapIndex, target: Path) -> None:
+    """:func:`save_index` as a cache write: a cache that cannot be written is warned about
+    once (:func:`arbwb.cache.warn_unwritable`) and the run goes on."""
+    try:
+        save_index(index, target)
+    except OSError as exc:
+        cache.warn_unwritable(target.parent, exc)
 
 
 @dataclass(frozen=True)
@@ -390,6 +389,7 @@ class Fetched:
     gathered: Gathered | None
     chunk_file: Path | None
     target: Path | None
+    cache_dir: Path | None = None
 
 
 def fetch(
@@ -412,9 +412,9 @@ def fetch(
     target = index_cache_file(cache_dir, chunk_file, cap)
     index = load_index(target)
     if index is not None:
-        return Fetched(index, None, chunk_file, target)
+        return Fetched(index, None, chunk_file, target, cache_dir)
     gathered = gather(corpus.chunks(snapshot), memo, tokenise=tokenise)
-    return Fetched(None, gathered, chunk_file, target)
+    return Fetched(None, gathered, chunk_file, target, cache_dir)
 
 
 def finish(
@@ -422,7 +422,7 @@ def finish(
     *,
     cap: int,
     memo: TextMemo,
-    save: Callable[[RepoMapIndex, Path], None] = save_index,
+    save: Callable[[RepoMapIndex, Path], None] = save_entry,
 ) -> tuple[RepoMapIndex, bool]:
     """The fetched index and whether it came from the cache; a fresh build is assembled and
     saved (by ``save``) only when the chunk file's identity did not change while it was read,
@@ -431,11 +431,12 @@ def finish(
         return fetched.index, True
     assert fetched.gathered is not None
     index = assemble(fetched.gathered, cap, memo)
-    chunk_file, target = fetched.chunk_file, fetched.target
+    chunk_file, target, cache_dir = fetched.chunk_file, fetched.target, fetched.cache_dir
     unchanged = (
         target is not None
         and chunk_file is not None
-        and index_cache_file(target.parent, chunk_file, cap) == target
+        and cache_dir is not None
+        and index_cache_file(cache_dir, chunk_file, cap) == target
     )
     if unchanged and target is not None:
         save(index, target)
@@ -463,7 +464,7 @@ def method(
     saving: list[Future[None]] = []
 
     def save_later(index: RepoMapIndex, target: Path) -> None:
-        saving.append(saver.submit(save_index, index, target))
+        saving.append(saver.submit(save_entry, index, target))
 
     # The run's snapshots in order (``prefetch``): while one is assembled and ranked, the next
     # is read and gathered on a second thread (Polars, GIL released; arbwb-defined), and the

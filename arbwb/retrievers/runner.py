@@ -4,7 +4,8 @@ Samples are visited snapshot by snapshot (each snapshot indexed once, snapshots 
 and details rows are written in input order. After every sample one line is appended to
 ``<out>.checkpoint.jsonl`` and flushed (fsynced at most every ``SYNC_SECONDS``), so an
 interrupted run resumes where it stopped; the checkpoint's first line is a fingerprint of the
-inputs and a resume over different inputs is refused. The final details and summary files are
+inputs, chunk files included (:func:`fingerprint`), and a resume over different inputs is
+refused, naming what changed. The final details and summary files are
 written atomically and the checkpoint removed, so a resumed run's details are byte-identical to
 an uninterrupted one.
 """
@@ -79,6 +80,32 @@ def checkpoint_path(out: Path) -> Path:
     return out.with_name(out.name + ".checkpoint.jsonl")
 
 
+#: The ``os.stat`` fields that identify a chunk file's contents for a resume: any write,
+#: truncation, replacement or ``touch`` changes one (ctime even when mtime is set back).
+IDENTITY_FIELDS = ("size", "mtime_ns", "ctime_ns", "ino", "dev")
+#: Changed chunk files a refused resume names (the rest are counted).
+NAMED_CHANGES = 3
+_ABSENT = object()  # a field a checkpoint line lacks
+#: The checkpoint line's fields and their types (``row`` and ``skip`` may be null).
+ENTRY_FIELDS: dict[str, tuple[type, ...]] = {
+    "i": (int,),
+    "row": (dict, type(None)),
+    "skip": (str, type(None)),
+    "seconds": (int, float),
+}
+
+
+def chunk_file_identity(path: Path) -> dict[str, int]:
+    """``IDENTITY_FIELDS`` of a chunk file, read from ``os.stat`` (no hashing of its bytes).
+
+    Computed here, not with :func:`arbwb.cache.file_key`, so the checkpoint keeps each field
+    and a refused resume can say which changed.
+    """
+    st = path.stat()
+    values = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+    return dict(zip(IDENTITY_FIELDS, values, strict=True))
+
+
 def fingerprint(
     method: Method,
     sample_set: SampleSet,
@@ -86,11 +113,15 @@ def fingerprint(
     candidate_filter: str,
     tasks: list[str] | None,
 ) -> dict[str, Any]:
-    """What a resume must agree on: method, model, filter, tasks, samples and manifest SHA-256."""
+    """What a resume must agree on: method, model, options, filter, tasks, samples, manifest
+    SHA-256, and the identity (:func:`chunk_file_identity`) of every chunk file the run reads
+    (the snapshots of its samples that the corpus has), keyed by path."""
     sources = sorted(set(sample_set.samples["source"].to_list()))
     digest = hashlib.sha256()
     for source in sources:
         digest.update(sha256_file(source).encode("ascii"))
+    snapshots = sorted(s for s in set(sample_set.samples["snapshot_id"].to_list()) if corpus.has(s))
+    paths = sorted({str(corpus.chunk_path(s)) for s in snapshots})
     return {
         "method": method.name,
         "model": method.model,
@@ -98,23 +129,62 @@ def fingerprint(
         "tasks": tasks,
         "samples_sha256": digest.hexdigest(),
         "corpus_manifest_sha256": ",".join(sha256_file(m) for m in corpus.manifests),
+        "chunk_files": {path: chunk_file_identity(Path(path)) for path in paths},
         "arbwb": __version__,
     } | ({"params": dict(method.params)} if method.params else {})
+
+
+def summary_fingerprint(expected: Mapping[str, Any]) -> dict[str, Any]:
+    """The fingerprint as the summary records it: without the chunk files' identities, which
+    are local (inode, device, times) and would keep a rebuilt release from being
+    byte-identical; the manifest SHA-256 stands for the corpus there."""
+    return {k: v for k, v in expected.items() if k != "chunk_files"}
+
+
+def changed_chunk_files(found: Mapping[str, Any], expected: Mapping[str, Any]) -> list[str]:
+    """Each chunk file whose identity differs between the checkpoint (``found``) and now, with
+    what changed, e.g. ``a.jsonl (size 1234 -> 1200)``; sorted by path."""
+    changes = []
+    for path in sorted(set(found) | set(expected)):
+        old, new = found.get(path), expected.get(path)
+        if old == new:
+            continue
+        if not isinstance(old, dict):
+            changes.append(f"{path} (not read by the checkpointed run)")
+        elif new is None:
+            changes.append(f"{path} (no longer read)")
+        else:
+            diff = [
+                f"{k} {old.get(k)} -> {new[k]}" for k in IDENTITY_FIELDS if old.get(k) != new[k]
+            ]
+            changes.append(f"{path} ({', '.join(diff)})")
+    return changes
 
 
 def _read_checkpoint(path: Path, expected: Mapping[str, Any]) -> dict[int, Outcome]:
     """Completed outcomes of a checkpoint whose fingerprint equals ``expected``.
 
-    A final line cut off by the interruption (no newline) is ignored and recomputed.
+    A final line cut off by the interruption (no newline) is ignored and recomputed; any other
+    line that is not a checkpoint entry is a located InputError.
     """
     lines = path.read_text(encoding="utf-8").split("\n")
     complete = lines[:-1]  # the text after the last newline is empty or a torn line
     if not complete:
         return {}
-    header = loads_strict(complete[0])
-    found = header.get("fingerprint", {})
-    if found != dict(expected):
-        changed = sorted(k for k in set(found) | set(expected) if found.get(k) != expected.get(k))
+    found = _checkpoint_line(path, 1, complete[0]).get("fingerprint")
+    found = found if isinstance(found, dict) else {}
+    changed = sorted(k for k in set(found) | set(expected) if found.get(k) != expected.get(k))
+    files = found.get("chunk_files")
+    if changed == ["chunk_files"] and isinstance(files, dict):  # only the corpus changed
+        listed = changed_chunk_files(files, expected["chunk_files"])
+        more = len(listed) - NAMED_CHANGES
+        named = "; ".join(listed[:NAMED_CHANGES]) + (f"; and {more} more" if more > 0 else "")
+        msg = (
+            f"refusing to resume: chunk files changed since the checkpoint: {named}; "
+            "rerun without --resume to start over"
+        )
+        raise InputError(msg, path=path, line=1, field="fingerprint")
+    if changed:
         msg = (
             f"refusing to resume: the checkpoint was made with different inputs ({changed}); "
             "rerun without --resume to start over"
@@ -122,12 +192,27 @@ def _read_checkpoint(path: Path, expected: Mapping[str, Any]) -> dict[int, Outco
         raise InputError(msg, path=path, line=1, field="fingerprint")
     done: dict[int, Outcome] = {}
     for number, text in enumerate(complete[1:], start=2):
-        try:
-            entry = loads_strict(text)
-        except ValueError:
-            raise InputError("corrupt checkpoint line", path=path, line=number) from None
+        entry = _checkpoint_line(path, number, text)
+        for name, types in ENTRY_FIELDS.items():
+            value = entry.get(name, _ABSENT)
+            if value is _ABSENT or not isinstance(value, types) or isinstance(value, bool):
+                what = "lacks this field" if value is _ABSENT else f"has unexpected {value!r}"
+                msg = f"checkpoint line {what}; rerun without --resume to start over"
+                raise InputError(msg, path=path, line=number, field=name)
         done[entry["i"]] = Outcome(entry["i"], entry["row"], entry["skip"], entry["seconds"])
     return done
+
+
+def _checkpoint_line(path: Path, number: int, text: str) -> dict[str, Any]:
+    """Line ``number`` of a checkpoint as a JSON object, else a located InputError."""
+    try:
+        entry = loads_strict(text)
+    except ValueError:
+        entry = None
+    if not isinstance(entry, dict):
+        msg = "corrupt checkpoint line (not a JSON object); rerun without --resume to start over"
+        raise InputError(msg, path=path, line=number)
+    return entry
 
 
 def _selective(sample_set: SampleSet) -> bool:
@@ -254,7 +339,7 @@ def run_method(
         candidate_filter=candidate_filter,
         skipped=skipped,
         runtime=runtime,
-        extras={"method": method.name, "fingerprint": expected}
+        extras={"method": method.name, "fingerprint": summary_fingerprint(expected)}
         | method.stats()
         | (method.row_stats(rows) if method.row_stats is not None else {}),
     )

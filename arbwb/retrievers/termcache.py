@@ -8,12 +8,13 @@ entry (format ``VERSION``, :func:`_to_arrays`) stores them as plain arrays toget
 piece a ranker derives per snapshot (path/symbol/kind codes, the tie order, the vocabulary's
 sorted string keys, lexical's bonus needles), so a warm run maps the file and ranks without
 building a frame, a dict or a sort per snapshot. It is written to ``<cache>/terms/<key>.bin``
-(:func:`arbwb.cache.write_blob`) keyed by the chunk file's path, size, mtime and inode
-(:func:`arbwb.cache.file_key`), so a changed chunk file is never served stale; the write is
-atomic, so concurrent processes at worst compute it twice. Counting here runs on two
-threads (``WORKERS``); a run's missing entries are computed by ``PROCESSES`` worker processes
-of one thread each (:meth:`TermSource.prefetch`, :mod:`arbwb.retrievers.termworker`) while
-this process ranks.
+(:func:`arbwb.cache.write_blob`) keyed by the chunk file's identity (path, size, mtime, ctime,
+inode, device, and its bytes while racy: :func:`arbwb.cache.file_key`), so a changed chunk
+file is never served stale; the write is atomic (and skipped, with one warning, when the
+cache cannot be written), so concurrent processes at worst compute it twice. Counting here
+runs on two threads (``WORKERS``); a run's missing entries are computed by ``PROCESSES``
+worker processes of one thread each (:meth:`TermSource.prefetch`,
+:mod:`arbwb.retrievers.termworker`) while this process ranks.
 """
 
 from __future__ import annotations
@@ -358,8 +359,15 @@ class TermSource:
         self.pending.update(dict.fromkeys(worker.files, worker))
 
     def load(self, corpus: Corpus, snapshot_id: str) -> SnapshotTerms:
-        """The snapshot's term statistics: the cached entry if valid, else computed (and saved)."""
+        """The snapshot's term statistics: the cached entry if valid, else computed (and saved);
+        either way its chunks are counted against the manifest row (:meth:`Corpus.check_counts`).
+        """
         chunk_file = corpus.chunk_path(snapshot_id)
+        terms = self._load(chunk_file)
+        corpus.check_counts(snapshot_id, chunk_file, terms.counts.shape[0])
+        return terms
+
+    def _load(self, chunk_file: Path) -> SnapshotTerms:
         entry = None
         worker = self.pending.pop(chunk_file, None)
         if worker is not None and worker.wait_for(chunk_file):
@@ -440,16 +448,16 @@ def warm_entry(folder: Path, chunk_file: Path) -> bool:
     """Compute and save a chunk file's entry unless present (a worker process's task).
 
     On one thread: the ``PROCESSES`` worker processes already fill the cores, and threads
-    competing for them only added CPU (measured).
+    competing for them only added CPU (measured). False (an error, or a cache that cannot be
+    written) makes the main process recompute the file, report the error or warn once.
     """
     entry = cache.entry_path(folder, chunk_file, VERSION, ".bin")
     if entry.is_file():
         return True
     try:
-        cache.write_blob(entry, _to_arrays(compute(chunk_file, threads=1)))
-    except Exception:  # reported by the main process, which recomputes this file
+        return cache.write_blob(entry, _to_arrays(compute(chunk_file, threads=1)), warn=False)
+    except Exception:
         return False
-    return True
 
 
 def worker_init() -> None:

@@ -2,9 +2,9 @@
 
 The splitter (spec §7.1: a space between ``[a-z][A-Z]``, then maximal ``[A-Za-z0-9]+`` runs,
 lower-cased) is ASCII-only, so :mod:`arbwb._termcount` finds, hashes and counts each batch's
-tokens in one pass over the bytes of its Arrow text buffer; batches' vocabularies are merged
-once, in sorted order (:class:`TermMerger`). Exactly :func:`arbwb.tokenize.split_identifiers`
-(property-tested).
+tokens in one pass over the bytes of its Arrow text buffer (where it is not built, its numpy
+stand-in: :mod:`arbwb._native_select`); batches' vocabularies are merged once, in sorted order
+(:class:`TermMerger`). Exactly :func:`arbwb.tokenize.split_identifiers` (property-tested).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import scipy.sparse as sp
 
-from arbwb import _termcount
+from arbwb._native_select import termcount
 
 #: Texts per batch: a few MB of chunk text (each batch's vocabulary is merged at the end).
 BATCH_ROWS = 2048
@@ -91,7 +91,7 @@ def count_batch(batch: pl.Series | pl.DataFrame) -> BatchCounts:
     a §7.2 document counts from its fields without joining them first.
     """
     columns = batch.get_columns() if isinstance(batch, pl.DataFrame) else [batch]
-    found = _termcount.count(*(part for c in columns for part in _column_buffers(c)))
+    found = termcount.count(*(part for c in columns for part in _column_buffers(c)))
     nnz, cols, freq, tokens, vocab_offsets, vocab_bytes = found
     n_terms = len(vocab_offsets) // 8 - 1
     vocab = None

@@ -30,6 +30,7 @@ _RECORD = 4  # bytes per claimed file index in the claims pipe (little-endian)
 
 def main() -> int:
     """Compute the files listed on stdin, reporting each entry on stdout."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to report
     gc.disable()  # a short-lived process making few reference cycles: collections cost CPU
     import numpy  # noqa: F401  # thread-free imports, shared with the forked workers
     import scipy.sparse  # noqa: F401
@@ -115,4 +116,7 @@ def _fork() -> int | None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # the parent has ended (interrupted): nobody is left to tell
+        os._exit(0)
