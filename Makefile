@@ -20,7 +20,7 @@ $(VENV)/.core-installed: pyproject.toml constraints.txt setup.py arbwb/_termcoun
 
 $(VENV)/.dev-installed: pyproject.toml constraints.txt setup.py arbwb/_termcount.c arbwb/_jsonlines.c | $(BIN)/python
 	$(PIP) install --quiet $(TORCH)
-	$(PIP) install --quiet -c constraints.txt -e '.[dev,dense]'
+	$(PIP) install --quiet -c constraints.txt -e '.[dev,dense,contextbench]'
 	touch $(VENV)/.core-installed $@
 
 ## report: run every analysis on the embedded demo release; figures land in figures/

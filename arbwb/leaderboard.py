@@ -255,10 +255,11 @@ def pairwise_tests(
                         "significant": bool(p_holm < alpha),
                     }
                 )
-    return pl.DataFrame(rows, schema=_TESTS_SCHEMA, orient="row")
+    return pl.DataFrame(rows, schema=TESTS_SCHEMA, orient="row")
 
 
-_TESTS_SCHEMA = {
+#: Columns of :func:`pairwise_tests`.
+TESTS_SCHEMA = {
     "group": pl.String,
     "metric": pl.String,
     "run_a": pl.String,

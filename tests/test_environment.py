@@ -18,9 +18,8 @@ def _name(requirement: str) -> str:
 def _pyproject_names() -> set[str]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     names = {_name(r) for r in project["dependencies"]}
-    for name, extra in project["optional-dependencies"].items():
-        if name != "contextbench":  # opt-in tree-sitter stack, pinned in pyproject itself
-            names |= {_name(r) for r in extra}
+    for extra in project["optional-dependencies"].values():
+        names |= {_name(r) for r in extra}
     return names
 
 
@@ -48,3 +47,12 @@ def test_ci_runs_the_readme_test_command() -> None:
     readme = (ROOT / "README.md").read_text()
     assert "make test" in readme and "make report" in readme
     assert "make test" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_make_test_installs_the_contextbench_pins() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    pinned = set(project["optional-dependencies"]["contextbench"])
+    assert pinned == {"tree-sitter==0.20.4", "tree-sitter-languages==1.10.2"}  # spec §4
+    constraints = set((ROOT / "constraints.txt").read_text().splitlines())
+    assert pinned <= constraints
+    assert "-e '.[dev,dense,contextbench]'" in (ROOT / "Makefile").read_text()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import polars as pl
@@ -66,6 +67,28 @@ def _macro(records: list[dict], gold: dict) -> dict[str, float]:
     return {k: v / len(records) for k, v in sums.items()}
 
 
+def _ranked_recall(ranking: list[dict], gold: dict, k: int) -> float:
+    """Mean file coverage of ranked lists cut at k (every ranked path exists in the demo)."""
+    cov = [
+        len(set(gold[r["sample_id"]]) & {f["path"] for f in r["ranked_files"][:k]})
+        / len(gold[r["sample_id"]])
+        for r in ranking
+    ]
+    return sum(cov) / len(cov)
+
+
+def _arb_recall(details: Path, k: int) -> float:
+    """Mean file recall@k of an ARB details file from its gold ranks alone (spec §4)."""
+    rows = [json.loads(x) for x in details.read_text().splitlines() if x.strip()]
+    rows = [r for r in rows if r["gold_files"]]
+    hits = [
+        sum(1 for p in r["gold_files"] if (r["gold_ranks"].get(p) or k + 1) <= k)
+        / len(r["gold_files"])
+        for r in rows
+    ]
+    return sum(hits) / len(hits)
+
+
 @pytest.mark.slow
 def test_contextbench_notebook_on_demo(tmp_path: Path) -> None:
     if not (CB / "rows.parquet").is_file():
@@ -108,30 +131,59 @@ def test_contextbench_notebook_on_demo(tmp_path: Path) -> None:
         json.loads(x) for x in (CB / "rankings" / "demo-overlap.jsonl").read_text().splitlines()
     ]
     for k in (1, 3, 5, 10):
-        cov = [
-            len(set(gold[r["sample_id"]]) & {f["path"] for f in r["ranked_files"][:k]})
-            / len(gold[r["sample_id"]])
-            for r in ranking
-        ]
         assert record["ranked"][f"demo-overlap@{k}"]["file_coverage"] == pytest.approx(
-            sum(cov) / len(cov), abs=1e-12
+            _ranked_recall(ranking, gold, k), abs=1e-12
         )
-    assert record["side_by_side"]["runs"][1] == "demo-broad" and record["side_by_side"]["rows"] > 0
-    for name in ("composition", "granularity", "recall_precision__line", "coverage_by_step"):
+    side = record["side_by_side"]
+    assert side["runs"]["ContextBench"] == [
+        "demo-broad",
+        "demo-mini-swe",
+        "demo-overlap",
+        "demo-precise",
+    ]
+    assert "bm25" in side["runs"]["ARB"] and side["k"] == 20
+    for run, records in (("demo-precise", precise), ("demo-broad", broad)):
+        want = _macro(records, gold)
+        for metric, key in (("file_recall", "file_c"), ("file_precision", "file_p")):
+            value, low, high, n = side["scores"][f"ContextBench/{run}/{metric}"]
+            assert (value, n) == (pytest.approx(want[key], abs=1e-12), len(records))
+            assert low <= value <= high
+    value, _, _, n = side["scores"]["ARB/bm25/file_recall"]
+    assert (value, n) == (
+        pytest.approx(_arb_recall(DEMO / "eval" / "demo" / "bm25_details.jsonl", 20)),
+        74,
+    )
+    assert side["rows"] == 74 * len(side["runs"]["ARB"]) + len(precise) * 4  # one row a sample
+    overlap = side["scores"]["ContextBench/demo-overlap/file_recall"]
+    assert overlap[0] == pytest.approx(_ranked_recall(ranking, gold, 20), abs=1e-12)
+    for name in (
+        "composition",
+        "granularity",
+        "recall_precision__line",
+        "coverage_by_step",
+        "arb_beside_contextbench",
+    ):
         assert (out / "figures" / f"07-contextbench__{name}.png").stat().st_size > 1000
 
 
 def test_contextbench_notebook_skips_without_rows(tmp_path: Path) -> None:
+    """ARB runs alone: the ContextBench sections and the side-by-side section say they skip."""
     import papermill
 
+    data = tmp_path / "data"
+    (data / "eval" / "demo").mkdir(parents=True)
+    shutil.copy(DEMO / "eval" / "demo" / "grep_details.jsonl", data / "eval" / "demo")
     out = tmp_path / "out"
     papermill.execute_notebook(
         str(NOTEBOOK),
         str(tmp_path / "executed.ipynb"),
-        parameters={"out_dir": str(out), "data_dir": str(tmp_path)},
+        parameters={"out_dir": str(out), "data_dir": str(data)},
         cwd=str(NOTEBOOK.parent),
         kernel_name="python3",
         progress_bar=False,
     )
     record = json.loads((out / "records" / "07-contextbench.json").read_text())
     assert record["skipped"].startswith("no ContextBench rows at")
+    assert record["side_by_side"] == {
+        "skipped": "skipped: needs both ARB runs and ContextBench rows"
+    }

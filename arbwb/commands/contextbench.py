@@ -26,7 +26,9 @@ def add_parser(subparsers: Any) -> None:
     score.add_argument("--rows", required=True, help="ContextBench Parquet (gold)")
     score.add_argument("--corpus", help="corpus folder: file lists and line counts per snapshot")
     score.add_argument(
-        "--repos", help="folder of git repositories OWNER__NAME: exact paths, bytes (span level)"
+        "--repos",
+        help="folder of OWNER__NAME git repositories or plain checkouts at the base commit: "
+        "exact paths, bytes (span level)",
     )
     score.add_argument(
         "--symbols", action="store_true", help="block level (needs the optional tree-sitter extra)"

@@ -173,18 +173,30 @@ class DirectoryCheckout:
 CheckoutSource = Callable[[str, str], Checkout | None]
 
 
+def _is_git_repository(folder: Path) -> bool:
+    """A work tree with ``.git`` or a bare repository (``HEAD`` beside ``objects/``)."""
+    return (folder / ".git").exists() or (
+        (folder / "HEAD").is_file() and (folder / "objects").is_dir()
+    )
+
+
 def repos_source(root: str | Path) -> CheckoutSource:
-    """Checkouts from a folder of git repositories named ``owner__name`` (or ``.git``),
-    matched case-insensitively; each instance reads its blobs at its ``base_commit``.
+    """Checkouts from a folder of subfolders named ``owner__name`` (or ``.git``), matched
+    case-insensitively: a git repository is read at each instance's ``base_commit``; a plain
+    folder (e.g. ``git archive <commit> | tar -x``) is taken as already at that commit.
     """
     folder = Path(root)
     if not folder.is_dir():
         raise InputError("repositories folder not found", path=folder, field="--repos")
     index = {p.name.lower().removesuffix(".git"): p for p in folder.iterdir() if p.is_dir()}
+    git = {name: _is_git_repository(p) for name, p in index.items()}
 
     def source(repo: str, commit: str) -> Checkout | None:
-        git_dir = index.get(repo.replace("/", "__").lower())
-        return None if git_dir is None else GitCheckout(git_dir, commit)
+        name = repo.replace("/", "__").lower()
+        found = index.get(name)
+        if found is None:
+            return None
+        return GitCheckout(found, commit) if git[name] else DirectoryCheckout(found)
 
     return source
 

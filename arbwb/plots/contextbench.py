@@ -1,9 +1,11 @@
 """ContextBench figures: dataset composition, R/P/F1 per granularity, the recall-precision
-trade-off and coverage by trajectory step (contextbench-spec §5, §6, §13).
+trade-off, coverage by trajectory step (contextbench-spec §5, §6, §13) and ARB beside
+ContextBench at file level.
 
 Inputs are arbwb frames: ``instances`` of :func:`arbwb.io.contextbench.load_rows`, the long
 leaderboard of :func:`arbwb.leaderboard.scores` over ContextBench metrics (``<level>.coverage``
-etc.), the §13 ranked-list frame, and :func:`arbwb.contextbench.step_coverage_frame`.
+etc.), the §13 ranked-list frame, :func:`arbwb.contextbench.step_coverage_frame` and
+:func:`arbwb.contextbench_compare.file_level_scores`.
 """
 
 from __future__ import annotations
@@ -14,11 +16,14 @@ import polars as pl
 import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
-from arbwb.plots.style import demo_title
+from arbwb.contextbench_compare import ARB, CONTEXTBENCH
+from arbwb.plots.style import demo_title, new_axes, run_colors
 
 LEVEL_ORDER = ("file", "symbol", "span", "line")
 STATS = ("coverage", "precision", "f1")
+BENCHMARK_HATCH = {ARB: "", CONTEXTBENCH: "//"}
 
 
 def composition(
@@ -183,4 +188,70 @@ def coverage_by_step(
     ax.set_ylabel(f"cumulative {level} coverage (mean)")
     ax.legend(fontsize="small", frameon=False, loc="lower right")
     ax.set_title(demo_title(f"Coverage by trajectory step, {level} level", demo=demo))
+    return ax
+
+
+def file_level_bars(
+    scores: pl.DataFrame,
+    *,
+    metric: str = "file_recall",
+    demo: bool = False,
+    ax: Axes | None = None,
+) -> Axes:
+    """One bar per (benchmark, group, run) row of ``metric`` with its interval, grouped by method.
+
+    Methods scored on both benchmarks come first with adjacent bars, then ARB-only, then
+    ContextBench-only methods; colours are the shared per-name mapping
+    (:func:`arbwb.plots.style.run_colors`) keyed by method, hatching marks the benchmark.
+    The comparison is arbwb-defined.
+    """
+    part = scores.filter(pl.col("metric") == metric)
+    arb = set(part.filter(pl.col("benchmark") == ARB)["method"].to_list())
+    both = arb & set(part.filter(pl.col("benchmark") == CONTEXTBENCH)["method"].to_list())
+    methods = sorted(
+        part["method"].unique().to_list(), key=lambda m: (m not in both, m not in arb, m)
+    )
+    colors = run_colors(methods)
+    ax = new_axes(ax, (max(5.0, 0.7 * part.height + 1.5), 3.6))
+    x, ticks = 0.0, []
+    for method in methods:
+        rows = part.filter(pl.col("method") == method).sort("benchmark", "group", "run")
+        start = x
+        for row in rows.iter_rows(named=True):
+            value = row["value"]
+            ax.bar(
+                x,
+                value,
+                0.8,
+                color=colors[method],
+                hatch=BENCHMARK_HATCH.get(row["benchmark"], ""),
+                edgecolor="black",
+                linewidth=0.5,
+            )
+            ax.errorbar(
+                x,
+                value,
+                yerr=[[value - row["ci_low"]], [row["ci_high"] - value]],
+                fmt="none",
+                ecolor="black",
+                capsize=2,
+                lw=0.8,
+            )
+            x += 1.0
+        ticks.append(((start + x - 1.0) / 2, method))
+        x += 0.5
+    ax.set_xticks([t for t, _ in ticks], [m for _, m in ticks], rotation=30, ha="right")
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel(f"{metric.replace('_', ' ')} (mean, 95% bootstrap CI)")
+    ax.legend(
+        handles=[
+            Patch(facecolor="white", edgecolor="black", hatch=hatch, label=name)
+            for name, hatch in BENCHMARK_HATCH.items()
+        ],
+        fontsize="small",
+        frameon=False,
+        loc="upper left",
+        bbox_to_anchor=(1.0, 1.0),
+    )
+    ax.set_title(demo_title("ARB beside ContextBench, file level (arbwb-defined)", demo=demo))
     return ax

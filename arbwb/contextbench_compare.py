@@ -1,0 +1,225 @@
+"""ARB and ContextBench file-level scores side by side (arbwb-defined comparison).
+
+One per-sample frame holds both benchmarks: for ARB a run's file ``recall@k`` and
+``precision@k`` (spec §4), for ContextBench a run's per-instance file coverage and precision
+(contextbench-spec §5, error rows as zeros). Means, intervals and paired tests are the
+leaderboard's own (:func:`arbwb.leaderboard.scores` and :func:`arbwb.leaderboard.pairwise_tests`),
+run per benchmark and comparison group; no test compares runs across benchmarks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from arbwb import leaderboard as lb
+from arbwb import schemas
+
+ARB = "ARB"
+CONTEXTBENCH = "ContextBench"
+CONTEXTBENCH_GROUP = "contextbench"
+FILE_METRICS = ("file_recall", "file_precision")
+
+#: Columns of :func:`file_level_frame`: one row per (benchmark, group, run, sample_id).
+FILE_LEVEL: schemas.Schema = {
+    "benchmark": pl.String,
+    "group": pl.String,
+    "run": pl.String,
+    "method": pl.String,
+    "sample_id": pl.String,
+    "repo": pl.String,
+    "file_recall": pl.Float64,
+    "file_precision": pl.Float64,
+}
+#: Columns of :func:`file_level_tests`: the leaderboard's tests with the benchmark first.
+TESTS: schemas.Schema = {"benchmark": pl.String, **lb.TESTS_SCHEMA}
+#: Columns of :func:`file_level_scores`.
+SCORES: schemas.Schema = {
+    "benchmark": pl.String,
+    "group": pl.String,
+    "run": pl.String,
+    "method": pl.String,
+    "metric": pl.String,
+    "n": pl.Int64,
+    "value": pl.Float64,
+    "ci_low": pl.Float64,
+    "ci_high": pl.Float64,
+}
+
+
+def arb_metric_names(k: int) -> tuple[str, str]:
+    """The ARB metrics read as file recall and file precision: ``recall@k``, ``precision@k``."""
+    return f"recall@{k}", f"precision@{k}"
+
+
+def _wide(metrics: pl.DataFrame, names: dict[str, str]) -> pl.DataFrame:
+    """run, sample_id and one column per metric in ``names`` (renamed to its value)."""
+    part = metrics.filter(pl.col("metric").is_in(list(names)))
+    wide = part.pivot(on="metric", index=["run", "sample_id"], values="value")
+    for old, new in names.items():
+        wide = (
+            wide.rename({old: new})
+            if old in wide.columns
+            else wide.with_columns(pl.lit(None, dtype=pl.Float64).alias(new))
+        )
+    return wide
+
+
+def ranked_metrics(ranked: pl.DataFrame, k: int) -> pl.DataFrame:
+    """METRICS file.coverage/file.precision of ranked lists cut at ``k`` (§13); errors are 0."""
+    return (
+        ranked.filter(pl.col("k") == k)
+        .unpivot(
+            on=["file_coverage", "file_precision"],
+            index=["run", "sample_id"],
+            variable_name="metric",
+        )
+        .select(
+            "run",
+            "sample_id",
+            pl.col("metric").str.replace("file_", "file."),
+            pl.col("value").fill_null(0.0),
+        )
+    )
+
+
+def file_level_frame(
+    arb_metrics: pl.DataFrame,
+    arb_samples: pl.DataFrame,
+    cb_metrics: pl.DataFrame,
+    cb_samples: pl.DataFrame,
+    *,
+    arb_runs: pl.DataFrame | None = None,
+    cb_ranked: pl.DataFrame | None = None,
+    k: int = 20,
+) -> pl.DataFrame:
+    """FILE_LEVEL rows: ARB ``recall@k``/``precision@k`` beside ContextBench file level.
+
+    ``arb_metrics``/``cb_metrics``: METRICS frames (run, sample_id, metric, value), e.g.
+    :func:`arbwb.leaderboard.release_metrics` and :func:`arbwb.contextbench.metrics_frame`
+    (``file.coverage``, ``file.precision``); the samples frames give each sample's repo.
+    ``arb_runs`` (run, group, method, e.g. :func:`arbwb.methods.run_methods`) names ARB
+    groups and methods; without it each run is its own method in one group "ARB".
+    ``cb_ranked``: ranked file lists scored on ContextBench
+    (:func:`arbwb.contextbench.score_ranked`), read at ``k`` as more ContextBench runs.
+    ContextBench runs form one group and keep their names as methods.
+    """
+    recall, precision = arb_metric_names(k)
+    arb = _wide(arb_metrics, {recall: "file_recall", precision: "file_precision"})
+    runs = (
+        arb_runs.select("run", "group", "method")
+        if arb_runs is not None
+        else arb.select("run", group=pl.lit(ARB), method=pl.col("run")).unique()
+    )
+    arb = arb.join(runs, on="run", how="left").with_columns(benchmark=pl.lit(ARB))
+    if cb_ranked is not None:
+        cb_metrics = pl.concat([cb_metrics, ranked_metrics(cb_ranked, k)])
+    cb = _wide(cb_metrics, {"file.coverage": "file_recall", "file.precision": "file_precision"})
+    cb = cb.with_columns(
+        benchmark=pl.lit(CONTEXTBENCH), group=pl.lit(CONTEXTBENCH_GROUP), method=pl.col("run")
+    )
+    parts = [
+        part.join(samples.select("sample_id", "repo"), on="sample_id", how="left")
+        for part, samples in ((arb, arb_samples), (cb, cb_samples))
+    ]
+    frame = pl.concat([p.select(list(FILE_LEVEL)).cast(pl.Schema(FILE_LEVEL)) for p in parts])
+    return frame.sort("benchmark", "group", "run", "sample_id")
+
+
+def _long(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, str]]:
+    """One benchmark's rows as leaderboard inputs: METRICS, samples (task = benchmark), groups."""
+    metrics = (
+        frame.unpivot(on=list(FILE_METRICS), index=["run", "sample_id"], variable_name="metric")
+        .drop_nulls("value")
+        .select("run", "sample_id", "metric", "value")
+    )
+    samples = frame.select(
+        "sample_id", "repo", task=pl.col("benchmark"), split=pl.lit(None, dtype=pl.String)
+    ).unique("sample_id", maintain_order=True)
+    groups = dict(frame.select("run", "group").unique().iter_rows())
+    return metrics, samples, groups
+
+
+def _benchmarks(frame: pl.DataFrame) -> list[tuple[str, pl.DataFrame]]:
+    """The frame split by benchmark, ARB first."""
+    return [
+        (name, frame.filter(pl.col("benchmark") == name))
+        for name in (ARB, CONTEXTBENCH)
+        if name in frame["benchmark"].to_list()
+    ]
+
+
+def file_level_scores(
+    frame: pl.DataFrame, *, n_boot: int = 2000, seed: int = 0, level: float = 0.95
+) -> pl.DataFrame:
+    """SCORES: mean and percentile-bootstrap interval per (benchmark, group, run, metric).
+
+    The sample-weighted overall rows of :func:`arbwb.leaderboard.scores` on each benchmark.
+    """
+    out = []
+    for name, part in _benchmarks(frame):
+        metrics, samples, groups = _long(part)
+        board = lb.scores(
+            metrics, samples, run_group=groups, n_boot=n_boot, seed=seed, level=level
+        ).filter(pl.col("scope") == "overall", pl.col("aggregation") == "weighted")
+        methods = part.select("run", "method").unique()
+        out.append(
+            board.join(methods, on="run", how="left")
+            .with_columns(benchmark=pl.lit(name))
+            .select(list(SCORES))
+        )
+    return pl.concat(out).cast(pl.Schema(SCORES)) if out else schemas.empty(SCORES)
+
+
+def file_level_tests(
+    frame: pl.DataFrame, *, n_perm: int = 10000, seed: int = 0, alpha: float = 0.05
+) -> pl.DataFrame:
+    """TESTS: :func:`arbwb.leaderboard.pairwise_tests` between the runs of each benchmark."""
+    out = []
+    for name, part in _benchmarks(frame):
+        metrics, samples, groups = _long(part)
+        tests = lb.pairwise_tests(
+            metrics, samples, run_group=groups, n_perm=n_perm, seed=seed, alpha=alpha
+        )
+        out.append(tests.select(pl.lit(name).alias("benchmark"), pl.all()))
+    return pl.concat(out) if out else schemas.empty(TESTS)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The per-sample frame of both benchmarks, its scores and its paired tests."""
+
+    frame: pl.DataFrame  # FILE_LEVEL
+    scores: pl.DataFrame  # SCORES
+    tests: pl.DataFrame  # leaderboard tests + benchmark
+
+
+def compare(
+    arb_metrics: pl.DataFrame,
+    arb_samples: pl.DataFrame,
+    cb_metrics: pl.DataFrame,
+    cb_samples: pl.DataFrame,
+    *,
+    arb_runs: pl.DataFrame | None = None,
+    cb_ranked: pl.DataFrame | None = None,
+    k: int = 20,
+    n_boot: int = 2000,
+    n_perm: int = 10000,
+    seed: int = 0,
+) -> Comparison:
+    """:func:`file_level_frame` with its :func:`file_level_scores` and :func:`file_level_tests`."""
+    frame = file_level_frame(
+        arb_metrics,
+        arb_samples,
+        cb_metrics,
+        cb_samples,
+        arb_runs=arb_runs,
+        cb_ranked=cb_ranked,
+        k=k,
+    )
+    return Comparison(
+        frame,
+        file_level_scores(frame, n_boot=n_boot, seed=seed),
+        file_level_tests(frame, n_perm=n_perm, seed=seed),
+    )
