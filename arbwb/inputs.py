@@ -8,6 +8,7 @@ skip an analysis with a reason instead of failing.
 from __future__ import annotations
 
 import glob
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,11 +48,15 @@ class Release:
         return pl.concat(frames) if frames else schemas.empty(schemas.RANKINGS)
 
 
-def load_release(data_dir: str | Path, runs_glob: str | None = None) -> Release:
+def load_release(
+    data_dir: str | Path, runs_glob: str | None = None, extra_runs: Sequence[str | Path] = ()
+) -> Release:
     """Load ``benchmark/*/``, the runs matching ``runs_glob`` and ``corpus/<R>/`` of a data root.
 
     A relative ``runs_glob`` is taken relative to ``data_dir`` (default
-    ``eval/*/*_details.jsonl`` without selective runs). A run in ``eval/<R>/`` is scored against
+    ``eval/*/*_details.jsonl`` without selective runs); ``extra_runs`` (files or globs, relative
+    ones to ``data_dir``) are added to that set, e.g. runs ``arbwb report --method`` ranked.
+    A run in ``eval/<R>/`` is scored against
     ``benchmark/<R>/`` when that exists (absent predictions count as failures),
     else against the union of gold in its group's details rows, else against the
     only sample release present (arbwb-defined pairing).
@@ -68,6 +73,8 @@ def load_release(data_dir: str | Path, runs_glob: str | None = None) -> Release:
             paths = [p for p in paths if not _is_selective(p)]
             names = ", ".join(p.name for p in selective)
             notes.append(f"selective (abstention) runs left out of the default run set: {names}")
+    extra = [p for pattern in extra_runs for p in _run_paths(root, str(pattern))]
+    paths += [p for p in dict.fromkeys(extra) if p not in paths]
     if not paths:
         notes.append(f"no runs match {runs_glob or DEFAULT_RUNS_GLOB!r} under {root}")
     runs: dict[str, RunData] = {}

@@ -3,7 +3,8 @@
 A method table (``data/methods.csv``; columns ``release, stem, method, family``) names the
 upstream labels, stems and families of spec §13.1 so that, e.g., ``lexical_all_files`` in
 ``eval/v1_3_reviewed/`` and ``lexical`` in ``eval/v2_edit2ripple/`` both become ``Lexical``.
-A run no row names keeps its stem as label and gets a family from its stem
+A run no row names keeps its stem as label and gets the family its summary states (a plug-in
+retriever's ``family``), else one from its mode, else from its stem, else ``other``
 (:func:`default_family`; arbwb-defined).
 """
 
@@ -17,6 +18,7 @@ import polars as pl
 from arbwb.errors import InputError
 from arbwb.inputs import Release
 from arbwb.io.rankings import default_run_name
+from arbwb.io.runmeta import run_meta
 from arbwb.paths import DATA_DIR
 
 METHODS_FILE = DATA_DIR / "methods.csv"
@@ -24,7 +26,7 @@ ANY_RELEASE = "*"
 COLUMNS = ("release", "stem", "method", "family")
 METHOD_TABLE = {name: pl.String for name in COLUMNS}
 #: One row per loaded run: its comparison group (eval folder), stem, method, family and whether
-#: the method table named it (``table``) or :func:`default_family` guessed it (``default``).
+#: the method table named it (``table``) or :func:`default_family` found it (``default``).
 RUN_METHODS = {
     "run": pl.String,
     "group": pl.String,
@@ -45,10 +47,31 @@ _FAMILY_HINTS = (
 )
 
 
-def default_family(stem: str) -> str:
-    """Family of a run no method table names, from its stem; anything else is ``embedding``."""
+#: Summary ``mode`` (spec §4.8; ``selective_`` prefix removed) -> family.
+_MODE_FAMILIES = {
+    "corpus": "lexical",
+    "lexical": "lexical",
+    "bm25": "lexical",
+    "bm25-okapi": "lexical",
+    "grep": "grep",
+    "repomap": "structure",
+    "rank_fusion": "rank fusion",
+    "embedding": "embedding",
+}
+#: The family of a run nothing identifies.
+OTHER = "other"
+
+
+def default_family(stem: str, *, family: str | None = None, mode: str | None = None) -> str:
+    """Family of a run no method table names: the one its summary states, else its mode's,
+    else a hint in its stem, else ``other`` (arbwb-defined)."""
+    if family:
+        return family
+    by_mode = _MODE_FAMILIES.get((mode or "").removeprefix("selective_"))
+    if by_mode:
+        return by_mode
     lower = stem.lower()
-    return next((family for hint, family in _FAMILY_HINTS if hint in lower), "embedding")
+    return next((found for hint, found in _FAMILY_HINTS if hint in lower), OTHER)
 
 
 def read_methods(path: str | Path | None = None) -> pl.DataFrame:
@@ -96,7 +119,7 @@ def run_methods(release: Release, table: pl.DataFrame | None = None) -> pl.DataF
     """RUN_METHODS rows for every run of ``release`` (in load order): method and family.
 
     A run's own ``eval/<release>`` row wins over a ``*`` row; without a row the method is the
-    run's stem and the family :func:`default_family` of it.
+    run's stem and the family :func:`default_family` of its stem, summary and mode.
     """
     exact: dict[tuple[str, str], tuple[str, str]] = {}
     anywhere: dict[str, tuple[str, str]] = {}
@@ -111,7 +134,11 @@ def run_methods(release: Release, table: pl.DataFrame | None = None) -> pl.DataF
         group = release.run_group.get(name, "")
         stem = default_run_name(run.path)
         found = exact.get((group, stem)) or anywhere.get(stem)
-        method, family = found or (stem, default_family(stem))
+        if found is None:
+            meta = run_meta(run.path, stem)
+            method, family = stem, default_family(stem, family=meta.family, mode=meta.mode)
+        else:
+            method, family = found
         rows.append(
             {
                 "run": name,

@@ -29,6 +29,8 @@ from arbwb.jsonio import new_file_mode, read_json, write_json, write_text_atomic
 from arbwb.paths import DEMO_DIR, NOTEBOOKS_DIR
 from arbwb.report_html import Section, render_index, render_notebook
 
+#: The report's folder of runs ``arbwb report --method`` ranked (kept when the report is rebuilt).
+RUNS_DIR = "runs"
 SAMPLES_GLOB = "benchmark/*/*.jsonl"  # what load_release reads as sample files
 CONTEXTBENCH_ROWS = "contextbench/rows.parquet"  # notebook 07's default rows
 PACKAGES = (
@@ -48,6 +50,8 @@ class ReportConfig:
     kernel_name: str = "python3"
     progress: bool = True
     methods: Path | None = None  # method table CSV (notebook parameter methods_path)
+    #: run files or globs (relative to data_dir) added to the run set (parameter extra_runs)
+    extra_runs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -81,10 +85,8 @@ def run_report(config: ReportConfig) -> ReportResult:
     out_dir = config.out_dir.resolve()
     if not data_dir.is_dir():
         raise InputError("data folder not found; pass an ARB release root", path=data_dir)
-    _check_found(data_dir, config.runs_glob)
-    if out_dir.exists() and any(out_dir.iterdir()) and not (out_dir / "manifest.json").is_file():
-        msg = "exists and is not an arbwb report (no manifest.json); choose an empty or new folder"
-        raise InputError(msg, path=out_dir)
+    _check_found(data_dir, config.runs_glob, config.extra_runs)
+    check_report_folder(out_dir)
     notebooks = notebook_paths(config.notebooks_dir.resolve())
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
@@ -105,6 +107,8 @@ def run_report(config: ReportConfig) -> ReportResult:
         write_text_atomic(
             work / "index.html", render_index(work, notebooks, sections, header=header)
         )
+        if (out_dir / RUNS_DIR).is_dir():  # runs ranked for this report stay with it
+            shutil.copytree(out_dir / RUNS_DIR, work / RUNS_DIR)
         _swap_into_place(work, out_dir)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -117,16 +121,26 @@ def _files(data_dir: Path, pattern: str) -> list[Path]:
     return [Path(p) for p in glob.glob(full, recursive=True) if Path(p).is_file()]
 
 
-def _check_found(data_dir: Path, runs_glob: str | None) -> None:
+def check_report_folder(out_dir: Path) -> None:
+    """Refuse to replace a folder that is not an arbwb report (only its ``runs/`` may exist)."""
+    held = {p.name for p in out_dir.iterdir()} - {RUNS_DIR} if out_dir.exists() else set()
+    if held and not (out_dir / "manifest.json").is_file():
+        msg = "exists and is not an arbwb report (no manifest.json); choose an empty or new folder"
+        raise InputError(msg, path=out_dir)
+
+
+def _check_found(data_dir: Path, runs_glob: str | None, extra_runs: Sequence[str] = ()) -> None:
     """Refuse a report that would find nothing, before any notebook runs.
 
-    A ``--runs`` glob must match a file; without one the root must hold samples, stored runs
-    or ContextBench rows (a report of nine skipped sections would read as a success).
+    Every ``--runs`` pattern and an ``--only-runs`` glob must match a file; without the latter
+    the root must hold samples, stored runs or ContextBench rows (a report of nine skipped
+    sections would read as a success).
     """
-    if runs_glob:
-        if not _files(data_dir, runs_glob):
-            msg = f"--runs {runs_glob!r} matched no file under {data_dir} (relative to --data)"
+    for flag, pattern in [("--runs", p) for p in extra_runs] + [("--only-runs", runs_glob)]:
+        if pattern and not _files(data_dir, pattern):
+            msg = f"{flag} {pattern!r} matched no file under {data_dir} (relative to --data)"
             raise InputError(msg)
+    if runs_glob:
         return
     kinds = {
         SAMPLES_GLOB: "samples",
@@ -152,6 +166,7 @@ def _parameters(config: ReportConfig, data_dir: Path, work: Path) -> dict[str, A
     return {
         "data_dir": str(data_dir),
         "runs_glob": runs,
+        "extra_runs": list(config.extra_runs),
         "out_dir": str(work),
         "seed": config.seed,
         "demo": data_dir == DEMO_DIR.resolve(),
@@ -215,10 +230,13 @@ def _sha256(path: Path) -> str:
 
 
 def _inputs(
-    data_dir: Path, runs_glob: str | None, methods: Path | None = None
+    data_dir: Path,
+    runs_glob: str | None,
+    methods: Path | None = None,
+    extra_runs: Sequence[str] = (),
 ) -> list[dict[str, str]]:
     """Every sample, run, corpus and method-table file the notebooks can read, with SHA-256."""
-    patterns = ["benchmark/**/*", "corpus/**/*", runs_glob or DEFAULT_RUNS_GLOB]
+    patterns = ["benchmark/**/*", "corpus/**/*", runs_glob or DEFAULT_RUNS_GLOB, *extra_runs]
     files: set[Path] = set() if methods is None else {methods.resolve()}
     for pattern in patterns:
         files.update(_files(data_dir, pattern))
@@ -241,7 +259,9 @@ def _manifest(
         "generated_at": datetime.now(UTC).replace(microsecond=0).isoformat(),
         "data_dir": str(data_dir),
         "runs_glob": config.runs_glob or DEFAULT_RUNS_GLOB,
-        "inputs": _inputs(data_dir, parameters["runs_glob"] or None, config.methods),
+        "inputs": _inputs(
+            data_dir, parameters["runs_glob"] or None, config.methods, config.extra_runs
+        ),
         "notebooks": [_status(s) for s in sections],
         "parameters": {k: v for k, v in parameters.items() if k != "out_dir"},
         "seeds": {"seed": config.seed},

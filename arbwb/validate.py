@@ -34,6 +34,7 @@ from arbwb.io.samples import (
     target_gold_files,
 )
 from arbwb.jsonio import iter_jsonl
+from arbwb.predictions import is_predictions, problems
 
 EXPECTED_COUNTS: dict[str, dict[str, int]] = {
     "v2_code2test": {"positive": 106},
@@ -315,8 +316,15 @@ def _release_of(folder: Path) -> tuple[Path | None, str]:
     return None, folder.name
 
 
+def validate_predictions(path: Path) -> ReleaseReport:
+    """Every place a predictions file breaks ``predictions.schema.json`` (no sample counts)."""
+    found = [Problem(str(path), line, field, msg) for line, field, msg in problems(path)]
+    return ReleaseReport(path.name, [path], {}, None, "not checked (predictions file)", found)
+
+
 def validate_path(path: str | Path, *, corpus: str | Path | None = None) -> list[ReleaseReport]:
-    """Validate a release root (every ``benchmark/<R>/``), a benchmark folder or a JSONL file.
+    """Validate a release root (every ``benchmark/<R>/``), a benchmark folder, a JSONL sample
+    file or a predictions file (against ``predictions.schema.json``).
 
     Corpus membership is checked against ``corpus`` when given, else against
     ``ROOT/corpus/<R>/`` (the merged ``v2_selective_mixed`` for the selective releases)
@@ -324,6 +332,8 @@ def validate_path(path: str | Path, *, corpus: str | Path | None = None) -> list
     """
     path = Path(path)
     override = None if corpus is None else Path(corpus)
+    if path.is_file() and is_predictions(path):
+        return [validate_predictions(path)]
     if path.is_dir() and (path / "benchmark").is_dir():
         folders = sorted(p for p in (path / "benchmark").iterdir() if p.is_dir())
         if not folders:

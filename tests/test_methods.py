@@ -63,12 +63,29 @@ def test_shipped_table_has_upstream_labels_stems_and_families() -> None:
         ("grep_strict_tests_only", "grep"),
         ("repomap", "structure"),
         ("rrf_qwen8b_repomap", "rank fusion"),  # a fusion with RepoMap is a fusion
-        ("dense_hash", "embedding"),
-        ("Qwen-Qwen3-Embedding-4B", "embedding"),
+        ("dense_hash", "other"),  # nothing in the stem says embedding: no guess
+        ("Qwen-Qwen3-Embedding-4B", "other"),
     ],
 )
 def test_default_family_from_stem(stem: str, family: str) -> None:
     assert mt.default_family(stem) == family
+
+
+@pytest.mark.parametrize(
+    ("family", "mode", "expected"),
+    [
+        ("learned sparse", "embedding", "learned sparse"),  # the plug-in's own word wins
+        (None, "embedding", "embedding"),
+        (None, "corpus", "lexical"),
+        (None, "selective_bm25", "lexical"),
+        (None, "rank_fusion", "rank fusion"),
+        (None, "other", "other"),
+    ],
+)
+def test_default_family_from_summary_family_then_mode(
+    family: str | None, mode: str, expected: str
+) -> None:
+    assert mt.default_family("my_run", family=family, mode=mode) == expected
 
 
 def test_run_methods_prefers_the_release_row_then_star_then_default(tmp_path: Path) -> None:

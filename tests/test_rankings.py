@@ -169,7 +169,7 @@ def test_trec_respects_rank_column_and_ties(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     run = load_rankings(path)
-    assert run.run == "bm25"
+    assert run.run == "t"  # a TREC run is named after its tag (column 6)
     # equal given ranks keep file order; the repeated a.py collapses at its first rank
     assert _ranked(run.rankings, "q1") == [(1, "a.py"), (2, "b.py"), (3, "c.py"), (4, "d.py")]
     assert run.submitted.select("sample_id", "line").rows() == [("q1", 1), ("q2", 3)]

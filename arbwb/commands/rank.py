@@ -11,7 +11,6 @@ from arbwb.commands import COMMANDS
 from arbwb.errors import InputError
 from arbwb.pathclass import CANDIDATE_FILTERS, CandidateFilter
 from arbwb.paths import check_output_path
-from arbwb.retrievers import METHOD_NAMES
 
 if TYPE_CHECKING:
     from arbwb.retrievers.registry import MethodOptions
@@ -20,14 +19,26 @@ if TYPE_CHECKING:
 def add_parser(subparsers: Any) -> None:
     """Register ``rank``."""
     parser = subparsers.add_parser("rank", help=COMMANDS["rank"])
-    parser.add_argument("--method", required=True, choices=METHOD_NAMES, help="retriever")
-    parser.add_argument("--data", required=True, help="release root (benchmark/R, corpus/R)")
+    parser.add_argument(
+        "--method",
+        default=None,
+        help="built-in name, package.module:factory, or an arbwb.retrievers entry point (--list)",
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="plug-in factory option (repeatable; JSON values parsed, else strings)",
+    )
+    parser.add_argument("--list", action="store_true", help="list every method and its source")
+    parser.add_argument("--data", default=None, help="release root (benchmark/R, corpus/R)")
     parser.add_argument("--release", default=None, help="release id when the root has several")
     parser.add_argument("--task", action="append", default=None, help="only this task (repeatable)")
     parser.add_argument(
         "--candidate-filter", default="all_files", choices=CANDIDATE_FILTERS, help="spec §6.2"
     )
-    parser.add_argument("--out", required=True, help="details JSONL; summary goes beside it")
+    parser.add_argument("--out", default=None, help="details JSONL; summary goes beside it")
     parser.add_argument("--resume", action="store_true", help="continue an interrupted run")
     parser.add_argument(
         "--allow-incomplete-snapshots",
@@ -88,11 +99,34 @@ def _repomap_options(args: argparse.Namespace) -> MethodOptions:
     return MethodOptions(weights=weights, index_cache_dir=cache)
 
 
+def _data(args: argparse.Namespace) -> Path:
+    """The release root; only rank fusion of ARB details runs can do without one."""
+    if args.data is None:
+        msg = "is required (rrf of ARB details runs alone takes gold from their rows)"
+        raise InputError(msg, field="--data")
+    return Path(args.data)
+
+
+def _list_methods() -> int:
+    """Print every method name with where it comes from (built-in or its entry point's dist)."""
+    from arbwb.retrievers.plugin import available
+
+    for spec in available():
+        print(f"{spec.name}\t{spec.source}")
+    print("package.module:factory\tyour own retriever (see README, 'Your own retriever')")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Validate everything that can fail (method, model, inputs) before ranking anything."""
     from arbwb.cache import kind_dir  # light: the heavy imports follow the early worker
 
-    data, out = Path(args.data), Path(args.out)
+    if args.list:
+        return _list_methods()
+    for flag, value in (("--method", args.method), ("--out", args.out)):
+        if value is None:
+            raise InputError("is required (or pass --list)", field=flag)
+    out = Path(args.out)
     check_output_path(out)
     candidate_filter: CandidateFilter = args.candidate_filter
     if args.method != "dense" and args.model:
@@ -111,17 +145,30 @@ def run(args: argparse.Namespace) -> int:
     from arbwb.io.samples import release_samples, select_tasks
 
     if args.method == "rrf":
+        if args.option:
+            raise InputError("only applies to plug-in retrievers", field="--option")
         if not args.runs:
             raise InputError("rrf needs the runs to fuse", field="--runs")
+        from arbwb.io.rankings import detect_format
         from arbwb.retrievers.fusion import run_fusion
 
         fusion_weights = _weights(args.weights, len(args.runs))  # before any file is read
-        sample_set = select_tasks(release_samples(data, args.release), args.task)
-        summary = run_fusion([Path(p) for p in args.runs], sample_set, out, weights=fusion_weights)
+        runs = [Path(p) for p in args.runs]
+        # gold from the details rows when every run has them: samples (queries) not needed
+        with_gold = all(detect_format(p) == "details" for p in runs if p.is_file())
+        sample_set = None if with_gold else release_samples(_data(args), args.release)
+        summary = run_fusion(
+            runs,
+            None if sample_set is None else select_tasks(sample_set, args.task),
+            out,
+            weights=fusion_weights,
+            tasks=args.task,
+        )
     else:
         if args.runs or args.weights:
             raise InputError("only applies to --method rrf", field="--runs/--weights")
         from arbwb.commands.score import open_corpus_for
+        from arbwb.retrievers.plugin import method_for, parse_options
         from arbwb.retrievers.registry import MethodOptions, get_method
         from arbwb.retrievers.runner import run_method
 
@@ -136,7 +183,10 @@ def run(args: argparse.Namespace) -> int:
         )
         if args.method == "repomap":
             options = _repomap_options(args)
-        method = get_method(args.method, options)
+        method = method_for(
+            args.method, parse_options(args.option), lambda: get_method(args.method, options)
+        )
+        data = _data(args)
         sample_set = select_tasks(release_samples(data, args.release), args.task)
         corpus = open_corpus_for(args, data, args.release)
         summary = run_method(

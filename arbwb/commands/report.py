@@ -1,4 +1,7 @@
-"""``arbwb report --data DIR [--runs GLOB] [--methods FILE] --out DIR``: one static report.
+"""``arbwb report --data DIR [--method M ...] [--runs GLOB] [--methods FILE] --out DIR``.
+
+One static report; ``--method`` ranks each named retriever over the release first (kept in
+``<out>/runs/<R>/``, reused while its inputs are unchanged) and adds those runs to the others.
 
 Exits 1 naming each failed notebook (its section in the report shows the cell and error), and
 2 before running any when the inputs match nothing; skipped sections are named in the summary.
@@ -25,7 +28,26 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--data", required=True, type=Path, help="ARB release root")
     parser.add_argument(
-        "--runs", default=None, help="run files glob, relative to --data (eval/*/*_details.jsonl)"
+        "--runs",
+        action="append",
+        default=[],
+        help="more run files or a glob, relative to --data, added to the default run set "
+        "(repeatable)",
+    )
+    parser.add_argument(
+        "--only-runs",
+        default=None,
+        help="run files glob replacing the default set (eval/*/*_details.jsonl), rel. to --data",
+    )
+    parser.add_argument(
+        "--method",
+        action="append",
+        default=[],
+        help="rank this retriever first and add its runs (built-in, package.module:factory or "
+        "entry point; repeatable; see arbwb rank --list)",
+    )
+    parser.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE", help="plug-in option"
     )
     parser.add_argument(
         "--methods",
@@ -43,13 +65,23 @@ def add_parser(subparsers: Any) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     check_output_path(args.out, kind="dir")
-    from arbwb.report import ReportConfig, run_report  # papermill, nbconvert: slow to import
+    from arbwb.report import RUNS_DIR, ReportConfig, check_report_folder, run_report
     from arbwb.report_html import outcome_summary
 
+    ranked: list[str] = []
+    if args.method:
+        check_report_folder(args.out.resolve())  # before runs are written into it
+        from arbwb.retrievers.plugin import parse_options
+        from arbwb.retrievers.release_runs import rank_release
+
+        options = parse_options(args.option)
+        paths = rank_release(args.method, args.data, args.out / RUNS_DIR, options=options)
+        ranked = [str(p.resolve()) for p in paths]
     config = ReportConfig(
         data_dir=args.data,
         out_dir=args.out,
-        runs_glob=args.runs,
+        runs_glob=args.only_runs,
+        extra_runs=(*args.runs, *ranked),
         notebooks_dir=args.notebooks,
         seed=args.seed,
         progress=not args.no_progress,

@@ -122,6 +122,7 @@ class _Collected:
     submitted: list[dict[str, Any]]
     errors: list[dict[str, Any]]
     table: pl.DataFrame | None = None  # raw rows already in a frame (Parquet/CSV)
+    name: str | None = None  # the run name the file states (a TREC run's tag)
 
     def frame(self) -> pl.DataFrame:
         """The raw rows (seq, sample_id, path, order, score) as one frame."""
@@ -168,15 +169,15 @@ def load_rankings(path: str | Path, *, run: str | None = None, fmt: str | None =
     if fmt not in FORMATS:
         msg = f"unknown rankings format {fmt!r}; use one of {FORMATS}"
         raise ValueError(msg)
-    name = run or default_run_name(path)
     if fmt == "details":
-        return _read_details(path, name)
+        return _read_details(path, run or default_run_name(path))
     readers: dict[str, Callable[[Path], _Collected]] = {
         "predictions": _read_predictions,
         "trec": _read_trec,
         "table": _read_table,
     }
     got = readers[fmt](path)
+    name = run or got.name or default_run_name(path)
     return RunData(
         run=name,
         rankings=_normalise(got.frame(), name),
@@ -517,14 +518,22 @@ def _optional_str(obj: dict[str, Any], field: str, path: Path, line: int) -> str
 
 
 def _prediction_records(path: Path) -> Iterable[tuple[int | None, str, dict[str, Any]]]:
-    """(line, location prefix, record) from a JSON array or a JSONL file of predictions."""
+    """(line, location prefix, record) from a JSONL file, a JSON array of predictions or a
+    ``{sample_id: [paths]}`` object."""
     if path.suffix.lower() != ".json":
         for line, obj in iter_jsonl(path):
             yield line, "", obj
         return
     records = read_json(path)
+    if isinstance(records, dict) and records:  # {sample_id: [paths]}: one ok record per key
+        for key, ranked in records.items():
+            yield None, f"{key}.", {"sample_id": key, "ranked_files": ranked}
+        return
     if not isinstance(records, list):
-        msg = f"expected a JSON array of prediction records, got {type(records).__name__}"
+        msg = (
+            "expected a JSON array of prediction records or a {sample_id: [paths]} object, "
+            f"got {type(records).__name__}"
+        )
         raise InputError(msg, path=path)
     if not records:
         raise InputError("file has no records (empty array)", path=path)
@@ -589,9 +598,11 @@ def _read_trec(path: Path) -> _Collected:
     """TREC run lines ``qid Q0 docno rank score tag``; order by the rank column (stable).
 
     Ranks are whole numbers from 1 and scores finite (:func:`_check_ranked`); gaps are fine
-    (ranks are renumbered 1..n).
+    (ranks are renumbered 1..n). The run is named after its tag when every line has the same
+    one (else after the file).
     """
     got = _Collected([], [], [])
+    tags: set[str] = set()
     first_line: dict[str, int] = {}
     lines: list[int] = []
     with path.open("rb") as handle:
@@ -605,7 +616,8 @@ def _read_trec(path: Path) -> _Collected:
             if len(fields) != 6:
                 msg = f"expected 6 columns `qid Q0 docno rank score tag`, got {len(fields)}"
                 raise InputError(msg, path=path, line=line)
-            qid, _, doc, rank_text, score_text, _ = fields
+            qid, _, doc, rank_text, score_text, tag = fields
+            tags.add(tag)
             rank = _parse(int, rank_text, path, line, "rank")
             if abs(rank) >= 2**63:
                 raise InputError(
@@ -622,6 +634,7 @@ def _read_trec(path: Path) -> _Collected:
     if not got.raw:
         raise InputError("file has no records (empty file)", path=path)
     _check_ranked(got.frame().with_columns(line=pl.Series(lines, dtype=pl.Int64)), path)
+    got.name = next(iter(tags)) if len(tags) == 1 else None
     return got
 
 

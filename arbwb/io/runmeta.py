@@ -20,13 +20,15 @@ _CORPUS_STEMS = ("lexical", "bm25")
 
 @dataclass(frozen=True)
 class RunMeta:
-    """A run's mode, model, candidate filter, method (stem without filter) and components."""
+    """A run's mode, model, candidate filter, method (stem without filter), components and
+    the family its summary names."""
 
     mode: str
     model: str | None
     candidate_filter: str
     method: str
     components: tuple[str, ...]
+    family: str | None = None  # what a plug-in retriever said it is (summary ``family``)
 
 
 def summary_of(details: Path) -> Path:
@@ -84,6 +86,7 @@ def run_meta(path: str | Path, run: str | None = None) -> RunMeta:
         candidate_filter=cfilter,
         method=method_of(stem.rsplit("/", 1)[-1], cfilter),
         components=tuple(str(c) for c in components) if isinstance(components, list) else (),
+        family=_text(summary.get("family")),
     )
 
 

@@ -460,6 +460,8 @@ class Method:
     #: with a snapshot's index and the query texts of its samples before they are ranked
     #: (grep: parse each query's candidate lines); ``rank_sample`` must not depend on it.
     prepare_queries: Callable[[Any, Sequence[str]], None] | None = None
+    #: The family a plug-in says it belongs to (summary ``family``; arbwb.methods reads it).
+    family: str | None = None
 
 
 def snapshot_index(

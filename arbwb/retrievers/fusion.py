@@ -15,11 +15,11 @@ from typing import Any
 import polars as pl
 
 from arbwb.errors import InputError
-from arbwb.io.rankings import load_rankings
+from arbwb.io.rankings import RunData, load_rankings
 from arbwb.io.samples import SampleSet
 from arbwb.jsonio import sha256_file, write_json, write_jsonl
 from arbwb.metrics.rank import fusion_row_metrics
-from arbwb.retrievers.details import sample_targets, summarize, summary_path
+from arbwb.retrievers.details import SampleTarget, sample_targets, summarize, summary_path
 
 RRF_K = 60
 DEPTH = 20
@@ -117,21 +117,42 @@ def fusion_row(
     }
 
 
+def details_targets(runs: Sequence[RunData]) -> dict[str, SampleTarget]:
+    """Sample targets (task, repo, commit, gold) from the runs' ARB details rows, first run
+    first: what fusion needs when no samples (or no queries) are at hand."""
+    targets: dict[str, SampleTarget] = {}
+    for run in runs:
+        if run.details is None or run.labels is None:
+            continue
+        gold = run.labels.filter(pl.col("role") == "gold").group_by("sample_id").agg("path")
+        paths = dict(zip(gold["sample_id"].to_list(), gold["path"].to_list(), strict=True))
+        for sid, task, repo, commit in run.details.select(
+            "sample_id", "task", "repo", "base_commit"
+        ).iter_rows():
+            files = paths.get(sid, [])
+            targets.setdefault(
+                sid,
+                SampleTarget(sid, task, repo, commit, files, [], [], [], None, None, not files),
+            )
+    return targets
+
+
 def run_fusion(
     run_files: Sequence[Path],
-    sample_set: SampleSet,
+    sample_set: SampleSet | None,
     out: Path,
     *,
     weights: Sequence[float] | None = None,
     candidate_filter: str | None = None,
     k: int = RRF_K,
+    tasks: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Fuse stored runs (any format :func:`arbwb.io.rankings.load_rankings` reads) per spec §8.
 
-    Samples are those with gold in ``sample_set`` answered by every component, in sorted id
-    order; gold, task and snapshot come from the samples (equal to the first component's for
-    ARB details). ``candidate_filter`` defaults to the first component's. Writes details JSONL
-    and the summary beside it; returns the summary.
+    Samples are those with gold answered by every component (of ``tasks`` when given), in
+    sorted id order; gold, task and snapshot come from ``sample_set``, or from the components'
+    ARB details rows when it is None (no queries needed). ``candidate_filter`` defaults to the
+    first component's. Writes details JSONL and the summary beside it; returns the summary.
     """
     if len(run_files) < 2:
         msg = f"rrf needs at least two runs (--runs A B ...), got {len(run_files)}"
@@ -142,11 +163,15 @@ def run_fusion(
         set(run.submitted["sample_id"].to_list()) | set(top)
         for run, top in zip(runs, lists, strict=True)
     ]
-    targets = {
-        t.sample_id: t
-        for t in sample_targets(sample_set.samples, sample_set.labels, sample_set.spans)
-    }
-    with_gold = {sid for sid, t in targets.items() if t.gold}
+    if sample_set is None:
+        targets = details_targets(runs)
+        if not targets:
+            msg = "no ARB details among the runs to take gold from; pass --data with samples"
+            raise InputError(msg, field="--runs")
+    else:
+        found = sample_targets(sample_set.samples, sample_set.labels, sample_set.spans)
+        targets = {t.sample_id: t for t in found}
+    with_gold = {sid for sid, t in targets.items() if t.gold and (tasks is None or t.task in tasks)}
     common = sorted(with_gold.intersection(*answered))
     first = runs[0].details
     if candidate_filter is None:

@@ -57,6 +57,7 @@ MODES = {
     "bm25-okapi": "corpus",
     "grep": "grep",
     "repomap": "repomap",
+    "embedding": "embedding",
 }
 
 
@@ -328,7 +329,7 @@ def run_method(
     for o in outcomes:
         if o.skip is not None:
             skipped[o.skip] = skipped.get(o.skip, 0) + 1
-    mode = MODES.get(method.ranker, "embedding")
+    mode = MODES.get(method.ranker, "other")
     runtime = det.runtime_stats([o.seconds for o in outcomes if o.row is not None])
     runtime |= {"index_s": index_seconds}
     summary = det.summarize(
@@ -340,6 +341,7 @@ def run_method(
         skipped=skipped,
         runtime=runtime,
         extras={"method": method.name, "fingerprint": summary_fingerprint(expected)}
+        | ({"family": method.family} if method.family else {})
         | method.stats()
         | (method.row_stats(rows) if method.row_stats is not None else {}),
     )

@@ -1,0 +1,77 @@
+"""The predictions format written down: ``predictions.schema.json`` and a check of files against it.
+
+A predictions file is JSONL (one ``{sample_id, status?, ranked_files | error}`` record a line),
+a JSON array of those records, or a JSON ``{sample_id: [paths]}`` object (see the schema).
+``arbwb validate FILE`` lists every place a file breaks the schema, each located by line (JSONL)
+or by JSON pointer (JSON).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from arbwb.errors import InputError
+from arbwb.jsonio import iter_jsonl, read_json
+
+SCHEMA_FILE = "predictions.schema.json"
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """The predictions JSON Schema shipped in the package (draft 2020-12)."""
+    text = resources.files("arbwb").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+def is_predictions(path: Path) -> bool:
+    """Whether a file is a predictions file: ``.json``, or ``.jsonl`` with ``ranked_files``."""
+    from arbwb.io.rankings import detect_format
+
+    if path.suffix.lower() not in (".json", ".jsonl"):
+        return False
+    try:
+        return detect_format(path) == "predictions"
+    except (InputError, StopIteration):  # not a ranking file (a sample file, say)
+        return False
+
+
+def _pointer(parts: Any) -> str:
+    """A JSON pointer-like location (``/3/ranked_files/0``); ``/`` for the whole document."""
+    return "/" + "/".join(str(p) for p in parts)
+
+
+def problems(path: Path) -> Iterator[tuple[int | None, str, str]]:
+    """(line, field, message) for every schema violation of a predictions file.
+
+    A JSON document is checked against the schema branch of its type (array of records or
+    ``{sample_id: [paths]}`` object), so each message points into the document.
+    """
+    import jsonschema
+
+    full = schema()
+
+    def part(document: dict[str, Any]) -> jsonschema.Draft202012Validator:
+        return jsonschema.Draft202012Validator({"$defs": full["$defs"], **document})
+
+    if path.suffix.lower() != ".json":
+        record = part({"$ref": "#/$defs/record"})
+        for line, obj in iter_jsonl(path):
+            for error in record.iter_errors(obj):
+                yield line, _pointer(error.absolute_path), error.message
+        return
+    document = read_json(path)
+    branches = [b for b in full["oneOf"] if b["type"] == _json_type(document)]
+    validator = part(branches[0]) if branches else jsonschema.Draft202012Validator(full)
+    for error in validator.iter_errors(document):
+        yield None, _pointer(error.absolute_path), error.message
+
+
+def _json_type(value: Any) -> str:
+    """The JSON Schema type name of a parsed document's top level."""
+    return "array" if isinstance(value, list) else "object" if isinstance(value, dict) else "other"

@@ -1,0 +1,89 @@
+"""Rank a whole data root with named methods, one run per ``benchmark/<R>/``, kept between calls.
+
+``arbwb report --method M`` uses this: each method ranks every sample release ``R`` of the root
+over the root's corpus view into ``<runs_dir>/<R>/<name>_details.jsonl`` (so the run joins the
+``eval/<R>`` comparison group of the stored runs). A run whose summary holds the fingerprint of
+the same inputs is reused; an interrupted one resumes from its checkpoint.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from arbwb.errors import InputError
+from arbwb.io.corpus import open_corpus
+from arbwb.io.samples import load_samples
+from arbwb.jsonio import read_json
+from arbwb.retrievers.common import Method
+from arbwb.retrievers.details import summary_path
+from arbwb.retrievers.plugin import method_for
+from arbwb.retrievers.runner import (
+    checkpoint_path,
+    fingerprint,
+    run_method,
+    summary_fingerprint,
+)
+
+
+def sample_releases(data: Path) -> list[str]:
+    """Names of the ``benchmark/<R>/`` folders of a root that hold sample files, sorted."""
+    folders = sorted(p for p in (data / "benchmark").glob("*/") if any(p.glob("*.jsonl")))
+    return [p.name for p in folders]
+
+
+def _same(found: Any, expected: Mapping[str, Any]) -> bool:
+    """Whether a stored fingerprint equals ``expected`` as JSON (tuples read back as lists)."""
+    return bool(found == json.loads(json.dumps(dict(expected))))
+
+
+def _checkpoint_matches(out: Path, expected: Mapping[str, Any]) -> bool:
+    """Whether ``out`` has a checkpoint made with the same inputs (else start over)."""
+    ckpt = checkpoint_path(out)
+    if not ckpt.is_file():
+        return False
+    first = ckpt.read_text(encoding="utf-8").split("\n", 1)[0]
+    try:
+        return _same(json.loads(first).get("fingerprint"), expected)
+    except ValueError:
+        return False
+
+
+def rank_release(
+    names: Sequence[str],
+    data: Path,
+    runs_dir: Path,
+    *,
+    options: Mapping[str, Any] | None = None,
+    builtin: Callable[[str], Method] | None = None,
+) -> list[Path]:
+    """Details files of every method in ``names`` over every sample release of ``data``.
+
+    ``options`` go to plug-in factories; ``builtin(name)`` makes a built-in method (default:
+    the registry's with its default options).
+    """
+    from arbwb.retrievers.registry import get_method
+
+    make = builtin or get_method
+    releases = sample_releases(data)
+    if not releases:
+        raise InputError("no benchmark/<release>/ samples to rank", path=data, field="--method")
+    methods = [method_for(n, options or {}, functools.partial(make, n)) for n in names]
+    corpus = open_corpus(data)
+    written: list[Path] = []
+    for release in releases:
+        sample_set = load_samples(data / "benchmark" / release)
+        for method in methods:
+            out = runs_dir / release / f"{method.name}_details.jsonl"
+            expected = fingerprint(method, sample_set, corpus, "all_files", None)
+            summary = summary_path(out)
+            stored = read_json(summary) if summary.is_file() and out.is_file() else {}
+            recorded = stored.get("fingerprint") if isinstance(stored, dict) else None
+            if not _same(recorded, summary_fingerprint(expected)):
+                resume = _checkpoint_matches(out, expected)
+                run_method(method, sample_set, corpus, out, resume=resume)
+            written.append(out)
+    return written
