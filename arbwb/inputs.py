@@ -79,7 +79,7 @@ def load_release(
         notes.append(f"no runs match {runs_glob or DEFAULT_RUNS_GLOB!r} under {root}")
     runs: dict[str, RunData] = {}
     run_group: dict[str, str] = {}
-    for path, name in _run_names(paths).items():
+    for path, name in _run_names(paths, root).items():
         runs[name] = load_rankings(path, run=name)
         run_group[name] = path.parent.name
     gold = _group_gold(releases, runs, run_group, notes)
@@ -121,13 +121,26 @@ def _is_selective(path: Path) -> bool:
     return "_selective_" in path.name or path.name.endswith("_selective_details.jsonl")
 
 
-def _run_names(paths: list[Path]) -> dict[Path, str]:
-    """Run name = file stem without ``_details``; clashing stems get their folder as a prefix."""
+def _run_names(paths: list[Path], root: Path) -> dict[Path, str]:
+    """Run name = file stem without ``_details``; clashing stems get their folder as a prefix,
+    and runs that still clash (one folder name in two places, e.g. a report's ``runs/<R>/``
+    beside ``eval/<R>/``) are named by their path, so no run replaces another."""
     stems = [p.stem.removesuffix("_details") for p in paths]
-    return {
-        p: (f"{p.parent.name}/{stem}" if stems.count(stem) > 1 else stem)
+    names = [
+        f"{p.parent.name}/{stem}" if stems.count(stem) > 1 else stem
         for p, stem in zip(paths, stems, strict=True)
+    ]
+    return {
+        p: (_path_name(p, root) if names.count(name) > 1 else name)
+        for p, name in zip(paths, names, strict=True)
     }
+
+
+def _path_name(path: Path, root: Path) -> str:
+    """A run's path without ``_details.jsonl``, relative to the data root when inside it."""
+    resolved, base = path.resolve(), root.resolve()
+    shown = resolved.relative_to(base) if resolved.is_relative_to(base) else resolved
+    return str(shown.with_name(path.stem.removesuffix("_details")))
 
 
 def _gold_of(frame: pl.DataFrame) -> pl.DataFrame:

@@ -296,6 +296,35 @@ def test_release_runs_are_reused_until_the_plugin_changes(
     assert written.stat().st_mtime_ns != first  # other options: ranked again
 
 
+def test_release_runs_are_ranked_again_when_a_chunk_file_changes_in_place(
+    plugins: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO_DIR, root)
+    monkeypatch.syspath_prepend(str(plugins))
+    (written,) = rank_release(["myplug:make"], root, tmp_path / "runs")
+    first = written.stat().st_mtime_ns
+    chunk_file = sorted((root / "corpus").rglob("*.chunks.jsonl"))[0]
+    before = chunk_file.stat()
+    chunk_file.write_bytes(chunk_file.read_bytes().replace(b"def ", b"fed ", 1))
+    os.utime(chunk_file, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert chunk_file.stat().st_size == before.st_size  # only ctime tells
+    (again,) = rank_release(["myplug:make"], root, tmp_path / "runs")
+    assert again == written and again.stat().st_mtime_ns != first  # ranked again
+    (fresh,) = rank_release(["myplug:make"], root, tmp_path / "fresh")
+    assert again.read_bytes() == fresh.read_bytes()
+
+
+def test_a_run_in_a_folder_named_like_a_stored_group_keeps_both(tmp_path: Path) -> None:
+    copy = tmp_path / "runs" / "demo" / "lexical_details.jsonl"
+    copy.parent.mkdir(parents=True)
+    shutil.copy(DEMO_DIR / "eval/demo/lexical_details.jsonl", copy)
+    release = load_release(DEMO_DIR, extra_runs=[str(copy)])
+    names = [n for n in release.runs if n.endswith("lexical")]
+    assert sorted(names) == [str(copy.with_name("lexical")), "eval/demo/lexical"]
+    assert {release.run_group[n] for n in names} == {"demo"}
+
+
 def test_rrf_over_stored_runs_needs_no_queries(demo: Path, tmp_path: Path) -> None:
     runs = [demo / "eval/demo/lexical_details.jsonl", demo / "eval/demo/bm25_details.jsonl"]
     bare = tmp_path / "bare"

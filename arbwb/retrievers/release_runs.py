@@ -2,8 +2,10 @@
 
 ``arbwb report --method M`` uses this: each method ranks every sample release ``R`` of the root
 over the root's corpus view into ``<runs_dir>/<R>/<name>_details.jsonl`` (so the run joins the
-``eval/<R>`` comparison group of the stored runs). A run whose summary holds the fingerprint of
-the same inputs is reused; an interrupted one resumes from its checkpoint.
+``eval/<R>`` comparison group of the stored runs). A finished run is reused while the
+fingerprint kept beside it (``<name>_details.fingerprint.json``: method, options, samples and
+the identity of every chunk file read, as a resume checks) equals its inputs' now; an
+interrupted one resumes from its checkpoint.
 """
 
 from __future__ import annotations
@@ -17,16 +19,10 @@ from typing import Any
 from arbwb.errors import InputError
 from arbwb.io.corpus import open_corpus
 from arbwb.io.samples import load_samples
-from arbwb.jsonio import read_json
+from arbwb.jsonio import read_json, write_json
 from arbwb.retrievers.common import Method
-from arbwb.retrievers.details import summary_path
 from arbwb.retrievers.plugin import method_for
-from arbwb.retrievers.runner import (
-    checkpoint_path,
-    fingerprint,
-    run_method,
-    summary_fingerprint,
-)
+from arbwb.retrievers.runner import checkpoint_path, fingerprint, run_method
 
 
 def sample_releases(data: Path) -> list[str]:
@@ -38,6 +34,11 @@ def sample_releases(data: Path) -> list[str]:
 def _same(found: Any, expected: Mapping[str, Any]) -> bool:
     """Whether a stored fingerprint equals ``expected`` as JSON (tuples read back as lists)."""
     return bool(found == json.loads(json.dumps(dict(expected))))
+
+
+def fingerprint_path(out: Path) -> Path:
+    """Where the full fingerprint of a finished run ranked by :func:`rank_release` is kept."""
+    return out.with_name(out.name.removesuffix(".jsonl") + ".fingerprint.json")
 
 
 def _checkpoint_matches(out: Path, expected: Mapping[str, Any]) -> bool:
@@ -79,11 +80,11 @@ def rank_release(
         for method in methods:
             out = runs_dir / release / f"{method.name}_details.jsonl"
             expected = fingerprint(method, sample_set, corpus, "all_files", None)
-            summary = summary_path(out)
-            stored = read_json(summary) if summary.is_file() and out.is_file() else {}
-            recorded = stored.get("fingerprint") if isinstance(stored, dict) else None
-            if not _same(recorded, summary_fingerprint(expected)):
+            kept = fingerprint_path(out)
+            recorded = read_json(kept) if kept.is_file() and out.is_file() else None
+            if not _same(recorded, expected):
                 resume = _checkpoint_matches(out, expected)
                 run_method(method, sample_set, corpus, out, resume=resume)
+                write_json(kept, dict(expected))
             written.append(out)
     return written
