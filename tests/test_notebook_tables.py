@@ -1,4 +1,4 @@
-"""Every table a notebook section promises is shown as an HTML table, never as a Polars text repr."""
+"""Every frame a notebook shows is an HTML table: none hidden in an if, none printed as text."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def _html(cell: nbformat.NotebookNode) -> str:
 
 
 def _hidden(source: str) -> list[str]:
-    """Bare expressions Jupyter never displays: any but a call, unless it is the cell's last line."""
+    """Bare expressions Jupyter never displays: any but a call, except a cell's last line."""
     tree = ast.parse(source)
     last = tree.body[-1] if tree.body else None
     return [
@@ -75,7 +75,9 @@ def test_no_output_is_a_polars_text_repr(executed: list[Path]) -> None:
         for o in cell.outputs
         if "text/html" not in o.get("data", {})
     ]
-    printed = [stem for stem, text in texts if any(line.startswith("shape: (") for line in text.splitlines())]
+    printed = [
+        stem for stem, text in texts if any(x.startswith("shape: (") for x in text.splitlines())
+    ]
     assert not printed, printed
 
 
