@@ -95,3 +95,16 @@ def test_show_rounds_floats_and_keeps_every_column(capsys: pytest.CaptureFixture
     assert all(f"column_{i}<" in html for i in range(40)) and "…" not in html
     assert "0.33<" in html and "0.333" not in html
     assert pl.Config.state(if_set=True).get("POLARS_FMT_MAX_COLS") is None
+
+
+@pytest.mark.slow
+def test_no_output_names_the_temporary_report_folder(executed: list[Path]) -> None:
+    leaked = [
+        path.stem
+        for path in executed
+        for cell in nbformat.read(path, as_version=4).cells
+        if cell.cell_type == "code"
+        for o in cell.outputs
+        if ".partial-" in o.get("text", "") + o.get("data", {}).get("text/plain", "")
+    ]
+    assert not leaked, leaked
