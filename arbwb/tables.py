@@ -100,9 +100,8 @@ def show(frame: pl.DataFrame, *, decimals: int = 3, max_rows: int = 100) -> None
     """Display ``frame`` as a notebook HTML table, floats rounded for reading and no column cut."""
     from IPython.display import display
 
-    rounded = frame.with_columns(pl.col(pl.Float32, pl.Float64).round(decimals))
     with pl.Config(tbl_cols=-1, tbl_rows=max_rows, fmt_str_lengths=200, float_precision=decimals):
-        display(rounded)  # type: ignore[no-untyped-call]
+        display(frame)  # type: ignore[no-untyped-call]
 
 
 def render(frame: pl.DataFrame, fmt: str, *, decimals: int = 4) -> str:
