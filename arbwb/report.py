@@ -16,7 +16,7 @@ import hashlib
 import platform
 import shutil
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
@@ -33,6 +33,7 @@ from arbwb.report_html import Section, render_index, render_notebook
 RUNS_DIR = "runs"
 SAMPLES_GLOB = "benchmark/*/*.jsonl"  # what load_release reads as sample files
 CONTEXTBENCH_ROWS = "contextbench/rows.parquet"  # notebook 07's default rows
+KERNEL_QUIET = "--IPKernelApp.log_level=ERROR"  # hush ipykernel's per-kernel TCP warning
 PACKAGES = (
     "arbwb", "polars", "numpy", "scipy", "pandas", "matplotlib", "seaborn", "papermill", "nbconvert"
 )  # fmt: skip
@@ -174,12 +175,17 @@ def _parameters(config: ReportConfig, data_dir: Path, work: Path) -> dict[str, A
     }
 
 
-def _progress(items: Sequence[Path], *, enabled: bool) -> Iterable[Path]:
+def _progress(items: Sequence[Path], *, enabled: bool) -> Iterator[Path]:
+    """``items`` in order; when ``enabled``, a progress bar names the notebook running."""
     if not enabled:
-        return items
+        yield from items
+        return
     from tqdm.auto import tqdm
 
-    return tqdm(items, desc="arbwb report", unit="notebook")
+    with tqdm(items, desc="arbwb report", unit="notebook") as bar:
+        for item in bar:
+            bar.set_postfix_str(item.stem)
+            yield item
 
 
 def _execute(
@@ -201,6 +207,7 @@ def _execute(
             kernel_name=config.kernel_name,
             language="python",
             progress_bar=False,
+            extra_arguments=[KERNEL_QUIET],
         )
     except PapermillExecutionError as exc:
         error = f"{exc.ename}: {exc.evalue}"

@@ -96,6 +96,14 @@ def _json(value: Any) -> str:
     return json.dumps(value.to_list() if isinstance(value, pl.Series) else value)
 
 
+def show(frame: pl.DataFrame, *, decimals: int = 3, max_rows: int = 100) -> None:
+    """Display ``frame`` as a notebook HTML table, floats rounded for reading and no column cut."""
+    from IPython.display import display
+
+    with pl.Config(tbl_cols=-1, tbl_rows=max_rows, fmt_str_lengths=200, float_precision=decimals):
+        display(frame)  # type: ignore[no-untyped-call]
+
+
 def render(frame: pl.DataFrame, fmt: str, *, decimals: int = 4) -> str:
     """``frame`` in one of :data:`FORMATS`."""
     if fmt == "markdown":

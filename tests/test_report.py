@@ -16,7 +16,7 @@ from arbwb.cli import main
 from arbwb.explorer import QUERY_UNAVAILABLE
 from arbwb.jsonio import sha256_file
 from arbwb.paths import DEMO_DIR, NOTEBOOKS_DIR
-from arbwb.report import declared_parameters
+from arbwb.report import _progress, declared_parameters
 from arbwb.report_html import Section, render_index
 
 INJECTED = 'raise RuntimeError("injected failure for the report test")'
@@ -338,3 +338,19 @@ def test_index_shows_contents_failure_records_figures_and_tables(tmp_path: Path)
         "tables/01-tiny__board.md",
     ]
     assert _check_links(report) == 11
+
+
+def test_progress_bar_names_each_notebook(capsys: pytest.CaptureFixture[str]) -> None:
+    items = [Path("01-a.ipynb"), Path("02-b.ipynb")]
+    assert list(_progress(items, enabled=True)) == items
+    err = capsys.readouterr().err
+    assert "01-a" in err and "02-b" in err
+    assert list(_progress(items, enabled=False)) == items and not capsys.readouterr().err
+
+
+def test_kernels_start_without_the_tcp_warning(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    notebooks = _notebooks(tmp_path / "nb", "print('ran')")
+    assert _report(DEMO_DIR, tmp_path / "report", notebooks) == 0
+    assert "without encryption" not in capfd.readouterr().err

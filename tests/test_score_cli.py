@@ -208,3 +208,14 @@ def test_missing_snapshots_are_counted(
     with pytest.warns(UserWarning):
         code, _, err = _run([*argv, "--format", "markdown"], capsys)
     assert "2 samples rank a snapshot the corpus lacks" in err
+
+
+def test_help_lists_metric_forms_grouping_and_format_default(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["score", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert all(form in text for form in ("recall@K", "ndcg@K", "mrr", "first_gold_rank", "bcy@B"))
+    assert "overall and per-task means are always given" in text
+    assert "output format (default: json)" in text

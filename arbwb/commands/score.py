@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arbwb.commands import COMMANDS
+from arbwb.metrics.spec import VALID_FORMS
 from arbwb.paths import check_output_path
 
 if TYPE_CHECKING:
@@ -23,10 +24,19 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--metrics",
         default=DEFAULT_METRICS,
-        help="comma-separated metric names (default: %(default)s)",
+        help=f"comma-separated metric names, of the forms {VALID_FORMS} (default: %(default)s)",
     )
-    parser.add_argument("--by", choices=("task", "repo", "split"), help="extra grouping")
-    parser.add_argument("--format", choices=("json", "csv", "markdown"), default="json")
+    parser.add_argument(
+        "--by",
+        choices=("task", "repo", "split"),
+        help="add means per repo or split; overall and per-task means are always given",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("json", "csv", "markdown"),
+        default="json",
+        help="output format (default: %(default)s)",
+    )
     parser.add_argument("--out", help="write here (atomically) instead of stdout")
     parser.add_argument("--corpus", help="corpus folder or data root (needed for bcy@B metrics)")
     parser.add_argument(
