@@ -19,6 +19,7 @@ import polars as pl
 
 from arbwb.errors import InputError
 from arbwb.io.corpus import Corpus, open_corpus, snapshot_id
+from arbwb.io.predictions import is_predictions, problems
 from arbwb.io.samples import (
     COUNTERFACTUAL_REASON,
     NATURAL_REASONS,
@@ -34,7 +35,6 @@ from arbwb.io.samples import (
     target_gold_files,
 )
 from arbwb.jsonio import iter_jsonl
-from arbwb.predictions import is_predictions, problems
 
 EXPECTED_COUNTS: dict[str, dict[str, int]] = {
     "v2_code2test": {"positive": 106},

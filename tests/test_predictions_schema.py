@@ -10,8 +10,8 @@ import pytest
 
 from arbwb.cli import main
 from arbwb.errors import InputError
+from arbwb.io.predictions import SCHEMA_FILE, problems, schema
 from arbwb.io.rankings import load_rankings
-from arbwb.predictions import SCHEMA_FILE, problems, schema
 from arbwb.validate import validate_path
 
 ROOT = Path(__file__).resolve().parents[1]
