@@ -14,11 +14,11 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 
-$(VENV)/.core-installed: pyproject.toml constraints.txt setup.py arbwb/_termcount.c arbwb/_jsonlines.c | $(BIN)/python
+$(VENV)/.core-installed: pyproject.toml constraints.txt setup.py arbwb/native/_termcount.c arbwb/native/_jsonlines.c | $(BIN)/python
 	$(PIP) install --quiet -c constraints.txt -e .
 	touch $@
 
-$(VENV)/.dev-installed: pyproject.toml constraints.txt setup.py arbwb/_termcount.c arbwb/_jsonlines.c | $(BIN)/python
+$(VENV)/.dev-installed: pyproject.toml constraints.txt setup.py arbwb/native/_termcount.c arbwb/native/_jsonlines.c | $(BIN)/python
 	$(PIP) install --quiet $(TORCH)
 	$(PIP) install --quiet -c constraints.txt -e '.[dev,dense,contextbench]'
 	touch $(VENV)/.core-installed $@

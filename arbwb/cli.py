@@ -14,9 +14,10 @@ import os
 import sys
 from collections.abc import Sequence
 
-from arbwb import __version__, native
+from arbwb import __version__
 from arbwb.commands import COMMANDS, module_name
 from arbwb.errors import user_message
+from arbwb.native import libc as native
 
 EXIT_USAGE = 2  # bad input, like argparse's usage errors
 EXIT_INTERRUPTED = 130  # 128 + SIGINT

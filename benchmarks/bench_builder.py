@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _realistic import REPO, realistic
 
-from arbwb.snapshot import (
+from arbwb.release.snapshot import (
     MAX_FILE_BYTES,
     SYMBOL_PATTERNS,
     build_chunk_file,

@@ -1,4 +1,4 @@
-"""The pure-Python fallbacks (:mod:`arbwb.native_fallback`) against the C modules, on one chunk
+"""The pure-Python fallbacks (:mod:`arbwb.native.fallback`) against the C modules, on one chunk
 file of data/demo's chunk rows repeated to about ``--mib`` MiB: §7.1 term counts of every
 row's §7.2 document fields (the lexical/BM25 cold path, in :mod:`arbwb.retrievers.terms`'s
 batches) and strict grep's :func:`~arbwb.retrievers.grep.line_index`. Same results asserted;
@@ -18,8 +18,9 @@ from typing import Any
 
 import polars as pl
 
-from arbwb import _native_select, native_fallback
-from arbwb._native_select import LineScanner, TermCounter
+from arbwb.native import fallback as native_fallback
+from arbwb.native import select as _native_select
+from arbwb.native.select import LineScanner, TermCounter
 from arbwb.retrievers import grep, terms
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,7 +60,7 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     try:
-        from arbwb import _jsonlines, _termcount
+        from arbwb.native import _jsonlines, _termcount
     except ImportError:
         print("the C modules are not built: nothing to compare")
         return 1

@@ -55,7 +55,7 @@ def child(corpus_dir: str, samples_path: str, count: int) -> None:
     """Run the statistics over the samples of the first ``count`` snapshots; print JSON."""
     import polars as pl
 
-    from arbwb import granularity as g
+    from arbwb.analysis import granularity as g
     from arbwb.io.corpus import open_corpus
     from arbwb.io.samples import load_samples
 

@@ -37,7 +37,7 @@ from _arb_subset import arb_release, gold_files, release_inputs, release_mib
 from _installed import compile_package
 from _realistic import REPO, realistic
 
-from arbwb.pathclass import is_code_path, is_test_path
+from arbwb.io.pathclass import is_code_path, is_test_path
 from arbwb.tokenize import split_identifiers
 
 RELEASE = "bench"

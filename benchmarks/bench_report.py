@@ -16,7 +16,7 @@ import nbformat
 import papermill
 
 from arbwb.paths import NOTEBOOKS_DIR, PROJECT_DIR
-from arbwb.report import ReportConfig, run_report
+from arbwb.report.build import ReportConfig, run_report
 
 SHARED = PROJECT_DIR.parent / "shared" / "arb-data"
 TARGET_SECONDS = 60.0

@@ -14,19 +14,19 @@ from typing import Any
 import polars as pl
 import pytest
 
-from arbwb import contextbench as cb
-from arbwb.contextbench_process import (
+from arbwb.contextbench import evaluate as cb
+from arbwb.contextbench.process import (
     drop_from_result,
     evidence_drop,
     evidence_drop_v1,
     gold_line_set,
 )
-from arbwb.contextbench_symbols import table_finder
+from arbwb.contextbench.symbols import table_finder
 from arbwb.errors import InputError
-from arbwb.intervals import merge_intervals
 from arbwb.io import contextbench as cio
 from arbwb.io.checkout import MappingCheckout, count_lines
 from arbwb.io.contextbench_agents import load_predictions, load_trajectories
+from arbwb.metrics.intervals import merge_intervals
 
 # ../shared beside the checkout; ARBWB_SHARED points elsewhere (e.g. from a git worktree)
 SHARED = Path(
@@ -998,7 +998,7 @@ def test_f1_and_metrics_frame_errors_as_zero() -> None:
 
 def _tree_sitter() -> cb.SymbolFinder:
     """The pinned stack's finder (``make test`` installs the contextbench extra; no skip)."""
-    from arbwb.contextbench_symbols import tree_sitter_finder
+    from arbwb.contextbench.symbols import tree_sitter_finder
 
     return tree_sitter_finder()
 
@@ -1231,7 +1231,7 @@ def test_definitions_inside_viewed_spans_across_languages() -> None:
 def test_symbol_finder_without_tree_sitter_names_the_install(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from arbwb.contextbench_symbols import tree_sitter_finder
+    from arbwb.contextbench.symbols import tree_sitter_finder
 
     monkeypatch.setitem(sys.modules, "tree_sitter_languages", None)  # import now fails
     with pytest.raises(

@@ -6,9 +6,9 @@ import numpy as np
 import polars as pl
 import pytest
 
-from arbwb import contextbench_compare as cc
-from arbwb import leaderboard as lb
-from arbwb import stats
+from arbwb.analysis import leaderboard as lb
+from arbwb.contextbench import compare as cc
+from arbwb.metrics import stats
 
 
 def _metrics(values: dict[tuple[str, str], dict[str, float]]) -> pl.DataFrame:

@@ -12,10 +12,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from arbwb.analysis.corpus_scale import corpus_scale
+from arbwb.analysis.granularity import snapshot_line_counts
 from arbwb.cli import main
-from arbwb.corpus_scale import corpus_scale
 from arbwb.errors import InputError
-from arbwb.granularity import snapshot_line_counts
 from arbwb.io.chunkscan import TokenCounter, count_rows, row_count, scan_upstream
 from arbwb.io.corpus import IncompleteSnapshotWarning, open_corpus
 from arbwb.metrics.budget import MissingSnapshotWarning

@@ -8,8 +8,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from arbwb import overview as ov
-from arbwb.corpus_scale import corpus_scale, scale_totals
+from arbwb.analysis import overview as ov
+from arbwb.analysis.corpus_scale import corpus_scale, scale_totals
 from arbwb.io.corpus import open_corpus
 
 C1, C2, C3, C4 = ("1" * 40, "2" * 40, "3" * 40, "4" * 40)

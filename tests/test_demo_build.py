@@ -15,11 +15,11 @@ from arbwb.demo.build import build_demo, locate_span, sample_id
 from arbwb.demo.samples import DEMO_SAMPLES, SpanSpec
 from arbwb.errors import InputError
 from arbwb.io.corpus import open_corpus, snapshot_id
+from arbwb.io.pathclass import is_code_path
 from arbwb.io.samples import load_samples, query_has_leakage
-from arbwb.pathclass import is_code_path
 from arbwb.paths import DEMO_DIR
+from arbwb.release.snapshot import stable_id
 from arbwb.retrievers.dense import hash_embed
-from arbwb.snapshot import stable_id
 
 
 def _files(root: Path) -> dict[str, bytes]:

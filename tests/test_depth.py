@@ -10,7 +10,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from arbwb import depth, fusion_report
+from arbwb.analysis import depth, fusion_report
 from arbwb.cli import main
 from arbwb.io.rankings import load_rankings
 

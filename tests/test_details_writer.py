@@ -9,8 +9,8 @@ import polars as pl
 import pytest
 from test_retrievers_core import TV6, TV6_QUERY
 
-from arbwb.intervals import merge_intervals
 from arbwb.metrics import chunks as cm
+from arbwb.metrics.intervals import merge_intervals
 from arbwb.retrievers import details as det
 from arbwb.retrievers import lexical
 from arbwb.retrievers.common import ChunkPaths, ranking_from_order

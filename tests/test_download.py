@@ -13,7 +13,7 @@ import zstandard
 
 from arbwb import cli
 from arbwb.errors import InputError
-from arbwb.io import download as dl
+from arbwb.release import download as dl
 
 REV = "0123456789abcdef0123456789abcdef01234567"
 RELEASE = "v2_edit2ripple"

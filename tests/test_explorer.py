@@ -7,8 +7,8 @@ import json
 import polars as pl
 import pytest
 
-from arbwb import explorer as ex
-from arbwb.inputs import load_release
+from arbwb.analysis import explorer as ex
+from arbwb.io.release import load_release
 from arbwb.paths import DEMO_DIR
 
 

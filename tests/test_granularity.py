@@ -11,8 +11,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from arbwb import granularity as g
-from arbwb import spanyield as sy
+from arbwb.analysis import granularity as g
+from arbwb.analysis import spanyield as sy
 from arbwb.cli import main
 from arbwb.io.corpus import open_corpus
 from arbwb.io.rankings import load_rankings

@@ -26,7 +26,7 @@ from arbwb.errors import InputError
 from arbwb.io.corpus import open_corpus
 from arbwb.io.rankings import load_rankings
 from arbwb.io.samples import load_samples
-from arbwb.validate import validate_path
+from arbwb.release.validate import validate_path
 
 BUDGET = settings(max_examples=40, deadline=None, derandomize=True)  # same examples every run
 C1 = "c" * 40

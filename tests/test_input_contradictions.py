@@ -16,13 +16,14 @@ from typing import Any
 import polars as pl
 import pytest
 
-from arbwb import cli, scoring
-from arbwb.depth import per_sample
+from arbwb import cli
+from arbwb.analysis import scoring
+from arbwb.analysis.depth import per_sample
 from arbwb.errors import InputError
 from arbwb.io.rankings import load_rankings
 from arbwb.io.samples import load_samples
+from arbwb.release.validate import check_record
 from arbwb.retrievers.fusion import check_weights, rrf
-from arbwb.validate import check_record
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
 DETAILS = DEMO / "eval" / "demo" / "bm25_details.jsonl"

@@ -1,4 +1,5 @@
-"""The line scan, the C module (:mod:`arbwb._jsonlines`) and its fallback (which declines every
+"""The line scan, the C module (:mod:`arbwb.native._jsonlines`) and its fallback (which declines
+every
 file) alike: lines and special marks as the general reading finds them, and a scan only where
 Polars reads every field whole."""
 
@@ -11,9 +12,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from arbwb import _native_select, native_fallback
-from arbwb._native_select import LineScanner
 from arbwb.errors import InputError
+from arbwb.native import fallback as native_fallback
+from arbwb.native import select as _native_select
+from arbwb.native.select import LineScanner
 from arbwb.retrievers import grep
 
 STRINGS = (b"chunk_id", b"path", b"kind", b"symbol", b"text")
@@ -35,7 +37,9 @@ LINE = json.dumps(ROW, sort_keys=True)
 @pytest.fixture
 def c_scanner() -> LineScanner:
     """The C module (skips where it is not built)."""
-    module: LineScanner = pytest.importorskip("arbwb._jsonlines", reason="C module not built")
+    module: LineScanner = pytest.importorskip(
+        "arbwb.native._jsonlines", reason="C module not built"
+    )
     return module
 
 

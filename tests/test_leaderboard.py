@@ -9,9 +9,9 @@ import numpy as np
 import polars as pl
 import pytest
 
-from arbwb import leaderboard as lb
+from arbwb.analysis import leaderboard as lb
 from arbwb.errors import InputError
-from arbwb.inputs import load_release
+from arbwb.io.release import load_release
 from arbwb.io.samples import target_gold_files
 
 V1_1 = "v1_1_candidate_filter_ablation"

@@ -10,8 +10,13 @@ import pytest
 
 from arbwb import cli
 from arbwb.errors import InputError
-from arbwb.io.download import CURRENT_RELEASES
-from arbwb.merge import MERGED_RELEASE, manifest_path, merge_manifests, write_merged_manifest
+from arbwb.release.download import CURRENT_RELEASES
+from arbwb.release.merge import (
+    MERGED_RELEASE,
+    manifest_path,
+    merge_manifests,
+    write_merged_manifest,
+)
 
 C1, C2, C3 = "1" * 40, "2" * 40, "3" * 40
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from arbwb import leaderboard as lb
-from arbwb import method_board as mb
+from arbwb.analysis import leaderboard as lb
+from arbwb.analysis import method_leaderboard as mb
 from arbwb.errors import InputError
-from arbwb.inputs import load_release
+from arbwb.io.release import load_release
 from arbwb.metrics import DEFAULT_METRICS
 
 UPSTREAM = {
@@ -180,7 +180,7 @@ def test_release_shaped_root_joins_lexical_across_subsets(tmp_path: Path) -> Non
     """Library view of the joined method, both rules, against plain-Python sums."""
     from release_shaped import build, dropped_sample, lexical_reference
 
-    from arbwb import methods as mt
+    from arbwb.io import method_table as mt
 
     root = build(tmp_path / "root")
     release = load_release(root)

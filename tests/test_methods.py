@@ -8,9 +8,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from arbwb import methods as mt
 from arbwb.errors import InputError
-from arbwb.inputs import load_release
+from arbwb.io import method_table as mt
+from arbwb.io.release import load_release
 from arbwb.paths import DEMO_DIR
 
 UPSTREAM_V2 = {  # spec §13.1: v2 positive leaderboard methods and families

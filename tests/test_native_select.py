@@ -1,4 +1,4 @@
-"""Choosing the C modules or their fallbacks (:mod:`arbwb._native_select`): one notice per
+"""Choosing the C modules or their fallbacks (:mod:`arbwb.native.select`): one notice per
 process, and the same rankings either way."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from arbwb.paths import DEMO_DIR, PROJECT_DIR
 #: Prints which implementations were chosen, importing both users of the choice.
 CHOSEN = (
     "from arbwb.retrievers import grep, terms\n"
-    "from arbwb import _native_select as s\n"
+    "from arbwb.native import select as s\n"
     "print(s.termcount.__name__, s.jsonlines.__name__)\n"
 )
 
@@ -33,32 +33,33 @@ def python(code: str, no_native: str | None) -> subprocess.CompletedProcess[str]
 
 
 def test_no_native_selects_the_fallbacks_with_one_notice() -> None:
-    result = python(CHOSEN + "from arbwb import _native_select\n", "1")
-    assert result.stdout.split() == ["arbwb.native_fallback", "arbwb.native_fallback"]
+    result = python(CHOSEN + "from arbwb.native import select\n", "1")
+    assert result.stdout.split() == ["arbwb.native.fallback", "arbwb.native.fallback"]
     assert result.stderr.splitlines() == [
-        "arbwb: C extensions arbwb._termcount and arbwb._jsonlines off (ARBWB_NO_NATIVE=1); "
+        "arbwb: C extensions arbwb.native._termcount and arbwb.native._jsonlines off "
+        "(ARBWB_NO_NATIVE=1); "
         "using the slower pure-Python fallback"
     ]
 
 
 def test_a_module_not_built_is_replaced_with_the_notice() -> None:
     """An extension that does not import (here: blocked) falls back alone, and says so."""
-    pytest.importorskip("arbwb._jsonlines", reason="C module not built")
-    result = python("import sys\nsys.modules['arbwb._termcount'] = None\n" + CHOSEN, None)
-    assert result.stdout.split()[0] == "arbwb.native_fallback"
+    pytest.importorskip("arbwb.native._jsonlines", reason="C module not built")
+    result = python("import sys\nsys.modules['arbwb.native._termcount'] = None\n" + CHOSEN, None)
+    assert result.stdout.split()[0] == "arbwb.native.fallback"
     assert result.stderr.splitlines() == [
-        "arbwb: C extension arbwb._termcount not built (no compiler?); "
+        "arbwb: C extension arbwb.native._termcount not built (no compiler?); "
         "using the slower pure-Python fallback"
     ]
 
 
 def test_built_modules_are_used_silently() -> None:
-    pytest.importorskip("arbwb._termcount", reason="C module not built")
-    pytest.importorskip("arbwb._jsonlines", reason="C module not built")
+    pytest.importorskip("arbwb.native._termcount", reason="C module not built")
+    pytest.importorskip("arbwb.native._jsonlines", reason="C module not built")
     for no_native in (None, "0", ""):
         result = python(CHOSEN, no_native)
         assert (result.stdout.split(), result.stderr) == (
-            ["arbwb._termcount", "arbwb._jsonlines"],
+            ["arbwb.native._termcount", "arbwb.native._jsonlines"],
             "",
         )
 

@@ -129,8 +129,8 @@ def test_abstention_notebook_on_demo(tmp_path: Path) -> None:
 
 def test_fold_fallback_on_demo_names_the_missing_repositories() -> None:
     """More folds than repositories: the largest feasible count, with the reason (arbwb-defined)."""
-    from arbwb import selective as sel
-    from arbwb.inputs import load_release
+    from arbwb.analysis import selective as sel
+    from arbwb.io.release import load_release
 
     release = load_release(DEMO, "eval/*/*_selective_*_details.jsonl")
     run = next(iter(release.runs.values()))

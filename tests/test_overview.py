@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt
 import polars as pl
 import pytest
 
-from arbwb import overview as ov
+from arbwb.analysis import overview as ov
 from arbwb.errors import InputError
 from arbwb.plots.overview import composition_bars
 

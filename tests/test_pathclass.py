@@ -8,8 +8,8 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from arbwb import pathclass as pc
-from arbwb.pathclass import (
+from arbwb.io import pathclass as pc
+from arbwb.io.pathclass import (
     is_code_path,
     is_generated_path,
     is_noise_path,

@@ -11,7 +11,7 @@ from matplotlib.axes import Axes
 from matplotlib.colors import to_rgb
 from matplotlib.patches import Rectangle
 
-from arbwb import contextbench_compare as cc
+from arbwb.contextbench import compare as cc
 from arbwb.plots.contextbench import file_level_bars
 from arbwb.plots.style import run_colors
 

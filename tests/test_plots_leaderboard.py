@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import polars as pl
 import pytest
 
-from arbwb import leaderboard as lb
+from arbwb.analysis import leaderboard as lb
 from arbwb.plots.leaderboard import run_task_heatmap, significance_matrix, task_bars
 
 

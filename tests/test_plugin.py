@@ -14,12 +14,12 @@ import numpy as np
 import polars as pl
 import pytest
 
-from arbwb import leaderboard as lb
-from arbwb import methods as mt
+from arbwb.analysis import leaderboard as lb
 from arbwb.cli import main
 from arbwb.errors import InputError
-from arbwb.inputs import load_release
+from arbwb.io import method_table as mt
 from arbwb.io.corpus import open_corpus
+from arbwb.io.release import load_release
 from arbwb.io.samples import load_samples
 from arbwb.paths import DEMO_DIR
 from arbwb.retrievers.common import chunk_paths

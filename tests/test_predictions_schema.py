@@ -12,7 +12,7 @@ from arbwb.cli import main
 from arbwb.errors import InputError
 from arbwb.io.predictions import SCHEMA_FILE, problems, schema
 from arbwb.io.rankings import load_rankings
-from arbwb.validate import validate_path
+from arbwb.release.validate import validate_path
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -16,10 +16,10 @@ from arbwb.io.corpus import open_corpus
 from arbwb.io.rankings import load_rankings
 from arbwb.io.samples import load_samples
 from arbwb.metrics import evaluate
+from arbwb.release.snapshot import build_snapshots
 from arbwb.retrievers import lexical
 from arbwb.retrievers.registry import get_method, rank
 from arbwb.retrievers.runner import checkpoint_path, run_method
-from arbwb.snapshot import build_snapshots
 
 FILES = {
     "src/auth/tokens.py": "def refresh_token(value):\n    return value\n\n\nclass TokenStore:\n"

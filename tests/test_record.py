@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 import polars as pl
 import pytest
 
-from arbwb.record import Recorder
+from arbwb.report.record import Recorder
 from arbwb.tables import latex_escape, render, to_csv, to_latex, to_markdown
 
 

@@ -10,7 +10,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from arbwb.record import Recorder
+from arbwb.report.record import Recorder
 
 
 def test_outside_a_kernel_the_figure_stays_open(tmp_path: Path) -> None:

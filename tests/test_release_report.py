@@ -12,7 +12,7 @@ import pytest
 from release_shaped import SUBSETS, build, lexical_reference
 
 from arbwb.paths import NOTEBOOKS_DIR
-from arbwb.report import ReportConfig, declared_parameters, run_report
+from arbwb.report.build import ReportConfig, declared_parameters, run_report
 
 NAMES = sorted(p.name for p in NOTEBOOKS_DIR.glob("[0-9][0-9]-*.ipynb"))
 

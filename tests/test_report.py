@@ -12,12 +12,12 @@ import nbformat
 import pytest
 from test_leaderboard import V1_1, shared_layout
 
+from arbwb.analysis.explorer import QUERY_UNAVAILABLE
 from arbwb.cli import main
-from arbwb.explorer import QUERY_UNAVAILABLE
 from arbwb.jsonio import sha256_file
 from arbwb.paths import DEMO_DIR, NOTEBOOKS_DIR
-from arbwb.report import _progress, declared_parameters
-from arbwb.report_html import Section, render_index
+from arbwb.report.build import _progress, declared_parameters
+from arbwb.report.html import Section, render_index
 
 INJECTED = 'raise RuntimeError("injected failure for the report test")'
 

@@ -14,9 +14,9 @@ from test_cli_boundary import arbwb, assert_one_line
 from test_report import _notebooks
 
 from arbwb.paths import DEMO_DIR, NOTEBOOKS_DIR
-from arbwb.report import declared_parameters
+from arbwb.report.build import declared_parameters
 
-RECORD = 'from arbwb.record import Recorder\nrec = Recorder.create(out_dir, "{stem}")\n'
+RECORD = 'from arbwb.report.record import Recorder\nrec = Recorder.create(out_dir, "{stem}")\n'
 ABSTENTION = "04-abstention-calibration.ipynb"
 
 

@@ -15,11 +15,11 @@ import pytest
 
 from arbwb.io.corpus import open_corpus
 from arbwb.metrics import chunks as cm
+from arbwb.release.snapshot import build_snapshots
 from arbwb.retrievers import bm25, lexical
 from arbwb.retrievers import details as det
 from arbwb.retrievers.common import chunk_documents
 from arbwb.retrievers.registry import get_method
-from arbwb.snapshot import build_snapshots
 
 FILES = {
     "src/auth/tokens.py": (

@@ -11,7 +11,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from arbwb import scoring
+from arbwb.analysis import scoring
 from arbwb.io.corpus import Corpus, open_corpus
 from arbwb.jsonio import write_jsonl
 from arbwb.metrics.aggregate import aggregate, pooled_mean, task_macro

@@ -1,7 +1,7 @@
 """Selective retrieval (spec §9): section-14 vectors, a 6-repo hand fixture, real data, bad input.
 
 Expected values come from spec §14 (TV9, TV10), from hand arithmetic in comments, or from the
-literal list-based reading in ``selective_reference.py`` (independent of arbwb.selective).
+literal list-based reading in ``selective_reference.py`` (independent of arbwb.analysis.selective).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import polars as pl
 import pytest
 import selective_reference as ref
 
-from arbwb import selective as sel
-from arbwb import selective_views as sv
+from arbwb.analysis import selective as sel
+from arbwb.analysis import selective_views as sv
 from arbwb.cli import main
 from arbwb.errors import InputError
 from arbwb.io.rankings import load_rankings

@@ -12,11 +12,11 @@ import numpy as np
 import polars as pl
 import pytest
 
-from arbwb import slices as sl
-from arbwb import taxonomy as tx
-from arbwb.inputs import Release, load_release
-from arbwb.leaderboard import release_metrics
-from arbwb.stats import holm, paired_randomization_test
+from arbwb.analysis import slices as sl
+from arbwb.analysis import taxonomy as tx
+from arbwb.analysis.leaderboard import release_metrics
+from arbwb.io.release import Release, load_release
+from arbwb.metrics.stats import holm, paired_randomization_test
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
 

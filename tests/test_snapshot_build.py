@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from arbwb.cli import main
 from arbwb.io.corpus import open_corpus
-from arbwb.snapshot import (
+from arbwb.release.snapshot import (
     SYMBOL_PATTERNS,
     chunks_for_file,
     extract_symbols,

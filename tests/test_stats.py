@@ -1,4 +1,4 @@
-"""arbwb.stats against hand-computed values and scipy's independent implementations."""
+"""arbwb.metrics.stats against hand-computed values and scipy's independent implementations."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from arbwb.stats import (
+from arbwb.metrics.stats import (
     bootstrap_ci,
     bootstrap_means,
     bootstrap_weights,

@@ -13,7 +13,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from arbwb import taxonomy as tx
+from arbwb.analysis import taxonomy as tx
 from arbwb.errors import InputError
 from arbwb.io.samples import load_samples
 

@@ -13,11 +13,11 @@ import numpy as np
 import polars as pl
 import pytest
 
-from arbwb import native
 from arbwb.errors import InputError
 from arbwb.io.corpus import open_corpus
+from arbwb.io.pathclass import keep_path
 from arbwb.metrics.chunks import chunk_table
-from arbwb.pathclass import keep_path
+from arbwb.native import libc as native
 from arbwb.retrievers import termcache, termspawn, termworker
 from arbwb.retrievers.common import (
     bonus_strings,

@@ -1,4 +1,5 @@
-"""The term counter, the C module (:mod:`arbwb._termcount`) and its pure-Python fallback alike,
+"""The term counter, the C module (:mod:`arbwb.native._termcount`) and its pure-Python fallback
+alike,
 against the §7.1 splitter and Arrow's numbering."""
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from arbwb import native_fallback
-from arbwb._native_select import TermCounter
+from arbwb.native import fallback as native_fallback
+from arbwb.native.select import TermCounter
 from arbwb.tokenize import split_identifiers
 
 
@@ -22,7 +23,9 @@ def counter(request: pytest.FixtureRequest) -> TermCounter:
     """Each implementation in turn (the C one skips where it is not built)."""
     if request.param == "python":
         return native_fallback
-    module: TermCounter = pytest.importorskip("arbwb._termcount", reason="C module not built")
+    module: TermCounter = pytest.importorskip(
+        "arbwb.native._termcount", reason="C module not built"
+    )
     return module
 
 
@@ -120,7 +123,7 @@ def test_every_text_length_around_the_64_byte_words(counter: TermCounter) -> Non
 def test_the_fallback_gives_the_c_modules_bytes() -> None:
     """Random bytes (non-ASCII, invalid UTF-8, camel pairs) in 1 to 8 columns, texts that
     start past the data's start, empty texts and empty batches: the same six results."""
-    c_module = pytest.importorskip("arbwb._termcount", reason="C module not built")
+    c_module = pytest.importorskip("arbwb.native._termcount", reason="C module not built")
     rng = random.Random(8)
     alphabet = b"aAzZ09_ .\x80\xc3\xa9\xff"
     for n_cols, n_texts in itertools.product(range(1, 9), [0, 1, 3, 40]):

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from arbwb import cli
-from arbwb.validate import check_record, summary_table, validate_path
+from arbwb.release.validate import check_record, summary_table, validate_path
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "arb-data"
 C1, C2 = "a" * 40, "b" * 40

@@ -110,7 +110,7 @@ def _markdown(summaries: list[dict[str, Any]]) -> str:
 
 def run_score(args: argparse.Namespace) -> int:
     """Load rows and runs, score, print the summary; per-instance records on request."""
-    from arbwb import contextbench as cb
+    from arbwb.contextbench import evaluate as cb
     from arbwb.io.checkout import corpus_source, first_source, repos_source
     from arbwb.io.contextbench import Predictions, load_rows
     from arbwb.io.contextbench_agents import load_predictions
@@ -134,7 +134,7 @@ def run_score(args: argparse.Namespace) -> int:
     source = first_source(repos_source(args.repos) if args.repos else None, corpus)
     finder = None
     if args.symbols:
-        from arbwb.contextbench_symbols import tree_sitter_finder
+        from arbwb.contextbench.symbols import tree_sitter_finder
 
         try:
             finder = tree_sitter_finder()

@@ -24,10 +24,10 @@ def run(args: argparse.Namespace) -> int:
     import json
     import sys
 
-    from arbwb import rank_analysis as ra
+    from arbwb.analysis import rank_analysis as ra
+    from arbwb.analysis.scoring import check_known, load_runs
     from arbwb.io.samples import load_samples
     from arbwb.jsonio import sha256_file, write_text_atomic
-    from arbwb.scoring import check_known, load_runs
 
     check_output_path(args.out)
     runs = {r.run: r for r in load_runs(args.runs)}

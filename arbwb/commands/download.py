@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from arbwb.commands import COMMANDS
-from arbwb.io.download import (
+from arbwb.paths import check_output_path
+from arbwb.release.download import (
     CURRENT_RELEASES,
     HUB_REPO,
     Fetcher,
@@ -15,7 +16,6 @@ from arbwb.io.download import (
     HubFetcher,
     download_release,
 )
-from arbwb.paths import check_output_path
 
 
 def add_parser(subparsers: Any) -> None:

@@ -44,7 +44,7 @@ def _budgets(text: str) -> list[int]:
 
 def run(args: argparse.Namespace) -> int:
     """Load samples, corpus view and runs; print the report as JSON or Markdown."""
-    from arbwb import granularity
+    from arbwb.analysis import granularity
     from arbwb.io.corpus import open_corpus
     from arbwb.io.rankings import load_rankings
     from arbwb.io.samples import load_samples

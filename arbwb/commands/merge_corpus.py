@@ -7,9 +7,14 @@ from pathlib import Path
 from typing import Any
 
 from arbwb.commands import COMMANDS
-from arbwb.io.download import CURRENT_RELEASES
-from arbwb.merge import MERGED_RELEASE, manifest_path, merge_manifests, write_merged_manifest
 from arbwb.paths import check_output_path
+from arbwb.release.download import CURRENT_RELEASES
+from arbwb.release.merge import (
+    MERGED_RELEASE,
+    manifest_path,
+    merge_manifests,
+    write_merged_manifest,
+)
 
 
 def add_parser(subparsers: Any) -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from arbwb.commands import COMMANDS
 from arbwb.errors import InputError
-from arbwb.pathclass import CANDIDATE_FILTERS, CandidateFilter
+from arbwb.io.pathclass import CANDIDATE_FILTERS, CandidateFilter
 from arbwb.paths import check_output_path
 
 if TYPE_CHECKING:

@@ -65,8 +65,8 @@ def add_parser(subparsers: Any) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     check_output_path(args.out, kind="dir")
-    from arbwb.report import RUNS_DIR, ReportConfig, check_report_folder, run_report
-    from arbwb.report_html import outcome_summary
+    from arbwb.report.build import RUNS_DIR, ReportConfig, check_report_folder, run_report
+    from arbwb.report.html import outcome_summary
 
     ranked: list[str] = []
     if args.method:

@@ -1,4 +1,5 @@
-"""``arbwb score``: upstream-exact means of ranking files (the numbers come from arbwb.scoring)."""
+"""``arbwb score``: upstream-exact means of ranking files (the numbers come from
+arbwb.analysis.scoring)."""
 
 from __future__ import annotations
 
@@ -96,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     import json
     import sys
 
-    from arbwb import scoring
+    from arbwb.analysis import scoring
     from arbwb.io.samples import load_samples, sample_files
     from arbwb.jsonio import sha256_file, write_text_atomic
 

@@ -38,10 +38,10 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load runs and samples, calibrate under the protocol, print JSON or Markdown."""
-    from arbwb import selective as sel
+    from arbwb.analysis import selective as sel
+    from arbwb.analysis.scoring import load_runs
     from arbwb.io.samples import load_samples
     from arbwb.jsonio import write_text_atomic
-    from arbwb.scoring import load_runs
 
     check_output_path(args.out)
     sample_set = load_samples(args.samples)

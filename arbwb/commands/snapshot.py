@@ -32,7 +32,7 @@ def add_parser(subparsers: Any) -> None:
 
 def run_build(args: argparse.Namespace) -> int:
     """Build every ``--commit``; exit 1 when some commit is missing (its row says so)."""
-    from arbwb.snapshot import build_snapshots, generated_at
+    from arbwb.release.snapshot import build_snapshots, generated_at
 
     check_output_path(args.out, kind="dir")
     stamp = generated_at(args.generated_at, os.environ.get("SOURCE_DATE_EPOCH"))

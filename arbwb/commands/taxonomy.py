@@ -33,7 +33,7 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Annotate every record (no-gold and malformed ones included) and print them."""
-    from arbwb import taxonomy
+    from arbwb.analysis import taxonomy
     from arbwb.jsonio import dumps_upstream
 
     frame = taxonomy.annotate_path(args.samples)
@@ -51,8 +51,8 @@ def _csv(frame: Any) -> str:
     """The 10.6 fields as CSV; list fields as JSON arrays (arbwb-defined)."""
     import polars as pl
 
+    from arbwb.analysis.taxonomy import RECORD_FIELDS, records
     from arbwb.jsonio import dumps_upstream
-    from arbwb.taxonomy import RECORD_FIELDS, records
 
     rows = [
         {k: dumps_upstream(v) if isinstance(v, list) else v for k, v in record.items()}
@@ -71,7 +71,7 @@ def _markdown(frame: Any) -> str:
     """Spec 13.4: distribution, by task, and up to 4 examples per label; then flags."""
     import polars as pl
 
-    from arbwb import taxonomy
+    from arbwb.analysis import taxonomy
     from arbwb.tables import to_markdown as markdown_table
 
     parts = [

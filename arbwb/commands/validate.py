@@ -11,7 +11,7 @@ from arbwb.commands import COMMANDS
 from arbwb.paths import check_output_path
 
 if TYPE_CHECKING:
-    from arbwb.validate import ReleaseReport
+    from arbwb.release.validate import ReleaseReport
 
 
 def add_parser(subparsers: Any) -> None:
@@ -32,8 +32,8 @@ def run(args: argparse.Namespace) -> int:
     import polars as pl
 
     from arbwb.jsonio import write_json
+    from arbwb.release.validate import summary_table, validate_path
     from arbwb.tables import to_markdown
-    from arbwb.validate import summary_table, validate_path
 
     check_output_path(args.json, field="--json")
     reports = validate_path(args.path, corpus=args.corpus)

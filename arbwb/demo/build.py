@@ -1,7 +1,8 @@
 """Deterministic builder of the demo release ``data/demo`` (ARB on-disk layout, spec §1).
 
 Creates the demo repositories as real git repositories with fixed dates (so commit SHAs never
-change), builds their chunk files with :mod:`arbwb.snapshot`, resolves the hand-written samples
+change), builds their chunk files with :mod:`arbwb.release.snapshot`, resolves the hand-written
+samples
 into ARB records, and stores rankings of arbwb's own baselines. Everything is written to a
 staging folder first and swapped into place, so a failed build never leaves half a release.
 """
@@ -24,16 +25,16 @@ from arbwb.demo.repos import DEMO_REPOS, DemoRepo
 from arbwb.demo.samples import DEMO_SAMPLES, SampleSpec, SpanSpec
 from arbwb.errors import InputError
 from arbwb.io.corpus import Corpus, open_corpus, snapshot_id
+from arbwb.io.pathclass import CandidateFilter
 from arbwb.io.samples import SampleSet, load_samples
 from arbwb.jsonio import read_json, write_json, write_jsonl, write_text_atomic
-from arbwb.pathclass import CandidateFilter
+from arbwb.release.snapshot import build_snapshots, stable_id
 from arbwb.retrievers import dense
 from arbwb.retrievers.common import Method
 from arbwb.retrievers.details import summary_path
 from arbwb.retrievers.fusion import run_fusion
 from arbwb.retrievers.registry import get_method
 from arbwb.retrievers.runner import run_method
-from arbwb.snapshot import build_snapshots, stable_id
 
 RELEASE = "demo"
 #: Fixed ``generated_at`` of the demo corpus manifest (no wall-clock time in committed files).

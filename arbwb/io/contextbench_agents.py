@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from arbwb.errors import InputError
-from arbwb.intervals import merge_intervals
 from arbwb.io.contextbench import (
     CONTEXT,
     RECORDS,
@@ -26,6 +25,7 @@ from arbwb.io.contextbench import (
     unified_predictions,
 )
 from arbwb.jsonio import iter_jsonl, read_json
+from arbwb.metrics.intervals import merge_intervals
 
 Traj = dict[str, Any]
 Extracted = tuple[str, Traj, str | None]  # instance id, traj_data, model patch

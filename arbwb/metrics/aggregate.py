@@ -16,6 +16,7 @@ blocks), far inside the spec's 1e-12.
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 from functools import reduce
@@ -96,6 +97,19 @@ def pooled_mean(values: Sequence[float | None]) -> float | None:
     summation order."""
     kept = [v for v in values if v is not None and v == v]  # NaN != NaN
     return reduce(operator.add, kept, 0.0) / len(kept) if kept else None
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """The one percentile every summary uses (upstream's granularity and confidence
+    summaries, spec §9.7 and §11): sort, position q·(n-1), linear interpolation; None when
+    there are no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    position = q * (len(ordered) - 1)
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
 def _levels(metrics: pl.DataFrame, by: str | None, within: str | None = None) -> pl.DataFrame:

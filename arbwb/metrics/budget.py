@@ -371,7 +371,7 @@ def _shared_intervals(
     """
     import numpy as np
 
-    from arbwb.stats import bootstrap_ci, bootstrap_means, percentile_interval
+    from arbwb.metrics.stats import bootstrap_ci, bootstrap_means, percentile_interval
 
     by_pair: dict[tuple[object, ...], list[tuple[object, ...]]] = {}
     for key in groups:

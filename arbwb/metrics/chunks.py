@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from arbwb.intervals import merge_intervals
-from arbwb.lazycols import SeriesRows
+from arbwb.io.lazycols import SeriesRows
+from arbwb.metrics.intervals import merge_intervals
 from arbwb.metrics.rank import f_beta
 
 CHAR_BUDGET = 8000

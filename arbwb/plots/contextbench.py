@@ -3,9 +3,10 @@ trade-off, coverage by trajectory step (contextbench-spec §5, §6, §13) and AR
 ContextBench at file level.
 
 Inputs are arbwb frames: ``instances`` of :func:`arbwb.io.contextbench.load_rows`, the long
-leaderboard of :func:`arbwb.leaderboard.scores` over ContextBench metrics (``<level>.coverage``
-etc.), the §13 ranked-list frame, :func:`arbwb.contextbench.step_coverage_frame` and
-:func:`arbwb.contextbench_compare.file_level_scores`.
+leaderboard of :func:`arbwb.analysis.leaderboard.scores` over ContextBench metrics
+(``<level>.coverage``
+etc.), the §13 ranked-list frame, :func:`arbwb.contextbench.evaluate.step_coverage_frame` and
+:func:`arbwb.contextbench.compare.file_level_scores`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from arbwb.contextbench_compare import ARB, CONTEXTBENCH
+from arbwb.contextbench.compare import ARB, CONTEXTBENCH
 from arbwb.plots.style import demo_title, new_axes, run_colors
 
 LEVEL_ORDER = ("file", "symbol", "span", "line")
@@ -106,7 +107,7 @@ def recall_precision(
 ) -> Axes:
     """Macro coverage (recall) against precision per run at ``level`` with iso-F1 curves.
 
-    ``points``: run, level, coverage, precision (e.g. :func:`arbwb.contextbench.aggregate`
+    ``points``: run, level, coverage, precision (e.g. :func:`arbwb.contextbench.evaluate.aggregate`
     rows of one aggregation). ``ranked``: optional run, k, coverage, precision of a ranked
     file list (§13), drawn as a line through k (its line precision is a lower bound).
     """

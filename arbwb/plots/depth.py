@@ -1,6 +1,7 @@
 """Rank analysis figures (spec §13.3): first-gold rank CDF per run, cross-run coverage bars.
 
-Inputs are :func:`arbwb.depth.per_sample` and :func:`arbwb.depth.coverage_distribution`.
+Inputs are :func:`arbwb.analysis.depth.per_sample` and
+:func:`arbwb.analysis.depth.coverage_distribution`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import polars as pl
 import seaborn as sns
 from matplotlib.axes import Axes
 
-from arbwb.depth import DEPTHS
+from arbwb.analysis.depth import DEPTHS
 from arbwb.plots.style import demo_title
 
 

@@ -1,7 +1,8 @@
 """Span-granularity figures (spec §11, §13.5): file sizes, evidence ratios, file vs line, yield.
 
-Inputs are the frames of :mod:`arbwb.granularity` (SIZES, DENSITY), its ``method_sensitivity``
-rows, and :func:`arbwb.spanyield.packing_summary`.
+Inputs are the frames of :mod:`arbwb.analysis.granularity` (SIZES, DENSITY), its
+``method_sensitivity``
+rows, and :func:`arbwb.analysis.spanyield.packing_summary`.
 """
 
 from __future__ import annotations

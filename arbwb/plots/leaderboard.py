@@ -1,6 +1,6 @@
 """Leaderboard figures: per-task bars with intervals, a run x task heatmap, a significance matrix.
 
-Inputs are the frames of :mod:`arbwb.leaderboard` (``scores`` and ``pairwise_tests``).
+Inputs are the frames of :mod:`arbwb.analysis.leaderboard` (``scores`` and ``pairwise_tests``).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import polars as pl
 import seaborn as sns
 from matplotlib.axes import Axes
 
-from arbwb.leaderboard import metric_label
+from arbwb.analysis.leaderboard import metric_label
 from arbwb.plots.style import demo_title, new_axes
 
 

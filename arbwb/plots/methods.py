@@ -1,6 +1,7 @@
 """Method leaderboard figures: ranked bars with intervals coloured by family, BCY per budget.
 
-Inputs are the board of :func:`arbwb.method_board.scores` and a method -> family mapping.
+Inputs are the board of :func:`arbwb.analysis.method_leaderboard.scores` and a method -> family
+mapping.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.patches import Patch
 
-from arbwb.leaderboard import metric_label
+from arbwb.analysis.leaderboard import metric_label
 from arbwb.plots.style import demo_title
 
 

@@ -7,12 +7,12 @@ import polars as pl
 import seaborn as sns
 from matplotlib.axes import Axes
 
-from arbwb.overview import NO_GOLD_STRATA, POSITIVE_TASKS
+from arbwb.analysis.overview import NO_GOLD_STRATA, POSITIVE_TASKS
 from arbwb.plots.style import demo_title
 
 
 def composition_bars(table: pl.DataFrame, *, demo: bool = False, ax: Axes | None = None) -> Axes:
-    """Horizontal stacked bars per repository from :func:`arbwb.overview.repo_table`.
+    """Horizontal stacked bars per repository from :func:`arbwb.analysis.overview.repo_table`.
 
     One segment per positive task and per no-gold stratum; the label shows the language.
     """

@@ -1,6 +1,6 @@
 """Abstention calibration figures (spec §9; views arbwb-defined): data first, ``ax=None``.
 
-Inputs are the frames of :mod:`arbwb.selective` and :mod:`arbwb.selective_views`.
+Inputs are the frames of :mod:`arbwb.analysis.selective` and :mod:`arbwb.analysis.selective_views`.
 """
 
 from __future__ import annotations

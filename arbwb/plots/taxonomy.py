@@ -1,7 +1,7 @@
 """Relevance-taxonomy figures: labels by task, run metric per slice with intervals, confidence mix.
 
-Inputs are the annotation frame of :mod:`arbwb.taxonomy` and the ``slice_scores`` frame of
-:mod:`arbwb.slices`.
+Inputs are the annotation frame of :mod:`arbwb.analysis.taxonomy` and the ``slice_scores`` frame of
+:mod:`arbwb.analysis.slices`.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import polars as pl
 import seaborn as sns
 from matplotlib.axes import Axes
 
-from arbwb.leaderboard import metric_label
+from arbwb.analysis.leaderboard import metric_label
+from arbwb.analysis.taxonomy import CONFIDENCES, LABELS
 from arbwb.plots.style import demo_title, new_axes, run_colors
-from arbwb.taxonomy import CONFIDENCES, LABELS
 
 
 def _stacked(

@@ -18,8 +18,8 @@ import polars as pl
 
 from arbwb import schemas
 from arbwb.io.corpus import Corpus
+from arbwb.io.pathclass import CandidateFilter, keep_path
 from arbwb.metrics.chunks import ChunkTable
-from arbwb.pathclass import CandidateFilter, keep_path
 from arbwb.retrievers.strkeys import HashedVocab, Needles
 from arbwb.tokenize import split_identifiers
 
@@ -460,7 +460,7 @@ class Method:
     #: with a snapshot's index and the query texts of its samples before they are ranked
     #: (grep: parse each query's candidate lines); ``rank_sample`` must not depend on it.
     prepare_queries: Callable[[Any, Sequence[str]], None] | None = None
-    #: The family a plug-in says it belongs to (summary ``family``; arbwb.methods reads it).
+    #: The family a plug-in says it belongs to (summary ``family``; arbwb.io.method_table reads it).
     family: str | None = None
 
 

@@ -24,7 +24,7 @@ import polars as pl
 from arbwb.cache import warn_unwritable
 from arbwb.errors import InputError
 from arbwb.io.corpus import Corpus
-from arbwb.pathclass import CandidateFilter
+from arbwb.io.pathclass import CandidateFilter
 from arbwb.retrievers.common import (
     ChunkPaths,
     ChunkRanking,

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from arbwb.lazycols import Ints
+from arbwb.io.lazycols import Ints
 from arbwb.metrics.chunks import (
     BLOCK_KEYS,
     EMPTY_TABLE,

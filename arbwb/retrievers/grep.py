@@ -34,8 +34,8 @@ import polars as pl
 
 from arbwb.io.chunkscan import CHUNK_FIELDS, check_chunk_file, parse_block, row_count
 from arbwb.io.corpus import Corpus
+from arbwb.io.pathclass import CandidateFilter
 from arbwb.metrics.chunks import chunk_table
-from arbwb.pathclass import CandidateFilter
 from arbwb.retrievers.common import (
     CHUNK_COLUMNS,
     ChunkPaths,
@@ -445,13 +445,13 @@ def line_index(path: Path, marks: Path | None = None) -> LineIndex | None:
     """The strict-mode :class:`LineIndex` of a chunk file; None when it is empty or not plain
     JSON lines (the full parse then reads it).
 
-    One pass in C (:mod:`arbwb._jsonlines`) finds the lines and their special marks while it
+    One pass in C (:mod:`arbwb.native._jsonlines`) finds the lines and their special marks while it
     checks that every row is certainly whole; a file it leaves (a blank line, a mistyped or
     missing field, a lone surrogate, ...; every file where it is not built) is read the
     general way: :func:`read_lines`, then :func:`check_chunk_file` (``marks``: see there),
     which locates a bad row.
     """
-    from arbwb._native_select import jsonlines
+    from arbwb.native.select import jsonlines
 
     data = map_file(path)
     if data is None or len(data) >= MAX_MAPPED:

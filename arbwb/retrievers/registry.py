@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from arbwb.io.corpus import Corpus
-from arbwb.pathclass import CandidateFilter
+from arbwb.io.pathclass import CandidateFilter
 from arbwb.retrievers.common import Method, rank_samples
 
 if TYPE_CHECKING:

@@ -33,8 +33,8 @@ import numpy.typing as npt
 import polars as pl
 
 from arbwb import cache
+from arbwb.io.pathclass import CandidateFilter, keep_path
 from arbwb.io.samples import given_files
-from arbwb.pathclass import CandidateFilter, keep_path
 from arbwb.retrievers import repomap_paths as rp
 from arbwb.retrievers.common import ChunkRanking, Method
 from arbwb.retrievers.repomap_index import (

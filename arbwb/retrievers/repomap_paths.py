@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 
-from arbwb.pathclass import is_code_path, is_test_path
+from arbwb.io.pathclass import is_code_path, is_test_path
 from arbwb.tokenize import split_identifiers
 
 #: Words never used as symbol keys or parts (§1; membership on lower-case strings).

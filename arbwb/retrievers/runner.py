@@ -31,6 +31,7 @@ from tqdm import tqdm
 from arbwb import __version__
 from arbwb.errors import InputError
 from arbwb.io.corpus import Corpus
+from arbwb.io.pathclass import CandidateFilter
 from arbwb.io.samples import SampleSet, query_has_leakage
 from arbwb.jsonio import (
     atomic_open,
@@ -41,7 +42,6 @@ from arbwb.jsonio import (
     write_jsonl,
 )
 from arbwb.metrics.chunks import ChunkTable, chunk_table
-from arbwb.pathclass import CandidateFilter
 from arbwb.retrievers import details as det
 from arbwb.retrievers.common import Method, rank_row, snapshot_index
 

@@ -40,9 +40,9 @@ import polars as pl
 from arbwb import cache
 from arbwb.io.chunkscan import CHUNK_FIELDS, iter_raw_blocks, parse_block
 from arbwb.io.corpus import Corpus
-from arbwb.lazycols import Coded, Ints, Picked
+from arbwb.io.lazycols import Coded, Ints, Picked
+from arbwb.io.pathclass import CandidateFilter, keep_path
 from arbwb.metrics.chunks import ChunkTable
-from arbwb.pathclass import CandidateFilter, keep_path
 from arbwb.retrievers import termspawn
 from arbwb.retrievers.common import (
     CHUNK_COLUMNS,

@@ -1,9 +1,9 @@
 """§7.1 term counts of batches of texts, found on their UTF-8 bytes by a C scanner.
 
 The splitter (spec §7.1: a space between ``[a-z][A-Z]``, then maximal ``[A-Za-z0-9]+`` runs,
-lower-cased) is ASCII-only, so :mod:`arbwb._termcount` finds, hashes and counts each batch's
+lower-cased) is ASCII-only, so :mod:`arbwb.native._termcount` finds, hashes and counts each batch's
 tokens in one pass over the bytes of its Arrow text buffer (where it is not built, its numpy
-stand-in: :mod:`arbwb._native_select`); batches' vocabularies are merged once, in sorted order
+stand-in: :mod:`arbwb.native.select`); batches' vocabularies are merged once, in sorted order
 (:class:`TermMerger`). Exactly :func:`arbwb.tokenize.split_identifiers` (property-tested).
 """
 
@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import scipy.sparse as sp
 
-from arbwb._native_select import termcount
+from arbwb.native.select import termcount
 
 #: Texts per batch: a few MB of chunk text (each batch's vocabulary is merged at the end).
 BATCH_ROWS = 2048
@@ -85,7 +85,7 @@ class BatchCounts:
 
 def count_batch(batch: pl.Series | pl.DataFrame) -> BatchCounts:
     """§7.1 term counts of one batch of texts (null counts as empty), by the C scanner
-    :mod:`arbwb._termcount` (terms numbered by first appearance, as ``dictionary_encode``).
+    :mod:`arbwb.native._termcount` (terms numbered by first appearance, as ``dictionary_encode``).
 
     A frame's row is the texts of its columns one after the other (no token spans two), so
     a §7.2 document counts from its fields without joining them first.

@@ -10,13 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from arbwb import native
+from arbwb.native import libc as native
 
 #: Worker processes' allocators: one glibc arena, Arrow on glibc, Polars' jemalloc returning
 #: freed pages soon, which keeps their peak memory down; no BLAS thread pool (no BLAS call),
 #: so the worker can fork; one Polars thread (the worker processes already fill the cores:
 #: Polars' own parallel parsing only added CPU, measured). A value the user set wins; arbwb's
-#: own process defaults (:mod:`arbwb.native`) do not.
+#: own process defaults (:mod:`arbwb.native.libc`) do not.
 WORKER_ENV = {
     "MALLOC_ARENA_MAX": "1",
     "ARROW_DEFAULT_MEMORY_POOL": "system",

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from arbwb.errors import InputError
-from arbwb.io.download import CURRENT_RELEASES
 from arbwb.jsonio import atomic_open, iter_jsonl
+from arbwb.release.download import CURRENT_RELEASES
 
 MERGED_RELEASE = "v2_selective_mixed"
 

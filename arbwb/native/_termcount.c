@@ -1,4 +1,4 @@
-/* arbwb._termcount: spec §7.1 term counts of a batch of texts in one pass over their UTF-8 bytes.
+/* arbwb.native._termcount: spec §7.1 term counts of a batch of texts in one pass over their UTF-8 bytes.
  *
  * A token is a maximal run of ASCII letters and digits, also cut between a lower-case and a
  * following upper-case ASCII letter, lower-cased (exactly arbwb.tokenize.split_identifiers;

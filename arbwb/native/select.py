@@ -1,4 +1,4 @@
-"""The C modules, or their pure-Python fallbacks (:mod:`arbwb.native_fallback`) where a C
+"""The C modules, or their pure-Python fallbacks (:mod:`arbwb.native.fallback`) where a C
 module is not built (no compiler at install) or ``ARBWB_NO_NATIVE=1`` asks for them (tests,
 CI): chosen once per process, with one line on stderr naming what is replaced.
 
@@ -16,27 +16,27 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from typing_extensions import Buffer
 
-    from arbwb._termcount import Bytes
+    from arbwb.native._termcount import Bytes
 
 #: Set to anything but "" or "0": use the fallbacks even where the C modules are built.
 NO_NATIVE = "ARBWB_NO_NATIVE"
 
 
 class TermCounter(Protocol):
-    """What :mod:`arbwb._termcount` offers (arbwb/_termcount.pyi)."""
+    """What :mod:`arbwb.native._termcount` offers (arbwb/native/_termcount.pyi)."""
 
     def count(self, *columns: Bytes) -> tuple[bytes, bytes, bytes, bytes, bytes, bytes]:
-        """Term counts of column pairs (:func:`arbwb._termcount.count`)."""
+        """Term counts of column pairs (:func:`arbwb.native._termcount.count`)."""
         ...
 
 
 class LineScanner(Protocol):
-    """What :mod:`arbwb._jsonlines` offers (arbwb/_jsonlines.pyi)."""
+    """What :mod:`arbwb.native._jsonlines` offers (arbwb/native/_jsonlines.pyi)."""
 
     def scan(
         self, data: Buffer | mmap.mmap, strings: tuple[bytes, ...], ints: tuple[bytes, ...], /
     ) -> tuple[bytes, bytes] | None:
-        """A chunk file's checked lines, or None (:func:`arbwb._jsonlines.scan`)."""
+        """A chunk file's checked lines, or None (:func:`arbwb.native._jsonlines.scan`)."""
         ...
 
 
@@ -48,14 +48,14 @@ def _select() -> tuple[TermCounter, LineScanner]:
     forced = os.environ.get(NO_NATIVE, "") not in ("", "0")
     if not forced:
         with contextlib.suppress(ImportError):
-            from arbwb import _termcount as termcount
+            from arbwb.native import _termcount as termcount
         with contextlib.suppress(ImportError):
-            from arbwb import _jsonlines as jsonlines
+            from arbwb.native import _jsonlines as jsonlines
     if termcount is not None and jsonlines is not None:
         return termcount, jsonlines
-    from arbwb import native_fallback
+    from arbwb.native import fallback as native_fallback
 
-    chosen = {"arbwb._termcount": termcount, "arbwb._jsonlines": jsonlines}
+    chosen = {"arbwb.native._termcount": termcount, "arbwb.native._jsonlines": jsonlines}
     missing = [name for name, module in chosen.items() if module is None]
     why = f"off ({NO_NATIVE}={os.environ[NO_NATIVE]})" if forced else "not built (no compiler?)"
     plural = "s" if len(missing) > 1 else ""

@@ -16,8 +16,8 @@ from pathlib import Path
 import polars as pl
 
 from arbwb.errors import InputError
-from arbwb.inputs import Release
 from arbwb.io.rankings import default_run_name
+from arbwb.io.release import Release
 from arbwb.io.runmeta import run_meta
 from arbwb.paths import DATA_DIR
 

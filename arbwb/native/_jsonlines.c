@@ -1,4 +1,4 @@
-/* arbwb._jsonlines: the lines of a chunk file, found while checking every row in one pass.
+/* arbwb.native._jsonlines: the lines of a chunk file, found while checking every row in one pass.
  *
  * scan(data, strings, ints) gives the lines' bounds and which lines hold a raw "\u", "\/" or
  * U+0130 (strict grep's special lines) only when every line of `data` is certainly one JSON

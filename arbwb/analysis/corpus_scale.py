@@ -3,7 +3,7 @@
 Chunk files are read one snapshot at a time with only ``kind, path, text`` projected, so
 memory stays flat in the number of snapshots; what is kept across snapshots is one 64-bit
 hash per distinct chunk text. The duplication share and the extension counts behind
-:func:`arbwb.overview.infer_languages` are arbwb-defined.
+:func:`arbwb.analysis.overview.infer_languages` are arbwb-defined.
 """
 
 from __future__ import annotations

@@ -19,8 +19,8 @@ from typing import IO, Any
 
 from arbwb.errors import InputError
 from arbwb.io.corpus import MANIFEST_NAME, repo_slug
+from arbwb.io.pathclass import is_generated_path
 from arbwb.jsonio import atomic_open, dumps_upstream, iter_jsonl
-from arbwb.pathclass import is_generated_path
 
 MAX_FILE_BYTES = 400_000
 MAX_CHUNK_CHARS = 8_000

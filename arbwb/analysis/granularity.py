@@ -15,12 +15,7 @@ from typing import Any
 
 import polars as pl
 
-from arbwb.errors import InputError
-from arbwb.intervals import merge_intervals
-from arbwb.io.corpus import Corpus
-from arbwb.io.rankings import RunData
-from arbwb.metrics.budget import DEFAULT_BUDGETS
-from arbwb.spanyield import (
+from arbwb.analysis.spanyield import (
     Checks,
     Rerank,
     mean_interval,
@@ -28,6 +23,11 @@ from arbwb.spanyield import (
     packing_table,
     rerank_plan,
 )
+from arbwb.errors import InputError
+from arbwb.io.corpus import Corpus
+from arbwb.io.rankings import RunData
+from arbwb.metrics.budget import DEFAULT_BUDGETS
+from arbwb.metrics.intervals import merge_intervals
 from arbwb.tables import rows_to_markdown
 
 TASKS = ("code2test", "comment2context", "trace2code", "edit2ripple")

@@ -1,13 +1,14 @@
 """Leaderboards over methods and the missing-prediction rule (spec §12, §13.1, §4.8).
 
 A method's per-sample metrics are its runs' rows pooled over the eval folders the method
-table joins (:mod:`arbwb.methods`). Every board row carries ``n`` (samples with gold the run
+table joins (:mod:`arbwb.io.method_table`). Every board row carries ``n`` (samples with gold the run
 or method is scored on), ``n_evaluated`` (those it ranked) and ``n_missing`` (the rest; an
 ``error`` record counts as missing). ``missing="zero"`` is arbwb's rule (a sample without a
 ranking scores 0, denominator ``n``); ``missing="skip"`` is upstream's summaries' rule (means
 over the evaluated samples only, spec §4.8), so it reproduces upstream's numbers.
 Tables follow spec §13.1: the v2 positive leaderboard (aggregate and per task) and the
-layered leaderboard (main and BCY tables). Intervals come from :func:`arbwb.leaderboard.scores`.
+layered leaderboard (main and BCY tables). Intervals come from
+:func:`arbwb.analysis.leaderboard.scores`.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
-from arbwb import leaderboard as lb
+from arbwb.analysis import leaderboard as lb
 from arbwb.errors import InputError
-from arbwb.inputs import Release
+from arbwb.io.release import Release
 
 MISSING_RULES = ("zero", "skip")
 BCY_BUDGETS = (4000, 8000, 16000, 32000)
@@ -44,7 +45,8 @@ _LAYERED = (
 )
 _COLUMNS = list(lb.SCORES_SCHEMA.items())
 _AFTER_N = [name for name, _ in _COLUMNS].index("n") + 1
-#: :func:`arbwb.leaderboard.scores` columns with ``n_evaluated`` and ``n_missing`` after ``n``.
+#: :func:`arbwb.analysis.leaderboard.scores` columns with ``n_evaluated`` and ``n_missing`` after
+#: ``n``.
 BOARD = dict(
     [*_COLUMNS[:_AFTER_N], ("n_evaluated", pl.Int64), ("n_missing", pl.Int64), *_COLUMNS[_AFTER_N:]]
 )
@@ -146,7 +148,8 @@ def scores(
     level: float = 0.95,
     cluster: str | None = None,
 ) -> pl.DataFrame:
-    """:func:`arbwb.leaderboard.scores` per run under the ``missing`` rule, with the counts.
+    """:func:`arbwb.analysis.leaderboard.scores` per run under the ``missing`` rule, with the
+    counts.
 
     Each run (or method) is scored on its own rows, so under ``skip`` its values are means over
     its evaluated samples; under ``zero`` they equal the joint board of its group (same

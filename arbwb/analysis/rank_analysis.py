@@ -1,7 +1,7 @@
 """Rank analysis of a set of runs on one sample universe: every table of spec §13.3, §13.7, §13.8.
 
 ``arbwb depth`` and notebook 08 call :func:`build_report` once per comparison group; the
-tables themselves come from :mod:`arbwb.depth` and :mod:`arbwb.fusion_report`.
+tables themselves come from :mod:`arbwb.analysis.depth` and :mod:`arbwb.analysis.fusion_report`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 import polars as pl
 
-from arbwb import depth, fusion_report
+from arbwb.analysis import depth, fusion_report
 from arbwb.errors import InputError
 from arbwb.io.rankings import RunData
 from arbwb.io.runmeta import run_meta

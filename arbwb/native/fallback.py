@@ -1,7 +1,7 @@
 """Pure-Python stand-ins for the C modules, used where they are not built (no compiler at
-install) or ``ARBWB_NO_NATIVE=1`` asks for them (:mod:`arbwb._native_select`).
+install) or ``ARBWB_NO_NATIVE=1`` asks for them (:mod:`arbwb.native.select`).
 
-:func:`count` gives :func:`arbwb._termcount.count`'s results byte for byte, with numpy (the
+:func:`count` gives :func:`arbwb.native._termcount.count`'s results byte for byte, with numpy (the
 token finder RepoMap uses, :func:`arbwb.tokenize.identifier_token_bytes`) and Arrow's
 ``dictionary_encode`` (the numbering the C counter reproduces). :func:`scan` declines every
 file, so strict grep reads each the general way, which finds the same lines and special marks.
@@ -22,7 +22,7 @@ from arbwb.tokenize import identifier_token_bytes
 if TYPE_CHECKING:
     from typing_extensions import Buffer
 
-    from arbwb._termcount import Bytes
+    from arbwb.native._termcount import Bytes
 
 #: Column pairs one call takes at most (as the C module).
 MAX_COLUMNS = 8
@@ -73,7 +73,8 @@ def _view(
 
 
 def count(*columns: Bytes) -> tuple[bytes, bytes, bytes, bytes, bytes, bytes]:
-    """(nnz, cols, freq, tokens, vocab_offsets, vocab_bytes) as :func:`arbwb._termcount.count`
+    """(nnz, cols, freq, tokens, vocab_offsets, vocab_bytes) as
+    :func:`arbwb.native._termcount.count`
     gives them for 1 to 8 (data, offsets) column pairs: the tokens in row order, numbered by
     ``dictionary_encode``, then each row's (term, count) pairs in order of first appearance."""
     if not 2 <= len(columns) <= 2 * MAX_COLUMNS or len(columns) % 2:
@@ -116,7 +117,7 @@ def count(*columns: Bytes) -> tuple[bytes, bytes, bytes, bytes, bytes, bytes]:
 def scan(
     data: Buffer | mmap.mmap, strings: tuple[bytes, ...], ints: tuple[bytes, ...], /
 ) -> tuple[bytes, bytes] | None:
-    """None, as :func:`arbwb._jsonlines.scan` gives for a file it leaves: the general reading
+    """None, as :func:`arbwb.native._jsonlines.scan` gives for a file it leaves: the general reading
     (lines, special marks, the full check; else the full parse) then ranks it the same; a
     one-pass check in Python would cost more than that reading saves."""
     return None

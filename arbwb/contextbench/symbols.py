@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import PurePosixPath
 from typing import Any
 
-from arbwb.contextbench import Definition, SymbolFinder
+from arbwb.contextbench.evaluate import Definition, SymbolFinder
 
 INSTALL_HINT = (
     "block (symbol) level needs the tree-sitter stack upstream pins: "

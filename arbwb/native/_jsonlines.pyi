@@ -1,5 +1,6 @@
-"""Types of the C module :mod:`arbwb._jsonlines` (arbwb/_jsonlines.c); callers reach it, or its
-fallback :func:`arbwb.native_fallback.scan`, through :mod:`arbwb._native_select`."""
+"""Types of the C module :mod:`arbwb.native._jsonlines` (arbwb/native/_jsonlines.c); callers reach
+it, or its
+fallback :func:`arbwb.native.fallback.scan`, through :mod:`arbwb.native.select`."""
 
 import mmap
 

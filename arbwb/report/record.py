@@ -11,7 +11,7 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib as mpl
 import polars as pl
@@ -19,6 +19,9 @@ from matplotlib.figure import Figure
 
 from arbwb.jsonio import atomic_open, write_json, write_text_atomic
 from arbwb.tables import to_latex, to_markdown
+
+if TYPE_CHECKING:
+    from arbwb.analysis.result import Result
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,16 @@ class Recorder:
         if self.record_path.is_file():
             data = json.loads(self.record_path.read_text(encoding="utf-8"))
         data[key] = value
+        write_json(self.record_path, data)
+
+    def record_all(self, result: Result) -> None:
+        """Write every table of an analysis result, then its key numbers in one record update."""
+        for table in result.tables():
+            self.table(table.frame, table.name, latex=table.latex)
+        data: dict[str, Any] = {}
+        if self.record_path.is_file():
+            data = json.loads(self.record_path.read_text(encoding="utf-8"))
+        data.update(result.records())
         write_json(self.record_path, data)
 
 

@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from arbwb.errors import InputError
-from arbwb.inputs import DEFAULT_RUNS_GLOB
+from arbwb.io.release import DEFAULT_RUNS_GLOB
 from arbwb.jsonio import new_file_mode, read_json, write_json, write_text_atomic
 from arbwb.paths import DEMO_DIR, NOTEBOOKS_DIR
-from arbwb.report_html import Section, render_index, render_notebook
+from arbwb.report.html import Section, render_index, render_notebook
 
 #: The report's folder of runs ``arbwb report --method`` ranked (kept when the report is rebuilt).
 RUNS_DIR = "runs"

@@ -21,9 +21,9 @@ import polars as pl
 
 from arbwb import schemas
 from arbwb.errors import InputError
-from arbwb.intervals import merge_intervals
 from arbwb.io.checkout import Checkout, CheckoutSource
 from arbwb.io.contextbench import CONTEXT, RECORDS, ContextBenchRows
+from arbwb.metrics.intervals import merge_intervals
 
 Interval = tuple[int, int]
 IntervalMap = dict[str, list[Interval]]
@@ -42,7 +42,7 @@ class Definition:
     name: str | None
 
 
-#: Definitions of a file from its path and bytes (see :mod:`arbwb.contextbench_symbols`).
+#: Definitions of a file from its path and bytes (see :mod:`arbwb.contextbench.symbols`).
 SymbolFinder = Callable[[str, bytes], Sequence[Definition]]
 
 

@@ -1,5 +1,6 @@
-"""Types of the C module :mod:`arbwb._termcount` (arbwb/_termcount.c); callers reach it, or its
-fallback :func:`arbwb.native_fallback.count`, through :mod:`arbwb._native_select`."""
+"""Types of the C module :mod:`arbwb.native._termcount` (arbwb/native/_termcount.c); callers reach
+it, or its
+fallback :func:`arbwb.native.fallback.count`, through :mod:`arbwb.native.select`."""
 
 from typing import Any, TypeAlias
 

@@ -133,7 +133,8 @@ INFERRED = " (inferred)"
 def infer_languages(extensions: pl.DataFrame) -> pl.DataFrame:
     """``repo, language`` from a repo's code-file extensions (arbwb-defined; labelled).
 
-    ``extensions`` holds ``repo, extension, files`` (:func:`arbwb.corpus_scale.corpus_scale`).
+    ``extensions`` holds ``repo, extension, files``
+    (:func:`arbwb.analysis.corpus_scale.corpus_scale`).
     The language with the most files wins, ties by name; the value carries the suffix
     ``" (inferred)"`` so tables and figures say where it came from.
     """

@@ -3,7 +3,8 @@
 One per-sample frame holds both benchmarks: for ARB a run's file ``recall@k`` and
 ``precision@k`` (spec §4), for ContextBench a run's per-instance file coverage and precision
 (contextbench-spec §5, error rows as zeros). Means, intervals and paired tests are the
-leaderboard's own (:func:`arbwb.leaderboard.scores` and :func:`arbwb.leaderboard.pairwise_tests`),
+leaderboard's own (:func:`arbwb.analysis.leaderboard.scores` and
+:func:`arbwb.analysis.leaderboard.pairwise_tests`),
 run per benchmark and comparison group; no test compares runs across benchmarks.
 """
 
@@ -13,8 +14,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from arbwb import leaderboard as lb
 from arbwb import schemas
+from arbwb.analysis import leaderboard as lb
 
 ARB = "ARB"
 CONTEXTBENCH = "ContextBench"
@@ -97,12 +98,13 @@ def file_level_frame(
     """FILE_LEVEL rows: ARB ``recall@k``/``precision@k`` beside ContextBench file level.
 
     ``arb_metrics``/``cb_metrics``: METRICS frames (run, sample_id, metric, value), e.g.
-    :func:`arbwb.leaderboard.release_metrics` and :func:`arbwb.contextbench.metrics_frame`
+    :func:`arbwb.analysis.leaderboard.release_metrics` and
+    :func:`arbwb.contextbench.evaluate.metrics_frame`
     (``file.coverage``, ``file.precision``); the samples frames give each sample's repo.
-    ``arb_runs`` (run, group, method, e.g. :func:`arbwb.methods.run_methods`) names ARB
+    ``arb_runs`` (run, group, method, e.g. :func:`arbwb.io.method_table.run_methods`) names ARB
     groups and methods; without it each run is its own method in one group "ARB".
     ``cb_ranked``: ranked file lists scored on ContextBench
-    (:func:`arbwb.contextbench.score_ranked`), read at ``k`` as more ContextBench runs.
+    (:func:`arbwb.contextbench.evaluate.score_ranked`), read at ``k`` as more ContextBench runs.
     ContextBench runs form one group and keep their names as methods.
     """
     recall, precision = arb_metric_names(k)
@@ -155,7 +157,7 @@ def file_level_scores(
 ) -> pl.DataFrame:
     """SCORES: mean and percentile-bootstrap interval per (benchmark, group, run, metric).
 
-    The sample-weighted overall rows of :func:`arbwb.leaderboard.scores` on each benchmark.
+    The sample-weighted overall rows of :func:`arbwb.analysis.leaderboard.scores` on each benchmark.
     """
     out = []
     for name, part in _benchmarks(frame):
@@ -175,7 +177,8 @@ def file_level_scores(
 def file_level_tests(
     frame: pl.DataFrame, *, n_perm: int = 10000, seed: int = 0, alpha: float = 0.05
 ) -> pl.DataFrame:
-    """TESTS: :func:`arbwb.leaderboard.pairwise_tests` between the runs of each benchmark."""
+    """TESTS: :func:`arbwb.analysis.leaderboard.pairwise_tests` between the runs of each
+    benchmark."""
     out = []
     for name, part in _benchmarks(frame):
         metrics, samples, groups = _long(part)

@@ -8,8 +8,8 @@ a paired test against the runner-up (Holm-corrected across slices), RRF combinat
 runs, and the default restriction to the taxonomy core tasks with complete annotations.
 
 Inputs are the METRICS frame (``run, sample_id, metric, value``, e.g. from
-:func:`arbwb.leaderboard.release_metrics`) and the annotation frame of
-:mod:`arbwb.taxonomy`. Runs are compared within their group (``eval/<release>`` folder).
+:func:`arbwb.analysis.leaderboard.release_metrics`) and the annotation frame of
+:mod:`arbwb.analysis.taxonomy`. Runs are compared within their group (``eval/<release>`` folder).
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ import numpy as np
 import polars as pl
 
 from arbwb import schemas
-from arbwb.inputs import Release
+from arbwb.analysis.taxonomy import CORE_TASKS, LABELS
+from arbwb.io.release import Release
 from arbwb.metrics import evaluate
+from arbwb.metrics.stats import bootstrap_means, holm, percentile_interval, sign_flip_pvalues
 from arbwb.retrievers.fusion import RRF_K, rrf, top_lists
-from arbwb.stats import bootstrap_means, holm, percentile_interval, sign_flip_pvalues
-from arbwb.taxonomy import CORE_TASKS, LABELS
 
 SLICE_METRICS: tuple[str, ...] = ("recall@20", "mrr")
 BCY_METRIC = "bcy@8000"
@@ -326,7 +326,7 @@ def best_per_slice(
     """Best run per (group, view, slice) by ``metric``, tested against the runner-up.
 
     Order: ``metric`` desc, then MRR desc, R@20 desc, run name (spec 13.4's order). The
-    paired sign-flip test (arbwb.stats) is Holm-corrected across the slices of one
+    paired sign-flip test (arbwb.metrics.stats) is Holm-corrected across the slices of one
     (group, view); a slice with a single run has no test (arbwb-defined).
     """
     joined = _joined(metrics, annotations, run_group, tasks, complete_only).filter(

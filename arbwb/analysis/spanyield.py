@@ -29,14 +29,14 @@ import numpy as np
 import polars as pl
 
 from arbwb.io.corpus import Corpus
+from arbwb.io.pathclass import CandidateFilter
 from arbwb.io.rankings import RunData
 from arbwb.jsonio import read_json
 from arbwb.metrics import chunks as cm
 from arbwb.metrics.budget import DEFAULT_BUDGETS, header_tokens_expr, normalise_budgets
-from arbwb.pathclass import CandidateFilter
+from arbwb.metrics.stats import bootstrap_ci
 from arbwb.retrievers import details as det
 from arbwb.retrievers.common import ChunkRanking, Method, candidate_chunks
-from arbwb.stats import bootstrap_ci
 from arbwb.tokenize import count_code_tokens, count_tokens_expr
 
 PACKINGS = ("legacy_chars", "files", "chunks")

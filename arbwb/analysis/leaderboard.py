@@ -19,10 +19,10 @@ import numpy.typing as npt
 import polars as pl
 
 from arbwb import schemas
-from arbwb.inputs import Release
+from arbwb.io.release import Release
 from arbwb.metrics import DEFAULT_METRICS, evaluate
 from arbwb.metrics.aggregate import group_codes, level_means
-from arbwb.stats import (
+from arbwb.metrics.stats import (
     bootstrap_weights,
     holm,
     percentile_interval,

@@ -1,4 +1,5 @@
-"""Calibration views upstream lacks (all arbwb-defined), on the §9 protocol of arbwb.selective.
+"""Calibration views upstream lacks (all arbwb-defined), on the §9 protocol of
+arbwb.analysis.selective.
 
 Risk-coverage curves with bootstrap bands, AUROC/AUPRC of confidence per no-gold stratum,
 confidence distributions, the threshold-transfer view, Wilson intervals on rates, and other
@@ -17,8 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from arbwb.errors import InputError
-from arbwb.selective import (
+from arbwb.analysis.selective import (
     NEG_INF,
     TABLE_METRICS,
     Calibration,
@@ -28,6 +28,7 @@ from arbwb.selective import (
     metrics_at,
     sweep,
 )
+from arbwb.errors import InputError
 
 FloatArray = npt.NDArray[np.float64]
 STRATA = ("natural", "counterfactual", "all")
@@ -64,7 +65,7 @@ def risk_coverage(
 
     Observed values are the sweep's (upstream arithmetic); bands are arbwb-defined.
     """
-    from arbwb.stats import bootstrap_weights
+    from arbwb.metrics.stats import bootstrap_weights
 
     parts = []
     for run, part in _runs(rows):
@@ -146,7 +147,7 @@ def separability(
     confidence, per run and no-gold stratum (natural, counterfactual, all), with stratified
     percentile-bootstrap intervals (classes resampled separately; arbwb-defined).
     """
-    from arbwb.stats import bootstrap_weights
+    from arbwb.metrics.stats import bootstrap_weights
 
     out = []
     for run, part in _runs(rows):
@@ -225,7 +226,7 @@ def confidence_distribution(
 
 def rate_intervals(metrics: Mapping[str, Any], *, level: float = 0.95) -> pl.DataFrame:
     """Wilson intervals for every rate of a §9.3 metrics dict (k recovered from its counts)."""
-    from arbwb.stats import wilson_interval
+    from arbwb.metrics.stats import wilson_interval
 
     pr, pa = metrics["positive_returned"], metrics["positive_abstained"]
     nr, na = metrics["no_gold_returned"], metrics["no_gold_abstained"]

@@ -42,6 +42,23 @@ class Release:
     gold: dict[str, pl.DataFrame] = field(default_factory=dict)
 
     @property
+    def groups(self) -> dict[str, list[str]]:
+        """Run group (``eval/<R>`` folder name) -> its runs, in load order: a comparison unit."""
+        out: dict[str, list[str]] = {}
+        for run, group in self.run_group.items():
+            out.setdefault(group, []).append(run)
+        return out
+
+    def gold_of(self, run: str) -> pl.DataFrame:
+        """The gold LABELS ``run`` is scored against: its group's."""
+        return self.gold[self.run_group[run]]
+
+    def universe(self, group: str) -> pl.DataFrame:
+        """SAMPLES rows a group's runs are scored over: the samples with gold in that group."""
+        ids = self.gold[group]["sample_id"].unique()
+        return self.samples.filter(pl.col("sample_id").is_in(ids.implode()))
+
+    @property
     def rankings(self) -> pl.DataFrame:
         """Every run's RANKINGS rows in one frame (run order as loaded)."""
         frames = [run.rankings for run in self.runs.values()]

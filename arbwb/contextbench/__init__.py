@@ -1,0 +1,1 @@
+"""ContextBench scoring (contextbench-spec): rows, predictions, evaluator."""

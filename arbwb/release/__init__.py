@@ -1,0 +1,1 @@
+"""Release building: snapshot build, corpus merge, validation, download."""

@@ -1,0 +1,1 @@
+"""The batch report: notebooks run by papermill, the HTML index, the recorder."""
