@@ -24,3 +24,14 @@ def _private_cache(
 ) -> None:
     """Each test session writes the on-disk cache to its own folder, never ~/.cache/arbwb."""
     monkeypatch.setenv("ARBWB_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "arbwb-cache"))
+
+
+@pytest.fixture(scope="session")
+def demo_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``arbwb report`` on the full demo, built once per session for the tests that read it."""
+    from arbwb.cli import main
+    from arbwb.paths import DEMO_DIR
+
+    out = tmp_path_factory.mktemp("demo-report") / "report"
+    assert main(["report", "--data", str(DEMO_DIR), "--out", str(out), "--no-progress"]) == 0
+    return out

@@ -10,8 +10,7 @@ import nbformat
 import polars as pl
 import pytest
 
-from arbwb.cli import main
-from arbwb.paths import DEMO_DIR, NOTEBOOKS_DIR
+from arbwb.paths import NOTEBOOKS_DIR
 from arbwb.tables import show
 
 NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]-*.ipynb"))
@@ -20,12 +19,9 @@ SHOWS = re.compile(r"(?<![\w.])show\(")
 
 
 @pytest.fixture(scope="module")
-def executed(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+def executed(demo_report: Path) -> list[Path]:
     """Every notebook executed once by ``arbwb report`` on the full demo."""
-    out = tmp_path_factory.mktemp("tables") / "report"
-    argv = ["report", "--data", str(DEMO_DIR), "--out", str(out), "--no-progress"]
-    assert main(argv) == 0
-    return sorted((out / "notebooks").glob("*.ipynb"))
+    return sorted((demo_report / "notebooks").glob("*.ipynb"))
 
 
 def _html(cell: nbformat.NotebookNode) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from html.parser import HTMLParser
 from pathlib import Path
@@ -325,6 +326,7 @@ def test_index_shows_contents_failure_records_figures_and_tables(tmp_path: Path)
     (report / "manifest.json").write_text("{}")
     (report / "index.html").write_text(page)
     assert sorted(_parse(report / "index.html").urls) == [
+        "#01-tiny",  # contents, key numbers, failure summary
         "#01-tiny",
         "#01-tiny",
         "figures/01-tiny__curve.png",
@@ -337,7 +339,34 @@ def test_index_shows_contents_failure_records_figures_and_tables(tmp_path: Path)
         "tables/01-tiny__board.csv",
         "tables/01-tiny__board.md",
     ]
-    assert _check_links(report) == 11
+    assert _check_links(report) == 12
+
+
+def test_index_reads_as_an_appendix(tmp_path: Path) -> None:
+    """First screen: each group's leaderboard and each section's key numbers; big tables start
+    collapsed, infinities read as words, JSON cells become tables, tables keep recorded order."""
+    notebooks = _notebooks(tmp_path / "nbs")
+    report = tmp_path / "report"
+    for sub in ("tables", "records"):
+        (report / sub).mkdir(parents=True)
+    board = report / "tables" / "01-leaderboard__v1__overall.csv"
+    board.write_text('Run,n,MRR\nA,3,"0.5000 [0.4000, 0.6000]"\n')
+    wide = report / "tables" / "01-tiny__zz_first.csv"
+    wide.write_text("k,v\n" + "".join(f"r{i},-inf\n" for i in range(20)))
+    later = report / "tables" / "01-tiny__aa_later.csv"
+    later.write_text('k,v\nx,"{""command"": ""pytest"", ""n"": 2}"\n')
+    os.utime(wide, ns=(1, 1))
+    os.utime(later, ns=(2, 2))
+    (report / "records" / "01-tiny.json").write_text(json.dumps({"n_samples": 9, "a/b": 1.0}))
+    page = render_index(report, [notebooks / "01-tiny.ipynb"], [Section("01-tiny.ipynb", "ok")])
+    first = page.index("Leaderboard, run group v1")
+    assert first < page.index("<h2>Contents</h2>")
+    assert "<td>0.5000 [0.4000, 0.6000]</td>" in page
+    assert "n_samples = 9" in page and "a/b = " not in page  # per-run records stay below
+    assert "<details><summary>20 rows, 2 columns</summary>" in page
+    assert "<td>minus infinity</td>" in page and "-inf" not in page
+    assert "<th>command</th><td>pytest</td>" in page and "&quot;" not in page
+    assert page.index("zz_first") < page.index("aa_later")  # recorded order, not alphabetical
 
 
 def test_progress_bar_names_each_notebook(capsys: pytest.CaptureFixture[str]) -> None:

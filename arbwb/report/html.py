@@ -11,6 +11,7 @@ import csv
 import html
 import io
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,11 @@ from typing import Any, Literal
 
 _INLINE_ROWS = 30  # table rows shown in the index; the files hold them all
 _OPEN_ENTRIES = 12  # nested records longer than this start collapsed
+_OPEN_ROWS, _OPEN_COLUMNS = 12, 10  # larger tables start collapsed behind <details>
+_KEY_NUMBERS = 6  # scalar records per section on the first screen
+_HEADLINE_COLUMNS = 9  # Run, n, ... of the leaderboard shown on the first screen
 _EXCERPT_LINES = 8
+_WORDS = {"inf": "infinity", "-inf": "minus infinity", "nan": "n/a"}  # how non-finite floats read
 
 _NOTEBOOK_TEMPLATE = r"""{%- extends 'index.html.j2' -%}
 {#- arbwb: no CDN scripts (require.js, MathJax, mermaid), so the page works offline. -#}
@@ -40,7 +45,7 @@ code, In [{{ cell.execution_count }}]</summary>
 """
 
 _INDEX_CSS = """
-body{font-family:system-ui,sans-serif;max-width:1100px;margin:auto;padding:0 1em;color:#222}
+body{font-family:system-ui,sans-serif;max-width:1300px;margin:auto;padding:0 1em;color:#222}
 h2{border-bottom:1px solid #ccc;margin-top:2em}
 table{border-collapse:collapse;font-size:12px;margin:4px 0}
 td,th{border:1px solid #ccc;padding:2px 6px;vertical-align:top;text-align:left}
@@ -50,6 +55,9 @@ img{max-width:100%}figure{margin:1em 0}figcaption{font-size:12px;color:#555}
 .failure{border:2px solid #b00;padding:6px 10px;background:#fff4f4}
 pre{background:#f6f6f6;padding:6px;overflow-x:auto;font-size:12px}
 summary{cursor:pointer;color:#555}
+.scroll{overflow-x:auto;max-width:100%}
+.headline{background:#f7f9fc;border:1px solid #dde3ea;padding:4px 12px;margin:1em 0}
+.headline td.num,.headline td{white-space:nowrap}
 """
 
 
@@ -141,14 +149,26 @@ def _scalar_html(value: Any) -> str:
     if isinstance(value, bool):
         return f"<td>{'yes' if value else 'no'}</td>"
     if isinstance(value, float):
+        if not math.isfinite(value):
+            return f"<td>{_WORDS[repr(value)]}</td>"
         return f"<td class='num' title='{value!r}'>{_number(value)}</td>"
+    if isinstance(value, str) and value.lower() in _WORDS:
+        return f"<td>{_WORDS[value.lower()]}</td>"
     if isinstance(value, int):
         return f"<td class='num'>{value}</td>"
     return f"<td>{_esc(value)}</td>"
 
 
 def _csv_cell(text: str) -> str:
-    """A CSV cell as HTML: decimals shortened like :func:`_number` (full value in the title)."""
+    """A CSV cell as HTML: decimals shortened like :func:`_number` (full value in the title),
+    infinities as words, JSON objects and lists as nested tables rather than escaped text."""
+    if text.startswith(("{", "[")):
+        try:
+            return _value_cell(json.loads(text))
+        except json.JSONDecodeError:
+            pass
+    if text.lower() in _WORDS:
+        return f"<td>{_WORDS[text.lower()]}</td>"
     try:
         value = float(text)
     except ValueError:
@@ -196,9 +216,17 @@ def _mapping_table(record: Mapping[str, Any]) -> str:
     return f"<table>{rows}</table>"
 
 
-def _csv_table(path: Path, *, max_rows: int = _INLINE_ROWS) -> str:
-    """The first ``max_rows`` rows of a CSV table as HTML, saying how many were left out."""
-    rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
+def _csv_rows(path: Path) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
+
+
+def _csv_table(
+    path: Path, *, max_rows: int = _INLINE_ROWS, columns: int | None = None, collapse: bool = True
+) -> str:
+    """The first ``max_rows`` rows (and ``columns`` columns) of a CSV table as HTML in a
+    horizontally scrolling box, saying how many rows were left out; a large table starts
+    collapsed behind ``<details>`` so the page reads as an appendix."""
+    rows = [row[:columns] for row in _csv_rows(path)]
     if not rows:
         return "<p>(empty table)</p>"
     head = "".join(f"<th>{_esc(c)}</th>" for c in rows[0])
@@ -211,7 +239,16 @@ def _csv_table(path: Path, *, max_rows: int = _INLINE_ROWS) -> str:
         if shown > max_rows
         else ""
     )
-    return f"<table><tr>{head}</tr>{body}</table>{note}"
+    table = f"<div class='scroll'><table><tr>{head}</tr>{body}</table></div>{note}"
+    if collapse and (shown > _OPEN_ROWS or len(rows[0]) > _OPEN_COLUMNS):
+        size = f"{shown} rows, {len(rows[0])} columns"
+        return f"<details><summary>{size}</summary>{table}</details>"
+    return table
+
+
+def _recorded_order(paths: list[Path]) -> list[Path]:
+    """Files in the order the notebook recorded them (write time), name breaking ties."""
+    return sorted(paths, key=lambda p: (p.stat().st_mtime_ns, p.name))
 
 
 def _link(href: str, text: str) -> str:
@@ -243,16 +280,14 @@ def _section_html(report: Path, notebook: Path, section: Section, title: str, qu
         )
         if (report / "notebooks" / name).is_file()
     ]
-    record_path = report / "records" / f"{stem}.json"
-    record: dict[str, Any] = {}
-    if record_path.is_file():
-        record = json.loads(record_path.read_text(encoding="utf-8"))
-        links.append(_link(f"records/{record_path.name}", "recorded numbers (JSON)"))
+    record = _record(report, stem)
+    if (report / "records" / f"{stem}.json").is_file():
+        links.append(_link(f"records/{stem}.json", "recorded numbers (JSON)"))
     parts.append(f"<p>{' · '.join(links)}</p>")
     if "skipped" in record:
         parts.append(f"<p class='skipped'>Skipped: {_esc(record['skipped'])}</p>")
     parts.extend(f"<p class='skipped'>Note: {_esc(note)}</p>" for note in record.get("notes", []))
-    figures = sorted((report / "figures").glob(f"{stem}__*.png"))
+    figures = _recorded_order(list((report / "figures").glob(f"{stem}__*.png")))
     if figures:
         parts.append("<h3>Figures</h3>")
     for png in figures:
@@ -263,7 +298,7 @@ def _section_html(report: Path, notebook: Path, section: Section, title: str, qu
         parts.append(
             f"<figure>{img}<figcaption>{_esc(caption)} ({' · '.join(files)})</figcaption></figure>"
         )
-    tables = sorted((report / "tables").glob(f"{stem}__*.csv"))
+    tables = _recorded_order(list((report / "tables").glob(f"{stem}__*.csv")))
     if tables:
         parts.append("<h3>Tables</h3>")
     for table in tables:
@@ -280,9 +315,54 @@ def _section_html(report: Path, notebook: Path, section: Section, title: str, qu
         parts.append(f"<h4>{_esc(name)} ({' · '.join(files)})</h4>{_csv_table(table)}")
     numbers = {k: v for k, v in record.items() if k not in ("skipped", "notes")}
     if numbers:
-        parts.append("<h3>Recorded numbers</h3>" + _mapping_table(numbers))
+        parts.append(
+            "<h3>Recorded numbers</h3><div class='scroll'>" + _mapping_table(numbers) + "</div>"
+        )
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def _key_numbers(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A section's headline numbers: its first scalar records that are not per run."""
+    scalars = {
+        k: v
+        for k, v in record.items()
+        if _is_scalar(v) and "/" not in k and k not in ("skipped", "missing_rule")
+    }
+    return dict(list(scalars.items())[:_KEY_NUMBERS])
+
+
+def _first_screen(report: Path, titled: Sequence[tuple[Path, Section, str, str]]) -> str:
+    """The leaderboard of each run group (mean [95% interval]) and each section's key numbers."""
+    parts = []
+    for path in sorted((report / "tables").glob("01-leaderboard__*__overall.csv")):
+        group = path.stem.removeprefix("01-leaderboard__").removesuffix("__overall")
+        parts.append(
+            f"<h3>Leaderboard, run group {_esc(group)}: mean [95% bootstrap interval]</h3>"
+            + _csv_table(path, columns=_HEADLINE_COLUMNS, collapse=False)
+        )
+    rows = []
+    for _, section, title, _ in titled:
+        numbers = _key_numbers(_record(report, section.stem))
+        cells = "; ".join(f"{k} = {_plain(v)}" for k, v in numbers.items()) or section.status
+        rows.append(f"<tr><th>{_link(f'#{section.stem}', title)}</th><td>{_esc(cells)}</td></tr>")
+    parts.append(f"<h3>Key numbers</h3><div class='scroll'><table>{''.join(rows)}</table></div>")
+    return "<div class='headline'>" + "".join(parts) + "</div>"
+
+
+def _record(report: Path, stem: str) -> dict[str, Any]:
+    """A notebook's recorded numbers, empty when it recorded none."""
+    path = report / "records" / f"{stem}.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def _plain(value: Any) -> str:
+    """A scalar as plain text, as the tables print it."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return _WORDS[repr(value)] if not math.isfinite(value) else _number(value)
+    return "n/a" if value is None else str(value)
 
 
 def render_index(
@@ -320,6 +400,7 @@ def render_index(
         f"<ul>{meta}<li>{_link('manifest.json', 'manifest.json')}: inputs with SHA-256, "
         "package versions, parameters, seeds and each notebook's status</li></ul>",
         summary,
+        _first_screen(report, titled),
         f"<nav><h2>Contents</h2><ol>{toc}</ol></nav>",
     ]
     parts.extend(_section_html(report, nb, s, title, q) for nb, s, title, q in titled)
