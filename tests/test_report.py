@@ -371,10 +371,11 @@ def test_index_reads_as_an_appendix(tmp_path: Path) -> None:
 
 def test_progress_bar_names_each_notebook(capsys: pytest.CaptureFixture[str]) -> None:
     items = [Path("01-a.ipynb"), Path("02-b.ipynb")]
-    assert list(_progress(items, enabled=True)) == items
+    assert list(_progress(iter(items), total=2, enabled=True)) == items
     err = capsys.readouterr().err
-    assert "01-a" in err and "02-b" in err
-    assert list(_progress(items, enabled=False)) == items and not capsys.readouterr().err
+    assert "01-a done" in err and "02-b done" in err and "2/2" in err
+    assert list(_progress(iter(items), total=2, enabled=False)) == items
+    assert not capsys.readouterr().err
 
 
 def test_kernels_start_without_the_tcp_warning(

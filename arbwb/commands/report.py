@@ -60,7 +60,22 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--notebooks", type=Path, default=NOTEBOOKS_DIR, help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=0, help="seed passed to every notebook")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument(
+        "--jobs",
+        type=_at_least_one,
+        default=None,
+        help="notebooks run at once, each in its own kernel (default: the usable CPUs)",
+    )
     parser.set_defaults(func=_run)
+
+
+def _at_least_one(text: str) -> int:
+    """``--jobs`` as a whole number of at least 1 (argparse names the option on failure)."""
+    value = int(text)
+    if value < 1:
+        msg = f"must be at least 1, got {value}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -86,6 +101,7 @@ def _run(args: argparse.Namespace) -> int:
         seed=args.seed,
         progress=not args.no_progress,
         methods=args.methods,
+        jobs=args.jobs,
     )
     result = run_report(config)
     index = result.out_dir / "index.html"

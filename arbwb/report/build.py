@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import multiprocessing
+import os
 import platform
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
@@ -53,6 +56,7 @@ class ReportConfig:
     methods: Path | None = None  # method table CSV (notebook parameter methods_path)
     #: run files or globs (relative to data_dir) added to the run set (parameter extra_runs)
     extra_runs: tuple[str, ...] = ()
+    jobs: int | None = None  # notebooks executed at once; None: the usable CPUs
 
 
 @dataclass(frozen=True)
@@ -94,14 +98,7 @@ def run_report(config: ReportConfig) -> ReportResult:
     try:
         work.chmod(new_file_mode(folder=True))  # mkdtemp makes it 0700; it becomes the report
         parameters = _parameters(config, data_dir, work)
-        sections = [
-            _execute(notebook, work, parameters, config)
-            for notebook in _progress(notebooks, enabled=config.progress)
-        ]
-        for section in sections:
-            executed = work / "notebooks" / section.notebook
-            if executed.is_file():
-                write_text_atomic(executed.with_suffix(".html"), render_notebook(executed))
+        sections = _execute_all(notebooks, work, parameters, config)
         manifest = _manifest(config, data_dir, parameters, sections)
         write_json(work / "manifest.json", manifest)
         header = {"generated": manifest["generated_at"], "data": str(data_dir)}
@@ -175,16 +172,53 @@ def _parameters(config: ReportConfig, data_dir: Path, work: Path) -> dict[str, A
     }
 
 
-def _progress(items: Sequence[Path], *, enabled: bool) -> Iterator[Path]:
-    """``items`` in order; when ``enabled``, a progress bar names the notebook running."""
+def _jobs(config: ReportConfig, count: int) -> int:
+    """Worker processes: ``config.jobs``, else the CPUs this process may use; at most ``count``."""
+    usable = config.jobs or len(os.sched_getaffinity(0))
+    return max(1, min(usable, count))
+
+
+def _execute_all(
+    notebooks: Sequence[Path], work: Path, parameters: dict[str, Any], config: ReportConfig
+) -> list[Section]:
+    """Every notebook executed and rendered to HTML, ``_jobs`` at a time in worker processes,
+    each notebook in its own kernel. Sections come back in notebook order whatever order they
+    finish in, and each notebook writes only its own files, so any ``--jobs`` gives the same
+    report."""
+    context = multiprocessing.get_context("spawn")  # never fork a process holding threads
+    with ProcessPoolExecutor(_jobs(config, len(notebooks)), mp_context=context) as pool:
+        futures = {
+            pool.submit(_execute_and_render, nb, work, parameters, config): nb for nb in notebooks
+        }
+        finished = (futures[future] for future in as_completed(futures))
+        for _ in _progress(finished, total=len(notebooks), enabled=config.progress):
+            pass
+    return [future.result() for future in futures]
+
+
+def _execute_and_render(
+    notebook: Path, work: Path, parameters: dict[str, Any], config: ReportConfig
+) -> Section:
+    """One notebook executed, then its HTML page written beside it."""
+    section = _execute(notebook, work, parameters, config)
+    executed = work / "notebooks" / notebook.name
+    if executed.is_file():
+        write_text_atomic(executed.with_suffix(".html"), render_notebook(executed))
+    return section
+
+
+def _progress(items: Iterable[Path], *, total: int, enabled: bool) -> Iterator[Path]:
+    """``items`` (notebooks as they finish) passed through; when ``enabled``, a progress bar
+    names each notebook that finished."""
     if not enabled:
         yield from items
         return
     from tqdm.auto import tqdm
 
-    with tqdm(items, desc="arbwb report", unit="notebook") as bar:
-        for item in bar:
-            bar.set_postfix_str(item.stem)
+    with tqdm(total=total, desc="arbwb report", unit="notebook") as bar:
+        for item in items:
+            bar.set_postfix_str(f"{item.stem} done")
+            bar.update()
             yield item
 
 
