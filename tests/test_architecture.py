@@ -163,7 +163,7 @@ def test_public_names_are_the_defining_objects() -> None:
     assert arbwb.Retriever is plugin.Retriever
     assert arbwb.analysis.__name__ == "arbwb.analysis"
     with pytest.raises(AttributeError, match="__all__"):
-        _ = arbwb.no_such_name  # type: ignore[attr-defined]
+        _ = arbwb.no_such_name
 
 
 def _modules_after(code: str) -> dict[str, bool]:
