@@ -10,7 +10,8 @@ import polars as pl
 import pytest
 
 from arbwb.errors import InputError
-from arbwb.io.rankings import canonical_metric_name, default_run_name, load_rankings
+from arbwb.io.details_reader import canonical_metric_name
+from arbwb.io.rankings import default_run_name, load_rankings
 
 
 def _details(sample_id: str, **extra: Any) -> dict[str, Any]:

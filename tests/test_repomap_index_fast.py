@@ -14,16 +14,14 @@ from arbwb.retrievers import repomap as rm
 from arbwb.retrievers import repomap_paths as rp
 from arbwb.retrievers.bytetokens import token_lists
 from arbwb.retrievers.repomap_index import (
-    CONTENT_PREFIX,
     RepoMapIndex,
-    TextMemo,
     assemble,
     build_index,
-    content_tokens_of,
     gather,
     load_index,
     save_index,
 )
+from arbwb.retrievers.repomap_texts import CONTENT_PREFIX, TextMemo, content_tokens_of
 from arbwb.tokenize import split_identifiers
 
 TRICKY = [

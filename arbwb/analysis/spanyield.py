@@ -36,7 +36,7 @@ from arbwb.metrics import chunks as cm
 from arbwb.metrics.budget import DEFAULT_BUDGETS, header_tokens_expr, normalise_budgets
 from arbwb.metrics.stats import bootstrap_ci
 from arbwb.retrievers import details as det
-from arbwb.retrievers.common import ChunkRanking, Method, candidate_chunks
+from arbwb.retrievers.common import ChunkRanking, RetrievalMethod, candidate_chunks
 from arbwb.tokenize import count_code_tokens, count_tokens_expr
 
 PACKINGS = ("legacy_chars", "files", "chunks")
@@ -67,7 +67,7 @@ class Rerank:
     """How to re-rank one run: its method and candidate filter, or why it cannot be."""
 
     run: str
-    method: Method | None
+    method: RetrievalMethod | None
     candidate_filter: CandidateFilter
     status: str  # "reranked" or the reason it is not
 

@@ -30,7 +30,7 @@ from arbwb.io.samples import SampleSet, load_samples
 from arbwb.jsonio import read_json, write_json, write_jsonl, write_text_atomic
 from arbwb.release.snapshot import build_snapshots, stable_id
 from arbwb.retrievers import dense
-from arbwb.retrievers.common import Method
+from arbwb.retrievers.common import RetrievalMethod
 from arbwb.retrievers.details import summary_path
 from arbwb.retrievers.fusion import run_fusion
 from arbwb.retrievers.registry import get_method
@@ -249,7 +249,7 @@ def sample_record(
 
 
 #: Run name -> method factory, in the order runs are written.
-DEMO_METHODS: dict[str, Callable[[], Method]] = {
+DEMO_METHODS: dict[str, Callable[[], RetrievalMethod]] = {
     "lexical": lambda: get_method("lexical"),
     "bm25-arb": lambda: get_method("bm25-arb"),
     "bm25": lambda: get_method("bm25"),

@@ -22,7 +22,7 @@ from arbwb.retrievers.common import (
     ChunkKeys,
     ChunkPaths,
     ChunkRanking,
-    Method,
+    RetrievalMethod,
     TermMatrix,
     TermMemo,
     check_chunks,
@@ -137,11 +137,11 @@ def rank_sample(index: BM25Index, query_text: str) -> ChunkRanking:
     return rank_chunks(chunk_scores, index.tiebreak, index.paths)
 
 
-def method(*, okapi: bool = False, source: TermSource | None = None) -> Method:
+def method(*, okapi: bool = False, source: TermSource | None = None) -> RetrievalMethod:
     """``bm25-arb`` (upstream) or ``bm25`` (rank-bm25 formula): with a ``source``, snapshots
     are streamed with their term statistics cached on disk; else a run-level token memo."""
     if source is not None:
-        return Method(
+        return RetrievalMethod(
             name="bm25" if okapi else "bm25-arb",
             ranker="bm25-okapi" if okapi else "bm25",
             build_index=lambda chunks: build_index(chunks, okapi=okapi),
@@ -153,7 +153,7 @@ def method(*, okapi: bool = False, source: TermSource | None = None) -> Method:
             ),
         )
     memo = TermMemo()
-    return Method(
+    return RetrievalMethod(
         name="bm25" if okapi else "bm25-arb",
         ranker="bm25-okapi" if okapi else "bm25",
         build_index=lambda chunks: build_index(chunks, memo, okapi=okapi),

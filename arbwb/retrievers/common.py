@@ -422,7 +422,7 @@ def corpus_order(paths: ChunkPaths) -> ChunkRanking:
 
 
 @dataclass(frozen=True)
-class Method:
+class RetrievalMethod:
     """A chunk retriever: ``build_index(chunks)`` once per snapshot, ``rank_sample`` per query.
 
     ``ranker`` is the label written to details rows (``ranker`` field / summary ``mode``).
@@ -465,7 +465,7 @@ class Method:
 
 
 def snapshot_index(
-    method: Method, corpus: Corpus, snapshot: str, candidate_filter: CandidateFilter
+    method: RetrievalMethod, corpus: Corpus, snapshot: str, candidate_filter: CandidateFilter
 ) -> tuple[Any, pl.DataFrame | ChunkTable] | None:
     """A snapshot's index and the chunk frame (or details table) its rankings index; None when
     nothing is ranked."""
@@ -475,7 +475,7 @@ def snapshot_index(
     return (method.build_index(chunks), chunks) if chunks.height else None
 
 
-def rank_row(method: Method, index: Any, row: Mapping[str, Any]) -> ChunkRanking:
+def rank_row(method: RetrievalMethod, index: Any, row: Mapping[str, Any]) -> ChunkRanking:
     """Rank one SAMPLES row: ``rank_record`` when the method has it, else its query text."""
     if method.rank_record is not None:
         return method.rank_record(index, row)
@@ -492,7 +492,7 @@ def candidate_chunks(chunks: pl.DataFrame, candidate_filter: CandidateFilter) ->
 
 
 def rank_samples(
-    method: Method,
+    method: RetrievalMethod,
     samples: pl.DataFrame,
     corpus: Corpus,
     *,

@@ -28,7 +28,7 @@ from arbwb.io.pathclass import CandidateFilter
 from arbwb.retrievers.common import (
     ChunkPaths,
     ChunkRanking,
-    Method,
+    RetrievalMethod,
     candidate_chunks,
     check_chunks,
     chunk_paths,
@@ -265,8 +265,8 @@ def method(
     *,
     encoder: Encoder | None = None,
     cache_dir: str | Path | None = None,
-) -> Method:
-    """A dense :class:`Method` (loads the model now, so a bad model fails before any work).
+) -> RetrievalMethod:
+    """A dense :class:`RetrievalMethod` (loads the model now, so a bad model fails before any work).
 
     ``stats()`` reports the cache's hits, misses and hit ratio; the on-disk cache lives in
     ``cache_dir/<sha256(model label)[:16]>/``.
@@ -279,7 +279,7 @@ def method(
     if cache_dir is not None:
         directory = Path(cache_dir) / hashlib.sha256(label.encode("utf-8")).hexdigest()[:16]
     cache = EmbeddingCache(encoder, directory)
-    return Method(
+    return RetrievalMethod(
         name="dense",
         ranker="embedding",
         build_index=lambda chunks: build_index(chunks, cache),

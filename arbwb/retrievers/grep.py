@@ -40,7 +40,7 @@ from arbwb.retrievers.common import (
     CHUNK_COLUMNS,
     ChunkPaths,
     ChunkRanking,
-    Method,
+    RetrievalMethod,
     candidate_chunks,
     check_chunks,
 )
@@ -598,10 +598,10 @@ def row_stats(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     }
 
 
-def method(mode: PatternMode = "strict", marks: Path | None = None) -> Method:
+def method(mode: PatternMode = "strict", marks: Path | None = None) -> RetrievalMethod:
     """The grep retriever of one pattern mode (details/summary as arb-grep §8); ``marks``: the
     cache folder recording chunk files whose rows passed the check (None: every run checks)."""
-    return Method(
+    return RetrievalMethod(
         name="grep" if mode == "strict" else "grep-expanded",
         ranker="grep",
         build_index=functools.partial(build_index, mode=mode),

@@ -14,7 +14,7 @@ from arbwb.retrievers.common import (
     ChunkKeys,
     ChunkPaths,
     ChunkRanking,
-    Method,
+    RetrievalMethod,
     TermMatrix,
     TermMemo,
     check_chunks,
@@ -98,12 +98,12 @@ def rank_sample(index: LexicalIndex, query_text: str) -> ChunkRanking:
     return rank_chunks(chunk_scores, index.tiebreak, index.paths)
 
 
-def method(source: TermSource | None = None) -> Method:
+def method(source: TermSource | None = None) -> RetrievalMethod:
     """The ``lexical`` method: with a ``source``, snapshots are streamed from the chunk files
     with their term statistics cached on disk; else from chunk frames with a run-level token
     memo (snapshots share most chunk text)."""
     if source is not None:
-        return Method(
+        return RetrievalMethod(
             name="lexical",
             ranker="lexical",
             build_index=build_index,
@@ -113,7 +113,7 @@ def method(source: TermSource | None = None) -> Method:
             index_snapshot=snapshot_indexer(source, index_from_terms),
         )
     memo = TermMemo()
-    return Method(
+    return RetrievalMethod(
         name="lexical",
         ranker="lexical",
         build_index=lambda chunks: build_index(chunks, memo),

@@ -45,7 +45,7 @@ from arbwb.errors import InputError
 from arbwb.retrievers.common import (
     ChunkPaths,
     ChunkRanking,
-    Method,
+    RetrievalMethod,
     chunk_paths,
     rank_chunks,
     tiebreak_order,
@@ -160,8 +160,8 @@ def load_factory(target: str) -> Factory:
     return factory  # type: ignore[no-any-return]
 
 
-def build(spec: MethodSpec, options: Mapping[str, Any]) -> Method:
-    """The internal :class:`Method` of a plug-in spec, its factory called with ``options``."""
+def build(spec: MethodSpec, options: Mapping[str, Any]) -> RetrievalMethod:
+    """The :class:`RetrievalMethod` of a plug-in spec, its factory called with ``options``."""
     factory = load_factory(spec.target)
     try:
         retriever = factory(**options)
@@ -274,8 +274,10 @@ def _error_ranking(message: str) -> ChunkRanking:
     )
 
 
-def adapt(retriever: Any, default_name: str, params: Mapping[str, Any] | None = None) -> Method:
-    """The internal :class:`Method` for a protocol object, so the runner is reused unchanged.
+def adapt(
+    retriever: Any, default_name: str, params: Mapping[str, Any] | None = None
+) -> RetrievalMethod:
+    """The :class:`RetrievalMethod` for a protocol object, so the runner is reused unchanged.
 
     ``name`` defaults to ``default_name``; ``params`` (the factory and its options) go into
     the resume fingerprint.
@@ -292,7 +294,7 @@ def adapt(retriever: Any, default_name: str, params: Mapping[str, Any] | None = 
     name = str(getattr(retriever, "name", None) or default_name)
     family = getattr(retriever, "family", None)
     adapter = _Adapter(retriever, name)
-    return Method(
+    return RetrievalMethod(
         name=name,
         ranker=name,
         build_index=adapter.build_index,
@@ -303,8 +305,10 @@ def adapt(retriever: Any, default_name: str, params: Mapping[str, Any] | None = 
     )
 
 
-def method_for(name: str, options: Mapping[str, Any], builtin: Callable[[], Method]) -> Method:
-    """The :class:`Method` a ``--method`` value names; ``builtin()`` makes a built-in one."""
+def method_for(
+    name: str, options: Mapping[str, Any], builtin: Callable[[], RetrievalMethod]
+) -> RetrievalMethod:
+    """The :class:`RetrievalMethod` a ``--method`` value names; ``builtin()`` makes a built-in."""
     spec = resolve(name)
     if spec.source == "built-in":
         if options:

@@ -1,4 +1,4 @@
-"""Chunk retrievers by name: each factory returns a ready :class:`Method`."""
+"""Chunk retrievers by name: each factory returns a ready :class:`RetrievalMethod`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import polars as pl
 
 from arbwb.io.corpus import Corpus
 from arbwb.io.pathclass import CandidateFilter
-from arbwb.retrievers.common import Method, rank_samples
+from arbwb.retrievers.common import RetrievalMethod, rank_samples
 
 if TYPE_CHECKING:
     from arbwb.retrievers import dense, repomap
@@ -41,14 +41,14 @@ def _source(options: MethodOptions) -> TermSource | None:
     return TermSource(options.term_cache_dir) if options.stream_terms else None
 
 
-def _lexical(options: MethodOptions) -> Method:
+def _lexical(options: MethodOptions) -> RetrievalMethod:
     from arbwb.retrievers import lexical
 
     return lexical.method(_source(options))
 
 
-def _bm25(okapi: bool) -> Callable[[MethodOptions], Method]:
-    def factory(options: MethodOptions) -> Method:
+def _bm25(okapi: bool) -> Callable[[MethodOptions], RetrievalMethod]:
+    def factory(options: MethodOptions) -> RetrievalMethod:
         from arbwb.retrievers import bm25
 
         return bm25.method(okapi=okapi, source=_source(options))
@@ -56,8 +56,8 @@ def _bm25(okapi: bool) -> Callable[[MethodOptions], Method]:
     return factory
 
 
-def _grep(expanded: bool) -> Callable[[MethodOptions], Method]:
-    def factory(options: MethodOptions) -> Method:
+def _grep(expanded: bool) -> Callable[[MethodOptions], RetrievalMethod]:
+    def factory(options: MethodOptions) -> RetrievalMethod:
         from arbwb.retrievers import grep
 
         return grep.method("expanded" if expanded else "strict", options.checked_dir)
@@ -65,13 +65,13 @@ def _grep(expanded: bool) -> Callable[[MethodOptions], Method]:
     return factory
 
 
-def _dense(options: MethodOptions) -> Method:
+def _dense(options: MethodOptions) -> RetrievalMethod:
     from arbwb.retrievers import dense
 
     return dense.method(options.model, encoder=options.encoder, cache_dir=options.cache_dir)
 
 
-def _repomap(options: MethodOptions) -> Method:
+def _repomap(options: MethodOptions) -> RetrievalMethod:
     from arbwb.retrievers import repomap
 
     weights = options.weights or repomap.Weights()
@@ -79,8 +79,8 @@ def _repomap(options: MethodOptions) -> Method:
 
 
 #: Chunk retrievers by name; each factory imports its module and returns a ready
-#: :class:`Method` (dense loads its model), so ranking with one method loads only its code.
-METHODS: dict[str, Callable[[MethodOptions], Method]] = {
+#: :class:`RetrievalMethod` (dense loads its model), so ranking with one method loads only its code.
+METHODS: dict[str, Callable[[MethodOptions], RetrievalMethod]] = {
     "lexical": _lexical,
     "bm25-arb": _bm25(okapi=False),
     "bm25": _bm25(okapi=True),
@@ -91,7 +91,7 @@ METHODS: dict[str, Callable[[MethodOptions], Method]] = {
 }
 
 
-def get_method(name: str, options: MethodOptions | None = None) -> Method:
+def get_method(name: str, options: MethodOptions | None = None) -> RetrievalMethod:
     """The chunk retriever called ``name``; unknown names fail listing the valid ones."""
     factory = METHODS.get(name)
     if factory is None:

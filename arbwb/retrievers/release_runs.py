@@ -20,7 +20,7 @@ from arbwb.errors import InputError
 from arbwb.io.corpus import open_corpus
 from arbwb.io.samples import load_samples
 from arbwb.jsonio import read_json, write_json
-from arbwb.retrievers.common import Method
+from arbwb.retrievers.common import RetrievalMethod
 from arbwb.retrievers.plugin import method_for
 from arbwb.retrievers.runner import checkpoint_path, fingerprint, run_method
 
@@ -59,7 +59,7 @@ def rank_release(
     runs_dir: Path,
     *,
     options: Mapping[str, Any] | None = None,
-    builtin: Callable[[str], Method] | None = None,
+    builtin: Callable[[str], RetrievalMethod] | None = None,
 ) -> list[Path]:
     """Details files of every method in ``names`` over every sample release of ``data``.
 

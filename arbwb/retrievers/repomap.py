@@ -36,19 +36,18 @@ from arbwb import cache
 from arbwb.io.pathclass import CandidateFilter, keep_path
 from arbwb.io.samples import given_files
 from arbwb.retrievers import repomap_paths as rp
-from arbwb.retrievers.common import ChunkRanking, Method
+from arbwb.retrievers.common import ChunkRanking, RetrievalMethod
 from arbwb.retrievers.repomap_index import (
     FORMAT_VERSION,
     Gathered,
     RepoMapIndex,
-    TextMemo,
-    Tokenised,
     assemble,
     build_index,
     gather,
     load_index,
     save_index,
 )
+from arbwb.retrievers.repomap_texts import TextMemo, Tokenised
 from arbwb.tokenize import split_identifiers
 
 if TYPE_CHECKING:
@@ -450,8 +449,8 @@ def _json_object(text: str | None) -> dict[str, Any]:
 
 def method(
     weights: Weights = Weights(), *, cap: int = DEFAULT_CAP, cache_dir: Path | None = None
-) -> Method:
-    """The ``repomap`` :class:`Method`: whole-snapshot index (cached in ``cache_dir``).
+) -> RetrievalMethod:
+    """The ``repomap`` :class:`RetrievalMethod`: whole-snapshot index (cached in ``cache_dir``).
 
     ``rank_sample(index, query_text)`` ranks without a task rule or given files (the query
     object is parsed back from the text); runs use ``rank_record`` with the full sample row.
@@ -556,7 +555,7 @@ def method(
             saving.pop(0).result()
         return {"weights": weights.as_dict(), "max_symbol_refs_per_file": cap} | counts
 
-    return Method(
+    return RetrievalMethod(
         name="repomap",
         ranker="repomap",
         build_index=lambda chunks: prepare(build_index(chunks, cap, memo)),

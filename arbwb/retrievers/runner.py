@@ -43,7 +43,7 @@ from arbwb.jsonio import (
 )
 from arbwb.metrics.chunks import ChunkTable, chunk_table
 from arbwb.retrievers import details as det
-from arbwb.retrievers.common import Method, rank_row, snapshot_index
+from arbwb.retrievers.common import RetrievalMethod, rank_row, snapshot_index
 
 #: arbwb-defined: the checkpoint is flushed after every sample (a killed run loses nothing) but
 #: fsynced at most this often (a machine crash loses at most this many seconds of samples,
@@ -108,7 +108,7 @@ def chunk_file_identity(path: Path) -> dict[str, int]:
 
 
 def fingerprint(
-    method: Method,
+    method: RetrievalMethod,
     sample_set: SampleSet,
     corpus: Corpus,
     candidate_filter: str,
@@ -245,7 +245,7 @@ def _pre_skip(
 
 
 def run_method(
-    method: Method,
+    method: RetrievalMethod,
     sample_set: SampleSet,
     corpus: Corpus,
     out: Path,
@@ -357,7 +357,7 @@ def _table(chunks: pl.DataFrame | ChunkTable) -> ChunkTable:
 
 
 def _indexes(
-    method: Method,
+    method: RetrievalMethod,
     corpus: Corpus,
     groups: list[tuple[str, list[int]]],
     candidate_filter: CandidateFilter,

@@ -551,8 +551,9 @@ def _kept_counts(
 def snapshot_indexer(
     source: TermSource, build: Callable[[ChunkKeys, TermMatrix], Any]
 ) -> Callable[[Corpus, str, CandidateFilter], tuple[Any, ChunkTable] | None]:
-    """A :class:`Method` ``index_snapshot`` building ``build(keys, matrix)`` from ``source``;
-    with it comes the candidate chunks' details table (``n_chars`` for the text length)."""
+    """A :class:`RetrievalMethod` ``index_snapshot`` building ``build(keys, matrix)`` from
+    ``source``; with it comes the candidate chunks' details table (``n_chars``, the text
+    length)."""
 
     def index_snapshot(
         corpus: Corpus, snapshot_id: str, candidate_filter: CandidateFilter
