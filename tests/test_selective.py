@@ -1,7 +1,8 @@
 """Selective retrieval (spec §9): section-14 vectors, a 6-repo hand fixture, real data, bad input.
 
 Expected values come from spec §14 (TV9, TV10), from hand arithmetic in comments, or from the
-literal list-based reading in ``selective_reference.py`` (independent of arbwb.analysis.selective).
+literal list-based reading in ``selective_reference.py`` (independent of arbwb's selective
+modules).
 """
 
 from __future__ import annotations
