@@ -58,7 +58,7 @@ class SelectiveResult:
     composition: pl.DataFrame = field(default_factory=pl.DataFrame)
     selective_table: pl.DataFrame = field(default_factory=pl.DataFrame)
     fold_thresholds: pl.DataFrame = field(default_factory=pl.DataFrame)
-    confidence: pl.DataFrame = field(default_factory=pl.DataFrame)
+    confidence_by_stratum: pl.DataFrame = field(default_factory=pl.DataFrame)
     confidence_by_repo: pl.DataFrame = field(default_factory=pl.DataFrame)
     risk_coverage: pl.DataFrame = field(default_factory=pl.DataFrame)
     threshold_transfer: pl.DataFrame = field(default_factory=pl.DataFrame)
@@ -192,7 +192,7 @@ def _views(
         "composition": pl.concat(composition),
         "selective_table": views.selective_table(cals),
         "fold_thresholds": views.fold_table(cals),
-        "confidence": views.confidence_distribution(all_rows),
+        "confidence_by_stratum": views.confidence_distribution(all_rows),
         "confidence_by_repo": views.confidence_distribution(
             all_rows, by=("run", "repo", "stratum")
         ),

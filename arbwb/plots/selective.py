@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 from arbwb.plots.style import demo_title, run_colors
 
 STRATUM_ORDER = ("positive", "natural", "counterfactual")
-NOTHING = "no selective runs: nothing to draw"
+NOTHING = "analysis skipped: nothing to draw"
 
 
 def _nothing(ax: Axes) -> Axes:
