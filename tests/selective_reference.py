@@ -1,5 +1,5 @@
 """A literal, list-based reading of spec §9.3-9.6 for tests (independent of
-arbwb.analysis.selective).
+arbwb.analysis.selective_*).
 
 Rows are dicts ``{sample_id, repo, label, reason, conf, recall}``.
 """

@@ -129,15 +129,16 @@ def test_abstention_notebook_on_demo(tmp_path: Path) -> None:
 
 def test_fold_fallback_on_demo_names_the_missing_repositories() -> None:
     """More folds than repositories: the largest feasible count, with the reason (arbwb-defined)."""
-    from arbwb.analysis import selective as sel
+    from arbwb.analysis import selective_folds as sfolds
+    from arbwb.analysis import selective_rows as srows
     from arbwb.io.release import load_release
 
     release = load_release(DEMO, "eval/*/*_selective_*_details.jsonl")
     run = next(iter(release.runs.values()))
-    reference = sel.selective_rows(run, release.samples, release.labels)
+    reference = srows.selective_rows(run, release.samples, release.labels)
     details = sorted(DEMO.glob("eval/*/*_selective_*_details.jsonl"))[0]
     repos = len({r["repo"] for r in literal_rows(details)})
-    used, reasons = sel.feasible_folds(reference, repos + 1)
+    used, reasons = sfolds.feasible_folds(reference, repos + 1)
     assert used == repos
     assert f"need at least {repos + 1} repositories, got {repos}" in reasons[0]
 

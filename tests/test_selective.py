@@ -1,7 +1,8 @@
 """Selective retrieval (spec §9): section-14 vectors, a 6-repo hand fixture, real data, bad input.
 
 Expected values come from spec §14 (TV9, TV10), from hand arithmetic in comments, or from the
-literal list-based reading in ``selective_reference.py`` (independent of arbwb.analysis.selective).
+literal list-based reading in ``selective_reference.py`` (independent of arbwb's selective
+modules).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ import polars as pl
 import pytest
 import selective_reference as ref
 
-from arbwb.analysis import selective as sel
+from arbwb.analysis import selective_folds as sfolds
+from arbwb.analysis import selective_metrics as smetrics
+from arbwb.analysis import selective_rows as srows
 from arbwb.analysis import selective_views as sv
 from arbwb.cli import main
 from arbwb.errors import InputError
@@ -46,7 +49,7 @@ def frame(rows: list[dict[str, Any]], run: str = "r") -> pl.DataFrame:
         }
         for r in rows
     ]
-    return pl.DataFrame(out, schema=dict(sel.ROWS))
+    return pl.DataFrame(out, schema=dict(srows.ROWS))
 
 
 def row(
@@ -80,7 +83,7 @@ TV9 = [
 
 
 def test_tv9_sweep_and_operating_points() -> None:
-    sweep = sel.sweep(frame(TV9))
+    sweep = smetrics.sweep(frame(TV9))
     assert sweep["threshold"].to_list() == [-math.inf, 0.75, 1.5, 2.5, 3.5, 4.5, 5.5, 6.000000006]
     assert sweep["balanced_accuracy"].to_list() == [0.5, 0.625, 0.75, 0.775, 0.8, 0.7, 0.6, 0.5]
     ninths = {
@@ -91,7 +94,7 @@ def test_tv9_sweep_and_operating_points() -> None:
     for column, counts in ninths.items():
         assert sweep[column].to_list() == [k / 9 for k in counts], column
     assert sweep["threshold_index"].to_list() == list(range(8))
-    chosen = {p: sel.select(sweep, p) for p in sel.POINTS}
+    chosen = {p: smetrics.select(sweep, p) for p in smetrics.POINTS}
     assert {p: r["threshold"] for p, r in chosen.items() if r} == {
         "best_selective_accuracy": 3.5,
         "best_balanced_accuracy": 3.5,
@@ -103,9 +106,9 @@ def test_tv9_sweep_and_operating_points() -> None:
 
 def test_tv9_folds_and_out_of_fold() -> None:
     rows = frame(TV9)
-    fold_of = sel.assign_folds(rows, 2)
+    fold_of = sfolds.assign_folds(rows, 2)
     assert fold_of == {"o/a": 0, "o/b": 1, "o/c": 1, "o/d": 0}
-    cv = sel.cross_validate(rows, fold_of)
+    cv = sfolds.cross_validate(rows, fold_of)
     assert [f["threshold"] for f in cv.folds] == [3.5, 2.0]
     assert cv.threshold_summary == {
         "mean": 2.75,
@@ -131,11 +134,11 @@ def test_tv9_folds_and_out_of_fold() -> None:
 
 def test_tv9_tie_case_selects_minus_inf() -> None:
     rows = frame([row("p", "o/a", 1.0, 1.0), row("n", "o/b", 1.0, reason="flaky_ci")])
-    sweep = sel.sweep(rows)
+    sweep = smetrics.sweep(rows)
     assert sweep["threshold"].to_list() == [-math.inf, 1.000000001]
     for column in ("balanced_accuracy", "selective_accuracy", "selective_success@20"):
         assert sweep[column].to_list() == [0.5, 0.5], column
-    assert sel.select(sweep)["threshold"] == -math.inf  # type: ignore[index]
+    assert smetrics.select(sweep)["threshold"] == -math.inf  # type: ignore[index]
 
 
 def test_tv10_fold_assignment_f3() -> None:
@@ -145,9 +148,9 @@ def test_tv10_fold_assignment_f3() -> None:
     for repo, (p, n) in counts.items():
         rows += [row(f"{repo}p{i}", repo, 1.0) for i in range(p)]
         rows += [row(f"{repo}n{i}", repo, 0.0, reason="flaky_ci") for i in range(n)]
-    fold_of = sel.assign_folds(frame(rows), 3)
+    fold_of = sfolds.assign_folds(frame(rows), 3)
     assert fold_of == {"r/a": 1, "r/b": 0, "r/c": 2, "r/d": 2, "r/e": 1, "r/f": 2, "r/g": 0}
-    comp = sel.fold_composition(frame(rows), fold_of)
+    comp = sfolds.fold_composition(frame(rows), fold_of)
     assert comp.select("samples", "positive", "no_gold").rows() == [
         (9, 6, 3),
         (11, 9, 2),
@@ -173,10 +176,10 @@ def hand_rows() -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("protocol", ["mixed", "natural"])
-def test_hand_fixture_matches_literal_reference(protocol: sel.Protocol) -> None:
+def test_hand_fixture_matches_literal_reference(protocol: srows.Protocol) -> None:
     rows = hand_rows()
     subset = rows if protocol == "mixed" else ref.natural(rows)
-    cal = sel.calibrate({"r": frame(rows)}, protocol=protocol, folds=5)
+    cal = sfolds.calibrate({"r": frame(rows)}, protocol=protocol, folds=5)
     expected = ref.out_of_fold(subset, 5)
     assert cal.repo_folds == expected["folds"]
     assert sorted(set(cal.repo_folds.values())) == [0, 1, 2, 3, 4]
@@ -199,20 +202,20 @@ def test_tie_rules_lowest_threshold_and_strict_abstain() -> None:
             row("p2", "b", 4.0, 0.0),
         ]
     )
-    sweep = sel.sweep(rows)
+    sweep = smetrics.sweep(rows)
     tied = sweep.filter(pl.col("threshold").is_in([1.5, 3.5]))
     keys = tied.select("balanced_accuracy", "selective_accuracy", "selective_success@20").rows()
     assert keys == [(0.75, 0.75, 0.5), (0.75, 0.75, 0.5)]
-    assert sel.select(sweep)["threshold"] == 1.5  # type: ignore[index]
-    assert sel.abstains([2.0, 1.9999999999, 2.0000001], 2.0).tolist() == [False, True, False]
-    assert sel.metrics_at(rows, 2.0)["positive_returned"] == 2  # p1 at exactly 2.0 is returned
+    assert smetrics.select(sweep)["threshold"] == 1.5  # type: ignore[index]
+    assert smetrics.abstains([2.0, 1.9999999999, 2.0000001], 2.0).tolist() == [False, True, False]
+    assert smetrics.metrics_at(rows, 2.0)["positive_returned"] == 2  # p1 at exactly 2.0 is returned
 
 
 def test_minus_inf_and_abstain_everything_rows() -> None:
     rows = frame(
         [row("p", "a", 1000.0, 1.0), row("q", "a", 3.0, 0.0), row("n", "b", 2.0, reason=CF)]
     )
-    sweep = sel.sweep(rows)
+    sweep = smetrics.sweep(rows)
     first, last = sweep.row(0, named=True), sweep.row(-1, named=True)
     assert first["threshold"] == -math.inf
     assert (first["coverage"], first["positive_pass_rate"], first["no_gold_abstain_rate"]) == (
@@ -229,16 +232,16 @@ def test_minus_inf_and_abstain_everything_rows() -> None:
         1.0,
     )
     assert (last["abstain_precision"], last["accepted"], last["abstained"]) == (1 / 3, 0, 3)
-    assert sel.candidate_thresholds([-5.0, -7.0]) == [-math.inf, -6.0, -5.0 + 5e-9]
-    assert sel.candidate_thresholds([-0.5]) == [-math.inf, -0.5 + 1e-9]
-    points = sel.operating_points(sweep)
+    assert smetrics.candidate_thresholds([-5.0, -7.0]) == [-math.inf, -6.0, -5.0 + 5e-9]
+    assert smetrics.candidate_thresholds([-0.5]) == [-math.inf, -0.5 + 1e-9]
+    points = smetrics.operating_points(sweep)
     assert points["no_abstain"]["threshold"] == -math.inf  # type: ignore[index]
     assert points["best_balanced_accuracy"]["threshold_display"] == 2.5  # type: ignore[index]
 
 
 def test_summary_fields_and_transfer() -> None:
     rows = frame(TV9)
-    summary = sel.summary_fields(rows)
+    summary = smetrics.summary_fields(rows)
     assert (summary["evaluated"], summary["positive_evaluated"], summary["no_gold_evaluated"]) == (
         9,
         5,
@@ -249,7 +252,7 @@ def test_summary_fields_and_transfer() -> None:
     assert summary["threshold_sweep_count"] == 8
     point = summary["operating_points"]["target_positive_pass_90"]
     assert point["threshold"] == 1.5 and point["confusion"]["no_gold_abstained"] == 2
-    moved = sel.transfer(rows, frame(TV9[:3]))
+    moved = smetrics.transfer(rows, frame(TV9[:3]))
     assert moved["threshold"] == 3.5
     assert moved["calibrated"] == ref.at(TV9[:3], 3.5)
 
@@ -277,11 +280,12 @@ def test_views_equal_literal_definitions() -> None:
     assert natural["auprc_no_gold"] == pytest.approx(ap, abs=1e-12)
     curve = sv.risk_coverage(rows, n_boot=100)
     assert (
-        curve["selective_success@20"].to_list() == sel.sweep(rows)["selective_success@20"].to_list()
+        curve["selective_success@20"].to_list()
+        == smetrics.sweep(rows)["selective_success@20"].to_list()
     )
     ok = curve.filter(pl.col("hit_low").is_not_nan())
     assert (ok["hit_low"] <= ok["accepted_positive_hit@20"] + 1e-12).all()
-    rates = sv.rate_intervals(sel.metrics_at(rows, 4.5)).row(0, named=True)
+    rates = sv.rate_intervals(smetrics.metrics_at(rows, 4.5)).row(0, named=True)
     k, n, z = rates["k"], rates["n"], 1.959963984540054
     p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
@@ -468,9 +472,9 @@ def test_runs_disagreeing_on_the_sample_map_are_refused() -> None:
         if field == "label":
             other[0]["reason"] = "flaky_ci"
         with pytest.raises(InputError, match=r"disagree .* for 1 samples: 'x/alpha-p0'"):
-            sel.calibrate({"a": frame(rows, "a"), "b": frame(other, "b")}, folds=5)
+            sfolds.calibrate({"a": frame(rows, "a"), "b": frame(other, "b")}, folds=5)
     with pytest.raises(InputError, match="x/zeta-c0"):
-        sel.calibrate({"a": frame(rows, "a"), "b": frame(rows[:-1], "b")}, folds=5)
+        sfolds.calibrate({"a": frame(rows, "a"), "b": frame(rows[:-1], "b")}, folds=5)
 
 
 def test_details_label_disagreeing_with_samples_is_refused(tmp_path: Path) -> None:
@@ -481,7 +485,7 @@ def test_details_label_disagreeing_with_samples_is_refused(tmp_path: Path) -> No
     path = tmp_path / "bad_details.jsonl"
     path.write_text("\n".join([json.dumps(first | {"label": "no_gold"}), *lines[1:]]) + "\n")
     with pytest.raises(InputError, match=f"label disagrees .* '{first['sample_id']}'"):
-        sel.selective_rows(load_rankings(path), samples.samples, samples.labels)
+        srows.selective_rows(load_rankings(path), samples.samples, samples.labels)
 
 
 def test_fold_without_no_gold_is_refused() -> None:
@@ -494,10 +498,10 @@ def test_fold_without_no_gold_is_refused() -> None:
     with pytest.raises(
         InputError, match=r"fold 1 of 2 has no no_gold sample \(repos 'b'; samples 'b1', 'b2'\)"
     ):
-        sel.assign_folds(frame(rows), 2)
+        sfolds.assign_folds(frame(rows), 2)
     assert ref.folds(rows, 2) == {"a": 0, "b": 1, "c": 0}  # by hand: c joins a, b is alone
     with pytest.raises(InputError, match="need at least 5 repositories, got 3"):
-        sel.assign_folds(frame(rows), 5)
+        sfolds.assign_folds(frame(rows), 5)
 
 
 def test_missing_and_nan_confidences_are_refused(tmp_path: Path) -> None:
@@ -512,8 +516,8 @@ def test_missing_and_nan_confidences_are_refused(tmp_path: Path) -> None:
     with pytest.raises(
         InputError, match=r"2 samples .* missing or NaN rank-1 score: 'x/alpha-p1', 'x/alpha-c0'"
     ):
-        sel.selective_rows(load_rankings(bad), sample_set.samples, sample_set.labels)
-    zero = sel.selective_rows(
+        srows.selective_rows(load_rankings(bad), sample_set.samples, sample_set.labels)
+    zero = srows.selective_rows(
         load_rankings(bad), sample_set.samples, sample_set.labels, missing="zero"
     )
     assert zero.filter(pl.col("sample_id").is_in(["x/alpha-p1", "x/alpha-c0"]))[
@@ -533,12 +537,12 @@ def test_run_without_no_gold_samples_is_refused(tmp_path: Path) -> None:
     with pytest.raises(
         InputError, match=r"has no no_gold samples among its 33 samples .*'x/alpha-p0'"
     ):
-        sel.calibrate({"a": frame(rows, "a")}, folds=5)
+        sfolds.calibrate({"a": frame(rows, "a")}, folds=5)
     natural_free = [r for r in hand_rows() if r["reason"] in (None, CF)]
     with pytest.raises(
         InputError, match="run 'a' under the natural protocol has no no_gold samples among its 33"
     ):
-        sel.calibrate({"a": frame(natural_free, "a")}, protocol="natural", folds=5)
+        sfolds.calibrate({"a": frame(natural_free, "a")}, protocol="natural", folds=5)
 
 
 # ------------------------------------------------------------ rank -> selective end to end

@@ -1,5 +1,5 @@
 """Calibration views upstream lacks (all arbwb-defined), on the §9 protocol of
-arbwb.analysis.selective.
+arbwb.analysis.selective_metrics and selective_folds.
 
 Risk-coverage curves with bootstrap bands, AUROC/AUPRC of confidence per no-gold stratum,
 confidence distributions, the threshold-transfer view, Wilson intervals on rates, and other
@@ -18,13 +18,12 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from arbwb.analysis.selective import (
+from arbwb.analysis.selective_folds import Calibration, cross_validate
+from arbwb.analysis.selective_metrics import (
     NEG_INF,
     TABLE_METRICS,
-    Calibration,
     calibrated_row,
     candidate_thresholds,
-    cross_validate,
     metrics_at,
     sweep,
 )

@@ -38,8 +38,10 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load runs and samples, calibrate under the protocol, print JSON or Markdown."""
-    from arbwb.analysis import selective as sel
     from arbwb.analysis.scoring import load_runs
+    from arbwb.analysis.selective_folds import calibrate
+    from arbwb.analysis.selective_report import calibration_json, calibration_markdown
+    from arbwb.analysis.selective_rows import selective_rows
     from arbwb.io.samples import load_samples
     from arbwb.jsonio import write_text_atomic
 
@@ -47,15 +49,15 @@ def run(args: argparse.Namespace) -> int:
     sample_set = load_samples(args.samples)
     rows = {}
     for data in load_runs(args.runs):
-        rows[data.run] = sel.selective_rows(
+        rows[data.run] = selective_rows(
             data,
             sample_set.samples,
             sample_set.labels,
             source=args.confidence,
             missing=args.missing_confidence,
         )
-    calibration = sel.calibrate(rows, protocol=args.protocol, folds=args.folds)
-    report = sel.calibration_json(calibration)
+    calibration = calibrate(rows, protocol=args.protocol, folds=args.folds)
+    report = calibration_json(calibration)
     reference = next(iter(rows.values()))
     unranked = sample_set.samples.join(reference, on="sample_id", how="anti")["sample_id"]
     report["protocol"]["unranked_samples"] = {
@@ -65,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     text = (
         json.dumps(report, indent=2, sort_keys=True) + "\n"
         if args.format == "json"
-        else sel.calibration_markdown(report)
+        else calibration_markdown(report)
     )
     if args.out:
         write_text_atomic(Path(args.out), text)

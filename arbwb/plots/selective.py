@@ -1,6 +1,8 @@
 """Abstention calibration figures (spec §9; views arbwb-defined): data first, ``ax=None``.
 
-Inputs are the frames of :mod:`arbwb.analysis.selective` and :mod:`arbwb.analysis.selective_views`.
+Inputs are the frames of :class:`arbwb.analysis.selective.SelectiveResult`; the ``*_panels``
+functions draw one panel per run (or per metric) and return the Figure. An empty frame (a
+skipped analysis) draws a panel that says so.
 """
 
 from __future__ import annotations
@@ -9,10 +11,33 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from arbwb.plots.style import demo_title, run_colors
 
 STRATUM_ORDER = ("positive", "natural", "counterfactual")
+NOTHING = "analysis skipped: nothing to draw"
+
+
+def _nothing(ax: Axes) -> Axes:
+    """A blank panel saying there is no data (the analysis was skipped)."""
+    ax.axis("off")
+    ax.text(0.5, 0.5, NOTHING, ha="center", va="center", transform=ax.transAxes)
+    return ax
+
+
+def _run_panels(
+    frame: pl.DataFrame, size: tuple[float, float]
+) -> tuple[Figure, list[str], list[Axes]]:
+    """A row of panels, one per run of ``frame`` (in order), each ``size`` inches; one blank
+    panel saying so when there are no runs."""
+    runs = [] if frame.is_empty() else frame["run"].unique(maintain_order=True).to_list()
+    width, height = size
+    n = max(1, len(runs))
+    fig, axes = plt.subplots(1, n, figsize=(width * n, height), squeeze=False)
+    if not runs:
+        _nothing(axes[0, 0])
+    return fig, runs, list(axes.flat)
 
 
 def plot_confidence_by_stratum(
@@ -56,6 +81,8 @@ def plot_risk_coverage(
         raise ValueError(msg)
     if ax is None:
         _, ax = plt.subplots(figsize=(5.5, 3.8))
+    if curves.is_empty():
+        return _nothing(ax)
     runs = curves["run"].unique(maintain_order=True).to_list()
     colors = run_colors(runs)
     for run in runs:
@@ -112,7 +139,9 @@ def plot_protocol_contrast(
 ) -> Axes:
     """Bars per run: no-abstain vs out-of-fold ``metric`` under the mixed and natural protocols."""
     if ax is None:
-        _, ax = plt.subplots(figsize=(6.0, 3.8))
+        _, ax = plt.subplots(figsize=(6.5, 4.0), layout="tight")
+    if table.is_empty():
+        return _nothing(ax)
     runs = table["run"].unique(maintain_order=True).to_list()
     groups = [(p, q) for p in ("mixed", "natural") for q in ("no abstain", "out-of-fold")]
     width = 0.8 / len(groups)
@@ -142,7 +171,9 @@ def plot_protocol_contrast(
 def plot_auroc(separability: pl.DataFrame, *, demo: bool = False, ax: Axes | None = None) -> Axes:
     """AUROC of confidence (positive vs no-gold) per run and stratum with bootstrap intervals."""
     if ax is None:
-        _, ax = plt.subplots(figsize=(5.5, 3.6))
+        _, ax = plt.subplots(figsize=(6.0, 3.8), layout="tight")
+    if separability.is_empty():
+        return _nothing(ax)
     runs = separability["run"].unique(maintain_order=True).to_list()
     strata = separability["stratum"].unique(maintain_order=True).to_list()
     width = 0.8 / max(1, len(strata))
@@ -160,3 +191,32 @@ def plot_auroc(separability: pl.DataFrame, *, demo: bool = False, ax: Axes | Non
     ax.set_title(demo_title("separability by no-gold stratum", demo=demo))
     ax.legend(fontsize="small", frameon=False, loc="lower right")
     return ax
+
+
+def plot_confidence_panels(rows: pl.DataFrame, *, demo: bool = False) -> Figure:
+    """One :func:`plot_confidence_by_stratum` panel per run of the selective ROWS frame."""
+    fig, runs, axes = _run_panels(rows, (4.6, 3.8))
+    for ax, run in zip(axes, runs, strict=False):
+        plot_confidence_by_stratum(rows, run=run, demo=demo, ax=ax)
+    fig.tight_layout()
+    return fig
+
+
+def plot_fold_threshold_panels(folds: pl.DataFrame, *, demo: bool = False) -> Figure:
+    """One :func:`plot_fold_thresholds` panel per run of the fold-thresholds table."""
+    fig, runs, axes = _run_panels(folds, (4.6, 3.6))
+    for ax, run in zip(axes, runs, strict=False):
+        plot_fold_thresholds(folds, run=run, demo=demo, ax=ax)
+    fig.tight_layout()
+    return fig
+
+
+def plot_risk_coverage_panels(curves: pl.DataFrame, *, demo: bool = False) -> Figure:
+    """Risk-coverage of selective success@20 and of the accepted-positive hit rate, side by side."""
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.9))
+    plot_risk_coverage(curves, metric="selective_success@20", demo=demo, ax=axes[0])
+    plot_risk_coverage(
+        curves, metric="accepted_positive_hit@20", demo=demo, legend=False, ax=axes[1]
+    )
+    fig.tight_layout()
+    return fig
