@@ -1,7 +1,7 @@
 """Demo ContextBench-style rows and predictions about the demo repositories (our own content).
 
-Writes ``<out>/rows.parquet`` (the 14 string columns of contextbench-spec §1.1; six tasks on
-``arbdemo/*`` at their second commit, one with a bare Multi-SWE-style repo name and
+The tasks are ``data/demo-src/contextbench_tasks.jsonl``. Writes ``<out>/rows.parquet`` (the
+14 string columns of contextbench-spec §1.1; six tasks on ``arbdemo/*`` at their second commit, one with a bare Multi-SWE-style repo name and
 ``/workspace/`` gold paths, one with a ``./`` path and a ``/workspace/<file>`` annotator
 script), ``commits.json`` (repo -> commit SHAs), two unified-record runs, one folder of
 mini-SWE-agent trajectories (with a no-context and an unknown instance, so error counting has
@@ -20,7 +20,7 @@ from typing import Any
 
 import polars as pl
 
-from arbwb.demo.repos import DEMO_REPOS, DemoRepo
+from arbwb.demo.source import DemoRepo, default_repos, from_row, read_rows
 from arbwb.io.checkout import CheckoutSource, MappingCheckout, count_lines
 from arbwb.io.contextbench import ROW_COLUMNS
 from arbwb.jsonio import atomic_open, read_json, write_json, write_jsonl
@@ -51,97 +51,22 @@ class DemoTask:
     problem: str
     spans: tuple[DemoSpan, ...]
     patch_needle: str  # the line the gold patch rewrites (inside the first span's file)
-    extra_gold: tuple[tuple[str, int, int], ...] = ()  # gold outside the repository (B3)
+    extra_gold: tuple[Mapping[str, Any], ...] = ()  # gold outside the repository (B3)
 
 
-_W = "/workspace/arbdemo__kvcache__0.1/"
-TASKS: tuple[DemoTask, ...] = (
-    DemoTask(
-        "split-negative",
-        "arbdemo/tallyho",
-        False,
-        "python",
-        "maintenance__bugfix",
-        "split_evenly(Money(-5), 2) returns shares of -3 and -2 cents plus a remainder share "
-        "that is positive; negative amounts should split symmetrically.",
-        (
-            DemoSpan("tallyho/money.py", "def split_evenly", 6),
-            DemoSpan("tallyho/money.py", "class Money:", 3),
-        ),
-        "base, extra = divmod(value.cents, parts)",
-    ),
-    DemoTask(
-        "budget-subaccounts",
-        "arbdemo/tallyho",
-        False,
-        "python",
-        "evolution__feature",
-        "Budget.overspent only compares top-level totals; spending booked on sub-accounts "
-        "such as food:restaurants should count against the food budget.",
-        (
-            DemoSpan("tallyho/budget.py", "def overspent", 6, "./tallyho/budget.py"),
-            DemoSpan("tallyho/ledger.py", "def balance(self", 6),
-        ),
-        "if -totals.get(name, Money(0, self.currency)).cents > limit.cents",
-    ),
-    DemoTask(
-        "get-expired-stats",
-        "arbdemo/kvcache",
-        True,
-        "go",
-        "maintenance__bugfix",
-        "Get on an expired key counts a miss but leaves the key in the LRU order until the "
-        "next Purge; expired entries should be dropped and counted once.",
-        (
-            DemoSpan("cache.go", "func (c *Cache) Get", 16, _W + "cache.go"),
-            DemoSpan("ttl.go", "func (c *Cache) expired", 4, _W + "ttl.go"),
-        ),
-        "c.stats.Misses++",
-        (("/workspace/run_kvcache_test.sh", 1, 12),),
-    ),
-    DemoTask(
-        "put-eviction",
-        "arbdemo/kvcache",
-        False,
-        "go",
-        "maintenance__bugfix",
-        "Set with capacity 1 evicts the key it just inserted when the key already existed "
-        "with a TTL; the eviction count in Stats is wrong after updates.",
-        (
-            DemoSpan("lru.go", "func (l *lruList) put", 16),
-            DemoSpan("cache.go", "func (c *Cache) Set", 11),
-        ),
-        "if l.order.Len() <= l.capacity {",
-    ),
-    DemoTask(
-        "query-repeated-keys",
-        "arbdemo/routekit",
-        False,
-        "javascript",
-        "maintenance__bugfix",
-        "parseQuery('a=1&a=2&a=3') nests arrays instead of returning ['1', '2', '3'], and "
-        "handlers see the nested value in context.query.",
-        (
-            DemoSpan("src/query.js", "export function parseQuery", 16),
-            DemoSpan("src/router.js", "const query = parseQuery", 2),
-        ),
-        "query[key] = [].concat(query[key], value);",
-    ),
-    DemoTask(
-        "optional-params",
-        "arbdemo/routekit",
-        False,
-        "javascript",
-        "evolution__feature",
-        "Optional parameters such as /users/:id? do not match /users/ with a trailing slash; "
-        "matchPath should treat the optional segment and the slash together.",
-        (
-            DemoSpan("src/match.js", "export function compilePattern", 17),
-            DemoSpan("src/match.js", "export function matchPath", 10),
-        ),
-        "return param[2] ? '(?:/([^/]+))?' : '/([^/]+)';",
-    ),
-)
+def read_tasks(src: Path) -> tuple[DemoTask, ...]:
+    """The tasks of ``src/contextbench_tasks.jsonl``, one row each, in file order."""
+    path = src / "contextbench_tasks.jsonl"
+
+    def convert(row: dict[str, Any]) -> dict[str, Any]:
+        spans = tuple(from_row(DemoSpan, s, path=path) for s in row.get("spans", ()))
+        return row | {"spans": spans, "extra_gold": tuple(row.get("extra_gold", ()))}
+
+    return read_rows(path, DemoTask, convert)
+
+
+#: Each task with its repository's files at ``COMMIT_INDEX`` (path -> text).
+TaskFiles = Sequence[tuple[DemoTask, Mapping[str, str]]]
 
 
 def _locate(text: str, span: DemoSpan) -> tuple[int, int]:
@@ -170,16 +95,10 @@ def _gold_patch(path: str, text: str, needle: str) -> str:
     )
 
 
-def _repos() -> dict[str, DemoRepo]:
-    return {r.repo: r for r in DEMO_REPOS}
-
-
-def demo_rows(commits: Mapping[str, Sequence[str]]) -> list[dict[str, Any]]:
+def demo_rows(tasks: TaskFiles, commits: Mapping[str, Sequence[str]]) -> list[dict[str, Any]]:
     """The demo rows (all 14 columns as strings), gold spans located in the demo sources."""
     rows = []
-    repos = _repos()
-    for number, task in enumerate(TASKS, start=1):
-        files = repos[task.repo].files_at(COMMIT_INDEX)
+    for number, (task, files) in enumerate(tasks, start=1):
         gold = []
         for span in task.spans:
             start, end = _locate(files[span.path], span)
@@ -192,8 +111,7 @@ def demo_rows(commits: Mapping[str, Sequence[str]]) -> list[dict[str, Any]]:
                     "content": body,
                 }
             )
-        for path, start, end in task.extra_gold:
-            gold.append({"file": path, "start_line": start, "end_line": end, "content": ""})
+        gold += [{**extra, "content": ""} for extra in task.extra_gold]
         owner, name = task.repo.split("/")
         first = task.spans[0].path
         rows.append(
@@ -239,12 +157,10 @@ def _traj(
     }
 
 
-def precise_run(commits: Mapping[str, Sequence[str]]) -> list[dict[str, Any]]:
+def precise_run(tasks: TaskFiles) -> list[dict[str, Any]]:
     """ "demo-precise": three exploring steps, a tight final context, a patch near the gold."""
     out = []
-    repos = _repos()
-    for task in TASKS:
-        files = repos[task.repo].files_at(COMMIT_INDEX)
+    for task, files in tasks:
         (p1, s1, e1), (p2, s2, e2) = _spans_of(task, files)
         other = sorted(p for p in files if p not in (p1, p2))[0]
         steps = [
@@ -263,12 +179,10 @@ def precise_run(commits: Mapping[str, Sequence[str]]) -> list[dict[str, Any]]:
     return out
 
 
-def broad_run() -> list[dict[str, Any]]:
+def broad_run(tasks: TaskFiles) -> list[dict[str, Any]]:
     """ "demo-broad": one step, whole gold files plus a neighbour, no patch (gold fallback)."""
     out = []
-    repos = _repos()
-    for task in TASKS:
-        files = repos[task.repo].files_at(COMMIT_INDEX)
+    for task, files in tasks:
         paths = list(dict.fromkeys(s.path for s in task.spans))
         folder = paths[0].rpartition("/")[0]
         neighbours = sorted(p for p in files if p.rpartition("/")[0] == folder and p not in paths)
@@ -278,12 +192,10 @@ def broad_run() -> list[dict[str, Any]]:
     return out
 
 
-def mini_swe_trajectories(commits: Mapping[str, Sequence[str]]) -> dict[str, dict[str, Any]]:
+def mini_swe_trajectories(tasks: TaskFiles) -> dict[str, dict[str, Any]]:
     """ "demo-mini-swe": mini-SWE-agent ``.traj.json`` files (explore and PATCH_CONTEXT tags)."""
     out: dict[str, dict[str, Any]] = {}
-    repos = _repos()
-    for index, task in enumerate(TASKS):
-        files = repos[task.repo].files_at(COMMIT_INDEX)
+    for index, (task, files) in enumerate(tasks):
         (p1, s1, e1), (p2, _, e2) = _spans_of(task, files)
 
         def block(tag: str, items: list[tuple[str, int, int]]) -> str:
@@ -319,14 +231,12 @@ def mini_swe_trajectories(commits: Mapping[str, Sequence[str]]) -> dict[str, dic
     return out
 
 
-def overlap_ranking(commits: Mapping[str, Sequence[str]]) -> list[dict[str, Any]]:
+def overlap_ranking(tasks: TaskFiles) -> list[dict[str, Any]]:
     """ "demo-overlap": files ranked by how many distinct problem-statement words they contain
     (ties by path); a stand-in file retriever, ARB predictions format.
     """
     out = []
-    repos = _repos()
-    for task in TASKS:
-        files = repos[task.repo].files_at(COMMIT_INDEX)
+    for task, files in tasks:
         words = {w.lower() for w in _TOKEN.findall(task.problem)}
         scores = {
             path: len(words & {w.lower() for w in _TOKEN.findall(text)})
@@ -342,36 +252,43 @@ def overlap_ranking(commits: Mapping[str, Sequence[str]]) -> list[dict[str, Any]
     return out
 
 
-def write_contextbench_demo(out: str | Path, commits: Mapping[str, Sequence[str]]) -> list[Path]:
+def write_contextbench_demo(
+    out: str | Path,
+    commits: Mapping[str, Sequence[str]],
+    repos: Mapping[str, DemoRepo],
+    demo_tasks: Sequence[DemoTask],
+) -> list[Path]:
     """Write every demo ContextBench file below ``out``; returns the paths written."""
     out = Path(out)
-    rows = pl.DataFrame(demo_rows(commits), schema=dict.fromkeys(ROW_COLUMNS, pl.String))
+    tasks = [(task, repos[task.repo].files_at(COMMIT_INDEX)) for task in demo_tasks]
+    table = demo_rows(tasks, commits)
+    rows = pl.DataFrame(table, schema=dict.fromkeys(ROW_COLUMNS, pl.String))
     written = [out / "rows.parquet"]
     with atomic_open(written[0], "wb") as handle:
         rows.write_parquet(handle, statistics=False)
     write_json(out / "commits.json", {repo: list(shas) for repo, shas in sorted(commits.items())})
-    write_jsonl(out / "predictions" / "demo-precise.jsonl", precise_run(commits))
-    write_json(out / "predictions" / "demo-broad.json", broad_run())
+    write_jsonl(out / "predictions" / "demo-precise.jsonl", precise_run(tasks))
+    write_json(out / "predictions" / "demo-broad.json", broad_run(tasks))
     written += [
         out / "commits.json",
         out / "predictions" / "demo-precise.jsonl",
         out / "predictions" / "demo-broad.json",
     ]
-    for instance, traj in mini_swe_trajectories(commits).items():
+    for instance, traj in mini_swe_trajectories(tasks).items():
         path = out / "predictions" / "demo-mini-swe" / f"{instance}.traj.json"
         write_json(path, traj)
         written.append(path)
-    write_jsonl(out / "rankings" / "demo-overlap.jsonl", overlap_ranking(commits))
+    write_jsonl(out / "rankings" / "demo-overlap.jsonl", overlap_ranking(tasks))
     written.append(out / "rankings" / "demo-overlap.jsonl")
     return written
 
 
 def demo_source(out: str | Path) -> CheckoutSource:
-    """Checkouts of the demo repositories (exact bytes from :mod:`arbwb.demo.repos`) at the
+    """Checkouts of the demo repositories (exact bytes of ``data/demo-src/repos``) at the
     commits recorded in ``<out>/commits.json``, so demo predictions score at every level.
     """
     commits: dict[str, list[str]] = read_json(Path(out) / "commits.json")
-    repos = _repos()
+    repos = {r.repo: r for r in default_repos()}
     table = {(repo, sha): index for repo, shas in commits.items() for index, sha in enumerate(shas)}
 
     def source(repo: str, commit: str) -> MappingCheckout | None:
