@@ -10,6 +10,7 @@ and swapped into place, so a failed build never leaves half a release.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import tempfile
 from collections import Counter
@@ -21,12 +22,12 @@ from typing import Any
 import polars as pl
 
 from arbwb.demo.contextbench import read_tasks, write_contextbench_demo
-from arbwb.demo.samples import SampleSpec, SpanSpec, read_samples
+from arbwb.demo.samples import SampleSpec, SpanSpec, locate_span, read_samples
 from arbwb.demo.source import DemoRepo, ReleaseSpec, RunSpec, read_release, read_repos, source_dir
 from arbwb.errors import InputError
 from arbwb.io.corpus import Corpus, open_corpus, snapshot_id
 from arbwb.io.samples import SampleSet, load_samples
-from arbwb.jsonio import read_json, write_json, write_jsonl, write_text_atomic
+from arbwb.jsonio import read_json, write_json, write_jsonl
 from arbwb.release.snapshot import build_snapshots, stable_id
 from arbwb.retrievers import dense
 from arbwb.retrievers.common import Method
@@ -126,24 +127,6 @@ def sample_id(spec: SampleSpec) -> str:
     return stable_id("arbwb-demo", spec.task_type, spec.repo, spec.key)
 
 
-def locate_span(files: Mapping[str, str], span: SpanSpec) -> tuple[int, int]:
-    """1-based inclusive line range of a span: first line containing the needle, n lines long."""
-    text = files.get(span.path)
-    if text is None:
-        msg = f"demo span names {span.path!r}, not in the snapshot; fix its samples.jsonl row"
-        raise ValueError(msg)
-    lines = text.splitlines()
-    for number, line in enumerate(lines, start=1):
-        if span.needle in line:
-            end = number + span.n_lines - 1
-            if end > len(lines):
-                msg = f"demo span {span.needle!r} runs past the end of {span.path}, got end {end}"
-                raise ValueError(msg)
-            return number, end
-    msg = f"demo span needle {span.needle!r} not found in {span.path}; fix its samples.jsonl row"
-    raise ValueError(msg)
-
-
 def gold_blocks(
     chunks: pl.DataFrame, spans: Sequence[tuple[SpanSpec, int, int]]
 ) -> list[dict[str, Any]]:
@@ -151,36 +134,14 @@ def gold_blocks(
     blocks: list[dict[str, Any]] = []
     for span, start, end in spans:
         hits = chunks.filter(
-            (pl.col("path") == span.path)
-            & (pl.col("kind") == "symbol")
-            & (pl.col("start_line") <= end)
-            & (pl.col("end_line") >= start)
-        )
-        for row in hits.iter_rows(named=True):
-            blocks.append(
-                {
-                    "chunk_id": row["chunk_id"],
-                    "end_line": row["end_line"],
-                    "kind": "symbol",
-                    "path": span.path,
-                    "reason": span.reason,
-                    "source": "corpus_symbol_overlap",
-                    "start_line": row["start_line"],
-                    "symbol": row["symbol"],
-                }
-            )
-        if hits.is_empty():
-            blocks.append(
-                {
-                    "end_line": end,
-                    "kind": "span_fallback",
-                    "path": span.path,
-                    "reason": span.reason,
-                    "source": "gold_span_fallback",
-                    "start_line": start,
-                    "symbol": "",
-                }
-            )
+            pl.col("start_line").le(end) & pl.col("end_line").ge(start), path=span.path
+        ).filter(kind="symbol")
+        where = {"path": span.path, "reason": span.reason}
+        symbols = hits.select("chunk_id", "end_line", "start_line", "symbol").to_dicts()
+        fallback = {"end_line": end, "start_line": start, "symbol": "", "kind": "span_fallback"}
+        blocks += [
+            row | where | {"kind": "symbol", "source": "corpus_symbol_overlap"} for row in symbols
+        ] or [fallback | where | {"source": "gold_span_fallback"}]
     return blocks
 
 
@@ -201,9 +162,6 @@ def sample_record(
     elif fix is not None and spec.task_type != "abstention":
         gold["fix_commit"] = fix
     if spec.source_key is not None:
-        if spec.source_key not in by_key:
-            msg = f"sample {spec.key!r}: source_key {spec.source_key!r} names no sample"
-            raise InputError(msg, field="source_key")
         metadata["source_sample_id"] = sample_id(by_key[spec.source_key])
     record: dict[str, Any] = {
         "base_commit": commit,
@@ -350,10 +308,8 @@ def build_into(out: Path, scratch: Path, source: DemoSource) -> BuildResult:
     write_json(bench / "manifest.json", benchmark_manifest(records, spec.release))
     write_jsonl(out / "repo_manifest.jsonl", repo_manifest_rows(source, commits))
     runs = write_runs(out, load_samples(bench), corpus, spec)
-    tasks = read_tasks(source.folder)
-    write_contextbench_demo(out / "contextbench", commits, repos, tasks)
-    readme = (source.folder / "release-README.md").read_bytes().decode("utf-8")
-    write_text_atomic(out / "README.md", readme)
+    write_contextbench_demo(out / "contextbench", commits, repos, read_tasks(source.folder))
+    shutil.copyfile(source.folder / "release-README.md", out / "README.md")
     return BuildResult(out, commits, len(records), runs)
 
 

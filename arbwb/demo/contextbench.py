@@ -1,16 +1,14 @@
 """Demo ContextBench-style rows and predictions about the demo repositories (our own content).
 
-The tasks are ``data/demo-src/contextbench_tasks.jsonl``. Writes ``<out>/rows.parquet`` (the
-14 string columns of contextbench-spec §1.1; six tasks on ``arbdemo/*`` at their second commit, one with a bare Multi-SWE-style repo name and
-``/workspace/`` gold paths, one with a ``./`` path and a ``/workspace/<file>`` annotator
-script), ``commits.json`` (repo -> commit SHAs), two unified-record runs, one folder of
-mini-SWE-agent trajectories (with a no-context and an unknown instance, so error counting has
-something to show) and a ranked file list per task. Deterministic: same bytes on every build.
+The tasks are ``data/demo-src/contextbench_tasks.jsonl``: each row's literal columns plus gold
+spans and a patch line located in its repository at ``COMMIT_INDEX``. Writes ``rows.parquet``
+(the 14 string columns of contextbench-spec §1.1), ``commits.json`` (repo -> commit SHAs), two
+unified-record runs, one folder of mini-SWE-agent trajectories (with a no-context and an
+unknown instance, so error counting has something to show) and a ranked file list per task.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -20,6 +18,7 @@ from typing import Any
 
 import polars as pl
 
+from arbwb.demo.samples import SpanSpec, locate_span
 from arbwb.demo.source import DemoRepo, default_repos, from_row, read_rows
 from arbwb.io.checkout import CheckoutSource, MappingCheckout, count_lines
 from arbwb.io.contextbench import ROW_COLUMNS
@@ -30,28 +29,18 @@ _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]+")
 
 
 @dataclass(frozen=True)
-class DemoSpan:
-    """``n_lines`` lines of ``path`` from the first line containing ``needle``."""
-
-    path: str
-    needle: str
-    n_lines: int
-    written_as: str = ""  # gold path as the row spells it; "" = path
-
-
-@dataclass(frozen=True)
 class DemoTask:
-    """One demo row before commits, line numbers and patches are resolved."""
+    """One demo row: its literal columns, gold spans and the line its gold patch rewrites."""
 
-    key: str
-    repo: str
-    bare_repo: bool  # write `repo` as a bare name (Multi-SWE style)
-    language: str
-    category: str
-    problem: str
-    spans: tuple[DemoSpan, ...]
+    repo: str  # the demo repository (``row["repo"]`` is the name as the row spells it)
+    spans: Sequence[SpanSpec]  # ``written_as``: the gold path as the row spells it
     patch_needle: str  # the line the gold patch rewrites (inside the first span's file)
-    extra_gold: tuple[Mapping[str, Any], ...] = ()  # gold outside the repository (B3)
+    row: Mapping[str, Any]  # instance_id, problem_statement, ... copied as they are
+    extra_gold: Sequence[Mapping[str, Any]] = ()  # gold outside the repository (B3)
+
+
+#: Each task with its repository's files at ``COMMIT_INDEX`` (path -> text).
+TaskFiles = Sequence[tuple[DemoTask, Mapping[str, str]]]
 
 
 def read_tasks(src: Path) -> tuple[DemoTask, ...]:
@@ -59,28 +48,9 @@ def read_tasks(src: Path) -> tuple[DemoTask, ...]:
     path = src / "contextbench_tasks.jsonl"
 
     def convert(row: dict[str, Any]) -> dict[str, Any]:
-        spans = tuple(from_row(DemoSpan, s, path=path) for s in row.get("spans", ()))
-        return row | {"spans": spans, "extra_gold": tuple(row.get("extra_gold", ()))}
+        return row | {"spans": [from_row(SpanSpec, s, path=path) for s in row.get("spans", ())]}
 
     return read_rows(path, DemoTask, convert)
-
-
-#: Each task with its repository's files at ``COMMIT_INDEX`` (path -> text).
-TaskFiles = Sequence[tuple[DemoTask, Mapping[str, str]]]
-
-
-def _locate(text: str, span: DemoSpan) -> tuple[int, int]:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if span.needle in line:
-            return number, number + span.n_lines - 1
-    msg = f"demo ContextBench needle {span.needle!r} not in {span.path}; fix the demo task"
-    raise ValueError(msg)
-
-
-def instance_id(task: DemoTask) -> str:
-    """ContextBench-shaped id ``ARBWB-Demo__<language>__<category>__<8 hex>``."""
-    digest = hashlib.sha256(f"arbwb-demo-cb/{task.key}".encode()).hexdigest()[:8]
-    return f"ARBWB-Demo__{task.language}__{task.category}__{digest}"
 
 
 def _gold_patch(path: str, text: str, needle: str) -> str:
@@ -95,48 +65,32 @@ def _gold_patch(path: str, text: str, needle: str) -> str:
     )
 
 
+def _spans_of(task: DemoTask, files: Mapping[str, str]) -> list[tuple[str, int, int]]:
+    return [(s.path, *locate_span(files, s)) for s in task.spans]
+
+
 def demo_rows(tasks: TaskFiles, commits: Mapping[str, Sequence[str]]) -> list[dict[str, Any]]:
     """The demo rows (all 14 columns as strings), gold spans located in the demo sources."""
     rows = []
-    for number, (task, files) in enumerate(tasks, start=1):
-        gold = []
-        for span in task.spans:
-            start, end = _locate(files[span.path], span)
-            body = "\n".join(files[span.path].splitlines()[start - 1 : end])
-            gold.append(
-                {
-                    "file": span.written_as or span.path,
-                    "start_line": start,
-                    "end_line": end,
-                    "content": body,
-                }
-            )
-        gold += [{**extra, "content": ""} for extra in task.extra_gold]
-        owner, name = task.repo.split("/")
-        first = task.spans[0].path
-        rows.append(
+    for task, files in tasks:
+        gold = [
             {
-                "instance_id": instance_id(task),
-                "original_inst_id": f"{owner}__{name}-{100 + number}",
-                "repo": name if task.bare_repo else task.repo,
-                "language": task.language,
-                "base_commit": commits[task.repo][COMMIT_INDEX],
-                "gold_context": json.dumps(gold, ensure_ascii=False),
-                "patch": _gold_patch(first, files[first], task.patch_needle),
-                "test_patch": "",
-                "problem_statement": task.problem,
-                "hints_text": None,
-                "created_at": None,
-                "f2p": "[]",
-                "p2p": "[]",
-                "source": "Demo",
+                "file": span.written_as or path,
+                "start_line": start,
+                "end_line": end,
+                "content": "\n".join(files[path].splitlines()[start - 1 : end]),
             }
-        )
+            for span, (path, start, end) in zip(task.spans, _spans_of(task, files), strict=True)
+        ]
+        gold += [{**extra, "content": ""} for extra in task.extra_gold]
+        first = task.spans[0].path
+        resolved = {
+            "base_commit": commits[task.repo][COMMIT_INDEX],
+            "gold_context": json.dumps(gold, ensure_ascii=False),
+            "patch": _gold_patch(first, files[first], task.patch_needle),
+        }
+        rows.append(dict(task.row) | resolved)
     return rows
-
-
-def _spans_of(task: DemoTask, files: Mapping[str, str]) -> list[tuple[str, int, int]]:
-    return [(s.path, *_locate(files[s.path], s)) for s in task.spans]
 
 
 def _traj(
@@ -171,7 +125,7 @@ def precise_run(tasks: TaskFiles) -> list[dict[str, Any]]:
         final = [(p1, s1, e1), (p2, s2 + 2, e2 + 2)]
         out.append(
             {
-                "instance_id": instance_id(task),
+                "instance_id": task.row["instance_id"],
                 "traj_data": _traj(steps, final),
                 "model_patch": _gold_patch(p1, files[p1], task.patch_needle),
             }
@@ -188,7 +142,7 @@ def broad_run(tasks: TaskFiles) -> list[dict[str, Any]]:
         neighbours = sorted(p for p in files if p.rpartition("/")[0] == folder and p not in paths)
         chosen = [*paths, *neighbours[:1]]
         final = [(p, 1, count_lines(files[p].encode())) for p in chosen]
-        out.append({"instance_id": instance_id(task), "traj_data": _traj([], final)})
+        out.append({"instance_id": task.row["instance_id"], "traj_data": _traj([], final)})
     return out
 
 
@@ -204,7 +158,7 @@ def mini_swe_trajectories(tasks: TaskFiles) -> dict[str, dict[str, Any]]:
 
         messages = [
             {"role": "system", "content": "You are a demo agent (arbwb demo data)."},
-            {"role": "user", "content": task.problem},
+            {"role": "user", "content": task.row["problem_statement"]},
             {"role": "assistant", "content": block("explore_context", [(p2, 1, e2 + 10)])},
             {"role": "assistant", "content": block("explore_context", [(p1, s1, e1)])},
         ]
@@ -212,8 +166,8 @@ def mini_swe_trajectories(tasks: TaskFiles) -> dict[str, dict[str, Any]]:
             messages.append(
                 {"role": "assistant", "content": block("PATCH_CONTEXT", [(p1, s1, e1 + 1)])}
             )
-        out[instance_id(task)] = {
-            "instance_id": instance_id(task),
+        out[task.row["instance_id"]] = {
+            "instance_id": task.row["instance_id"],
             "info": {"submission": ""},
             "messages": messages,
         }
@@ -237,7 +191,7 @@ def overlap_ranking(tasks: TaskFiles) -> list[dict[str, Any]]:
     """
     out = []
     for task, files in tasks:
-        words = {w.lower() for w in _TOKEN.findall(task.problem)}
+        words = {w.lower() for w in _TOKEN.findall(task.row["problem_statement"])}
         scores = {
             path: len(words & {w.lower() for w in _TOKEN.findall(text)})
             for path, text in files.items()
@@ -245,7 +199,7 @@ def overlap_ranking(tasks: TaskFiles) -> list[dict[str, Any]]:
         ranked = sorted(scores, key=lambda p: (-scores[p], p))
         out.append(
             {
-                "sample_id": instance_id(task),
+                "sample_id": task.row["instance_id"],
                 "ranked_files": [{"path": p, "score": float(scores[p])} for p in ranked],
             }
         )
@@ -253,34 +207,22 @@ def overlap_ranking(tasks: TaskFiles) -> list[dict[str, Any]]:
 
 
 def write_contextbench_demo(
-    out: str | Path,
+    out: Path,
     commits: Mapping[str, Sequence[str]],
     repos: Mapping[str, DemoRepo],
     demo_tasks: Sequence[DemoTask],
-) -> list[Path]:
-    """Write every demo ContextBench file below ``out``; returns the paths written."""
-    out = Path(out)
+) -> None:
+    """Write every demo ContextBench file below ``out`` (rows, commits, runs, a ranking)."""
     tasks = [(task, repos[task.repo].files_at(COMMIT_INDEX)) for task in demo_tasks]
-    table = demo_rows(tasks, commits)
-    rows = pl.DataFrame(table, schema=dict.fromkeys(ROW_COLUMNS, pl.String))
-    written = [out / "rows.parquet"]
-    with atomic_open(written[0], "wb") as handle:
+    rows = pl.DataFrame(demo_rows(tasks, commits), schema=dict.fromkeys(ROW_COLUMNS, pl.String))
+    with atomic_open(out / "rows.parquet", "wb") as handle:
         rows.write_parquet(handle, statistics=False)
     write_json(out / "commits.json", {repo: list(shas) for repo, shas in sorted(commits.items())})
     write_jsonl(out / "predictions" / "demo-precise.jsonl", precise_run(tasks))
     write_json(out / "predictions" / "demo-broad.json", broad_run(tasks))
-    written += [
-        out / "commits.json",
-        out / "predictions" / "demo-precise.jsonl",
-        out / "predictions" / "demo-broad.json",
-    ]
     for instance, traj in mini_swe_trajectories(tasks).items():
-        path = out / "predictions" / "demo-mini-swe" / f"{instance}.traj.json"
-        write_json(path, traj)
-        written.append(path)
+        write_json(out / "predictions" / "demo-mini-swe" / f"{instance}.traj.json", traj)
     write_jsonl(out / "rankings" / "demo-overlap.jsonl", overlap_ranking(tasks))
-    written.append(out / "rankings" / "demo-overlap.jsonl")
-    return written
 
 
 def demo_source(out: str | Path) -> CheckoutSource:

@@ -8,13 +8,14 @@ gold blocks taken from the built corpus.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from arbwb.demo.source import from_row, read_rows, source_dir
+from arbwb.errors import InputError
 
 __all__ = ["DEMO_SAMPLES", "SampleSpec", "SpanSpec", "read_samples"]
 
@@ -26,7 +27,8 @@ class SpanSpec:
     path: str
     needle: str
     n_lines: int
-    reason: str
+    reason: str = ""  # gold_spans reason (ARB samples)
+    written_as: str = ""  # gold path as a ContextBench row spells it; "" = path
 
 
 @dataclass(frozen=True)
@@ -40,24 +42,44 @@ class SampleSpec:
     query: Mapping[str, Any]
     gold: Mapping[str, Any]
     metadata: Mapping[str, Any]
-    spans: tuple[SpanSpec, ...] = ()
-    hard_negative_files: tuple[str, ...] = ()
+    spans: Sequence[SpanSpec] = ()
+    hard_negative_files: Sequence[str] = ()
     audit: Mapping[str, str] | None = None
     source_key: str | None = None  # counterfactual: key of the positive the query comes from
 
 
+def locate_span(files: Mapping[str, str], span: SpanSpec) -> tuple[int, int]:
+    """1-based inclusive line range of a span: first line containing the needle, n lines long."""
+    text = files.get(span.path)
+    if text is None:
+        msg = f"demo span names {span.path!r}, not in the snapshot; fix its row in data/demo-src"
+        raise ValueError(msg)
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        if span.needle in line:
+            end = number + span.n_lines - 1
+            if end > len(lines):
+                msg = f"demo span {span.needle!r} runs past the end of {span.path}, got end {end}"
+                raise ValueError(msg)
+            return number, end
+    msg = f"demo span needle {span.needle!r} not found in {span.path}; fix its row in data/demo-src"
+    raise ValueError(msg)
+
+
 def read_samples(src: Path) -> tuple[SampleSpec, ...]:
-    """The samples of ``src/samples.jsonl``, in file order (the order records are written)."""
+    """The samples of ``src/samples.jsonl`` in file order (the order records are written)."""
     path = src / "samples.jsonl"
 
     def convert(row: dict[str, Any]) -> dict[str, Any]:
-        spans = tuple(from_row(SpanSpec, s, path=path) for s in row.get("spans", ()))
-        return row | {
-            "spans": spans,
-            "hard_negative_files": tuple(row.get("hard_negative_files", ())),
-        }
+        return row | {"spans": [from_row(SpanSpec, s, path=path) for s in row.get("spans", ())]}
 
-    return read_rows(path, SampleSpec, convert)
+    samples = read_rows(path, SampleSpec, convert)
+    keys = {s.key for s in samples}
+    for sample in samples:
+        if sample.source_key is not None and sample.source_key not in keys:
+            msg = f"sample {sample.key!r} names {sample.source_key!r}, no sample of this file"
+            raise InputError(msg, path=path, field="source_key")
+    return samples
 
 
 #: The checkout's samples, read on first use by :func:`__getattr__` (not at import).

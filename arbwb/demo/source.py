@@ -1,14 +1,14 @@
 """The demo's source data in ``data/demo-src``: where it is and readers of its files.
 
 The demo repositories' trees, the hand-written samples, the ContextBench tasks and the run
-definitions are plain files there (see its README); this module turns them into the frozen
-values the builder uses, failing with the file, line and field of anything malformed.
+definitions are plain files there (see its README); these readers turn them into frozen
+values for the builder, failing with the file, line and field of anything malformed.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -35,23 +35,23 @@ def source_dir(src: str | Path | None = None) -> Path:
 
 
 def from_row(cls: type[T], row: Mapping[str, Any], *, path: Path, line: int | None = None) -> T:
-    """``cls(**row)`` for a frozen dataclass, refusing missing and unknown fields by name."""
+    """``cls(**row)`` for a dataclass, refusing a missing or an unknown field by name."""
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
-    names = {f.name for f in fields}
-    required = [
-        f.name
-        for f in fields
-        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-    ]
+    names = sorted(f.name for f in fields)
+    required = [f.name for f in fields if f.default is dataclasses.MISSING]
     for name in [*required, *row]:
         if name not in row or name not in names:
             problem = "is missing" if name not in row else "is not a known field"
-            msg = f"{problem}; expected fields {sorted(names)}"
+            msg = f"{problem}; expected fields {names}"
             raise InputError(msg, path=path, line=line, field=name)
     return cls(**row)
 
 
-# --------------------------------------------------------------------------- repositories
+def read_rows(
+    path: Path, cls: type[T], convert: Callable[[dict[str, Any]], dict[str, Any]]
+) -> tuple[T, ...]:
+    """The JSONL file ``path`` as ``cls`` values, ``convert`` mapping each row's nested fields."""
+    return tuple(from_row(cls, convert(row), path=path, line=n) for n, row in iter_jsonl(path))
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ class DemoRepo:
     repo: str
     language: str
     license: str
-    commits: tuple[DemoCommit, ...]
+    commits: Sequence[DemoCommit]
 
     def files_at(self, index: int) -> dict[str, str]:
         """The repository's files (path -> text) at its commit ``index``."""
@@ -96,10 +96,14 @@ def read_repos(src: Path) -> tuple[DemoRepo, ...]:
     path = src / "repos.json"
     repos = []
     for row in read_json(path):
-        commits = tuple(
-            DemoCommit(c["message"], c["date"], read_tree(src / "repos" / row["repo"] / str(i)))
+        commits = [
+            from_row(
+                DemoCommit,
+                c | {"files": read_tree(src / "repos" / row["repo"] / str(i))},
+                path=path,
+            )
             for i, c in enumerate(row["commits"])
-        )
+        ]
         repos.append(from_row(DemoRepo, row | {"commits": commits}, path=path))
     return tuple(repos)
 
@@ -108,9 +112,6 @@ def read_repos(src: Path) -> tuple[DemoRepo, ...]:
 def default_repos() -> tuple[DemoRepo, ...]:
     """The repositories of the checkout's ``data/demo-src`` (read once)."""
     return read_repos(source_dir())
-
-
-# --------------------------------------------------------------------------- runs
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,7 @@ class RunSpec:
     model: str | None = None
     encoder: str | None = None
     candidate_filter: CandidateFilter | None = None
-    fuse: tuple[str, ...] = ()
+    fuse: Sequence[str] = ()
 
 
 @dataclass(frozen=True)
@@ -132,51 +133,24 @@ class ReleaseSpec:
     release: str
     stamp: str
     candidate_filter: CandidateFilter
-    task_order: tuple[str, ...]
-    runs: tuple[RunSpec, ...]
-    selective_runs: tuple[str, ...]
+    task_order: Sequence[str]
+    runs: Sequence[RunSpec]
+    selective_runs: Sequence[str]
 
 
 def read_release(src: Path) -> ReleaseSpec:
-    """``release.json`` with its runs checked: known filters, fused and selective runs defined."""
+    """``release.json``, checked: known filters, each run a method or a fusion of method runs."""
     path = src / "release.json"
     row = read_json(path)
-    runs = tuple(
-        from_row(RunSpec, r | {"fuse": tuple(r.get("fuse", ()))}, path=path)
-        for r in row.get("runs", [])
-    )
-    spec = from_row(
-        ReleaseSpec,
-        row
-        | {
-            "task_order": tuple(row.get("task_order", ())),
-            "runs": runs,
-            "selective_runs": tuple(row.get("selective_runs", ())),
-        },
-        path=path,
-    )
-    methods = {r.name for r in runs if r.method is not None}
-    for run in (spec, *runs):
-        if run.candidate_filter not in (None, *CANDIDATE_FILTERS):
-            msg = f"candidate_filter must be one of {list(CANDIDATE_FILTERS)}"
-            raise InputError(
-                msg, path=path, field=f"{getattr(run, 'name', 'release')}.candidate_filter"
-            )
+    runs = [from_row(RunSpec, r, path=path) for r in row.get("runs", [])]
+    spec = from_row(ReleaseSpec, row | {"runs": runs}, path=path)
+    methods = sorted(r.name for r in runs if r.method is not None)
     for run in runs:
-        if (run.method is None) == (not run.fuse) or not set(run.fuse) <= methods:
-            msg = f"run {run.name!r} needs a method or a fuse list of method runs {sorted(methods)}"
+        if (run.method is None) == (not run.fuse) or not set(run.fuse) <= set(methods):
+            msg = f"run {run.name!r} needs a method or a fuse list of method runs {methods}"
             raise InputError(msg, path=path, field="runs")
-    if not set(spec.selective_runs) <= methods:
-        msg = f"selective runs must name method runs {sorted(methods)}"
-        raise InputError(msg, path=path, field="selective_runs")
+    filters = {spec.candidate_filter, *(r.candidate_filter for r in runs)} - {None}
+    if not filters <= set(CANDIDATE_FILTERS) or not set(spec.selective_runs) <= set(methods):
+        msg = f"filters must be in {list(CANDIDATE_FILTERS)}, selective runs in {methods}"
+        raise InputError(msg, path=path, field="candidate_filter/selective_runs")
     return spec
-
-
-def read_rows(
-    path: Path, cls: type[T], convert: Callable[[dict[str, Any]], dict[str, Any]] | None = None
-) -> tuple[T, ...]:
-    """The JSONL file ``path`` as ``cls`` values (``convert`` maps a row's nested fields first)."""
-    return tuple(
-        from_row(cls, convert(row) if convert else row, path=path, line=line)
-        for line, row in iter_jsonl(path)
-    )
