@@ -9,6 +9,7 @@ and swapped into place, so a failed build never leaves half a release.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -45,26 +46,6 @@ class BuildResult:
     commits: Mapping[str, Sequence[str]]
     n_samples: int
     runs: Sequence[str]
-
-
-@dataclass(frozen=True)
-class DemoSource:
-    """Everything the builder reads from a ``data/demo-src`` folder, parsed and checked."""
-
-    folder: Path
-    repos: tuple[DemoRepo, ...]
-    samples: tuple[SampleSpec, ...]
-    release: ReleaseSpec
-
-    @classmethod
-    def read(cls, src: str | Path | None = None) -> DemoSource:
-        """Read ``src`` (default: the checkout's ``data/demo-src``); bad files name themselves."""
-        folder = source_dir(src)
-        samples = read_samples(folder)
-        return cls(folder, read_repos(folder), samples, read_release(folder))
-
-
-# --------------------------------------------------------------------------- git
 
 
 def _git_env() -> dict[str, str]:
@@ -117,9 +98,6 @@ def create_git_repo(repo: DemoRepo, work: Path) -> list[str]:
         shas.append(_git(work, "rev-parse", "HEAD", env=env))
         previous = commit.files
     return shas
-
-
-# --------------------------------------------------------------------------- samples
 
 
 def sample_id(spec: SampleSpec) -> str:
@@ -187,9 +165,6 @@ def sample_record(
         ]
         record["gold_blocks"] = gold_blocks(chunks, located)
     return record
-
-
-# --------------------------------------------------------------------------- runs
 
 
 #: Dense encoders a ``release.json`` run may name (``encoder``).
@@ -261,43 +236,42 @@ def benchmark_manifest(records: Sequence[Mapping[str, Any]], release: str) -> di
 
 
 def repo_manifest_rows(
-    source: DemoSource, commits: Mapping[str, Sequence[str]]
+    repos: Sequence[DemoRepo], samples: Sequence[SampleSpec], commits: Mapping[str, Sequence[str]]
 ) -> list[dict[str, Any]]:
     """``repo_manifest.jsonl`` rows (format of ../shared/arb-data) for the demo repositories."""
-    rows = []
-    for repo in source.repos:
-        tasks = sorted({s.task_type for s in source.samples if s.repo == repo.repo})
-        rows.append(
-            {
-                "default_branch": "main",
-                "demo": True,
-                "language": repo.language,
-                "license": repo.license,
-                "n_commits": len(commits[repo.repo]),
-                "repo": repo.repo,
-                "tasks": tasks,
-            }
-        )
-    return rows
+    return [
+        {
+            "default_branch": "main",
+            "demo": True,
+            "language": repo.language,
+            "license": repo.license,
+            "n_commits": len(commits[repo.repo]),
+            "repo": repo.repo,
+            "tasks": sorted({s.task_type for s in samples if s.repo == repo.repo}),
+        }
+        for repo in repos
+    ]
 
 
-def build_into(out: Path, scratch: Path, source: DemoSource) -> BuildResult:
-    """Write the whole demo release into the empty folder ``out`` (git work trees in scratch)."""
-    spec = source.release
+def build_into(out: Path, scratch: Path, src: Path) -> BuildResult:
+    """Write the whole demo release from the source folder ``src`` into the empty folder
+    ``out`` (git work trees in ``scratch``); ``src/static`` is copied as it is.
+    """
+    spec, samples, repo_list = read_release(src), read_samples(src), read_repos(src)
     corpus_dir = out / "corpus" / spec.release
     commits: dict[str, list[str]] = {}
-    for repo in source.repos:
+    for repo in repo_list:
         git_dir = scratch / repo.repo.replace("/", "__")
         commits[repo.repo] = create_git_repo(repo, git_dir)
         build_snapshots(git_dir, repo.repo, commits[repo.repo], corpus_dir, stamp=spec.stamp)
     corpus = open_corpus(corpus_dir)
-    repos = {r.repo: r for r in source.repos}
-    by_key = {s.key: s for s in source.samples}
+    repos = {r.repo: r for r in repo_list}
+    by_key = {s.key: s for s in samples}
     records = []
-    for sample in source.samples:
+    for sample in samples:
         if sample.repo not in repos or not 0 <= sample.commit < len(commits[sample.repo]):
             msg = f"sample {sample.key!r} names {sample.repo}@{sample.commit}, not in repos.json"
-            raise InputError(msg, path=source.folder / "samples.jsonl", field="commit")
+            raise InputError(msg, path=src / "samples.jsonl", field="commit")
         shas = commits[sample.repo]
         chunks = corpus.chunks(snapshot_id(sample.repo, shas[sample.commit]))
         records.append(sample_record(sample, repos[sample.repo], shas, chunks, by_key))
@@ -306,10 +280,10 @@ def build_into(out: Path, scratch: Path, source: DemoSource) -> BuildResult:
     for task in spec.task_order:
         write_jsonl(bench / f"{task}.jsonl", [r for r in records if r["task_type"] == task])
     write_json(bench / "manifest.json", benchmark_manifest(records, spec.release))
-    write_jsonl(out / "repo_manifest.jsonl", repo_manifest_rows(source, commits))
+    write_jsonl(out / "repo_manifest.jsonl", repo_manifest_rows(repo_list, samples, commits))
     runs = write_runs(out, load_samples(bench), corpus, spec)
-    write_contextbench_demo(out / "contextbench", commits, repos, read_tasks(source.folder))
-    shutil.copyfile(source.folder / "release-README.md", out / "README.md")
+    write_contextbench_demo(out / "contextbench", commits, repos, read_tasks(src))
+    shutil.copytree(src / "static", out, dirs_exist_ok=True, copy_function=shutil.copyfile)
     return BuildResult(out, commits, len(records), runs)
 
 
@@ -320,7 +294,7 @@ def build_demo(out: str | Path, src: str | Path | None = None) -> BuildResult:
     Refuses to replace a non-empty folder that is not a demo release (no demo README), so a
     mistyped ``--out`` cannot delete someone's data.
     """
-    source = DemoSource.read(src)
+    folder = source_dir(src)
     target = Path(out)
     if target.exists() and any(target.iterdir()):
         readme = target / "README.md"
@@ -330,9 +304,8 @@ def build_demo(out: str | Path, src: str | Path | None = None) -> BuildResult:
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".demo-build-", dir=target.parent) as tmp:
         staging = Path(tmp) / "release"
-        result = build_into(staging, Path(tmp) / "git", source)
+        result = build_into(staging, Path(tmp) / "git", folder)
         if target.exists():
-            old = Path(tmp) / "previous"
-            target.rename(old)
+            target.rename(Path(tmp) / "previous")
         staging.rename(target)
-    return BuildResult(target, result.commits, result.n_samples, result.runs)
+    return dataclasses.replace(result, out=target)

@@ -3,8 +3,8 @@
 The tasks are ``data/demo-src/contextbench_tasks.jsonl``: each row's literal columns plus gold
 spans and a patch line located in its repository at ``COMMIT_INDEX``. Writes ``rows.parquet``
 (the 14 string columns of contextbench-spec §1.1), ``commits.json`` (repo -> commit SHAs), two
-unified-record runs, one folder of mini-SWE-agent trajectories (with a no-context and an
-unknown instance, so error counting has something to show) and a ranked file list per task.
+unified-record runs, mini-SWE-agent trajectories (one with no final context; the unknown
+instance's is a file of ``data/demo-src/static``) and a ranked file list per task.
 """
 
 from __future__ import annotations
@@ -171,17 +171,6 @@ def mini_swe_trajectories(tasks: TaskFiles) -> dict[str, dict[str, Any]]:
             "info": {"submission": ""},
             "messages": messages,
         }
-    unknown = "ARBWB-Demo__python__maintenance__bugfix__00000000"
-    out[unknown] = {
-        "instance_id": unknown,
-        "info": {"submission": ""},
-        "messages": [
-            {
-                "role": "assistant",
-                "content": "<PATCH_CONTEXT>\nFile: a.py\nLines: 1-2\n</PATCH_CONTEXT>",
-            }
-        ],
-    }
     return out
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from arbwb.errors import InputError
-from arbwb.io.pathclass import CANDIDATE_FILTERS, CandidateFilter
+from arbwb.io.pathclass import CandidateFilter
 from arbwb.jsonio import iter_jsonl, read_json
 from arbwb.paths import DEMO_SRC_DIR
 
@@ -149,8 +149,7 @@ def read_release(src: Path) -> ReleaseSpec:
         if (run.method is None) == (not run.fuse) or not set(run.fuse) <= set(methods):
             msg = f"run {run.name!r} needs a method or a fuse list of method runs {methods}"
             raise InputError(msg, path=path, field="runs")
-    filters = {spec.candidate_filter, *(r.candidate_filter for r in runs)} - {None}
-    if not filters <= set(CANDIDATE_FILTERS) or not set(spec.selective_runs) <= set(methods):
-        msg = f"filters must be in {list(CANDIDATE_FILTERS)}, selective runs in {methods}"
-        raise InputError(msg, path=path, field="candidate_filter/selective_runs")
+    if not set(spec.selective_runs) <= set(methods):
+        msg = f"selective runs must name method runs {methods}"
+        raise InputError(msg, path=path, field="selective_runs")
     return spec
