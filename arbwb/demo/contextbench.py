@@ -38,6 +38,11 @@ class DemoTask:
     row: Mapping[str, Any]  # instance_id, problem_statement, ... copied as they are
     extra_gold: Sequence[Mapping[str, Any]] = ()  # gold outside the repository (B3)
 
+    @property
+    def instance_id(self) -> str:
+        """The row's ``instance_id``."""
+        return str(self.row["instance_id"])
+
 
 #: Each task with its repository's files at ``COMMIT_INDEX`` (path -> text).
 TaskFiles = Sequence[tuple[DemoTask, Mapping[str, str]]]
@@ -111,88 +116,61 @@ def _traj(
     }
 
 
-def precise_run(tasks: TaskFiles) -> list[dict[str, Any]]:
+def precise(task: DemoTask, files: Mapping[str, str]) -> dict[str, Any]:
     """ "demo-precise": three exploring steps, a tight final context, a patch near the gold."""
-    out = []
-    for task, files in tasks:
-        (p1, s1, e1), (p2, s2, e2) = _spans_of(task, files)
-        other = sorted(p for p in files if p not in (p1, p2))[0]
-        steps = [
-            [(other, 1, min(10, count_lines(files[other].encode())))],
-            [(p1, max(1, s1 - 5), e1 + 5)],
-            [(p2, max(1, s2 - 3), e2 + 3)],
-        ]
-        final = [(p1, s1, e1), (p2, s2 + 2, e2 + 2)]
-        out.append(
-            {
-                "instance_id": task.row["instance_id"],
-                "traj_data": _traj(steps, final),
-                "model_patch": _gold_patch(p1, files[p1], task.patch_needle),
-            }
-        )
-    return out
+    (p1, s1, e1), (p2, s2, e2) = _spans_of(task, files)
+    other = sorted(p for p in files if p not in (p1, p2))[0]
+    steps = [
+        [(other, 1, min(10, count_lines(files[other].encode())))],
+        [(p1, max(1, s1 - 5), e1 + 5)],
+        [(p2, max(1, s2 - 3), e2 + 3)],
+    ]
+    traj = _traj(steps, [(p1, s1, e1), (p2, s2 + 2, e2 + 2)])
+    patch = _gold_patch(p1, files[p1], task.patch_needle)
+    return {"instance_id": task.instance_id, "traj_data": traj, "model_patch": patch}
 
 
-def broad_run(tasks: TaskFiles) -> list[dict[str, Any]]:
+def broad(task: DemoTask, files: Mapping[str, str]) -> dict[str, Any]:
     """ "demo-broad": one step, whole gold files plus a neighbour, no patch (gold fallback)."""
-    out = []
-    for task, files in tasks:
-        paths = list(dict.fromkeys(s.path for s in task.spans))
-        folder = paths[0].rpartition("/")[0]
-        neighbours = sorted(p for p in files if p.rpartition("/")[0] == folder and p not in paths)
-        chosen = [*paths, *neighbours[:1]]
-        final = [(p, 1, count_lines(files[p].encode())) for p in chosen]
-        out.append({"instance_id": task.row["instance_id"], "traj_data": _traj([], final)})
-    return out
+    paths = list(dict.fromkeys(s.path for s in task.spans))
+    folder = paths[0].rpartition("/")[0]
+    neighbours = sorted(p for p in files if p.rpartition("/")[0] == folder and p not in paths)
+    final = [(p, 1, count_lines(files[p].encode())) for p in [*paths, *neighbours[:1]]]
+    return {"instance_id": task.instance_id, "traj_data": _traj([], final)}
 
 
-def mini_swe_trajectories(tasks: TaskFiles) -> dict[str, dict[str, Any]]:
-    """ "demo-mini-swe": mini-SWE-agent ``.traj.json`` files (explore and PATCH_CONTEXT tags)."""
-    out: dict[str, dict[str, Any]] = {}
-    for index, (task, files) in enumerate(tasks):
-        (p1, s1, e1), (p2, _, e2) = _spans_of(task, files)
-
-        def block(tag: str, items: list[tuple[str, int, int]]) -> str:
-            body = "\n".join(f"File: /testbed/{p}\nLines: {a}-{b}" for p, a, b in items)
-            return f"<{tag}>\n{body}\n</{tag}>"
-
-        messages = [
-            {"role": "system", "content": "You are a demo agent (arbwb demo data)."},
-            {"role": "user", "content": task.row["problem_statement"]},
-            {"role": "assistant", "content": block("explore_context", [(p2, 1, e2 + 10)])},
-            {"role": "assistant", "content": block("explore_context", [(p1, s1, e1)])},
-        ]
-        if index != 2:  # one trajectory never declares its final context
-            messages.append(
-                {"role": "assistant", "content": block("PATCH_CONTEXT", [(p1, s1, e1 + 1)])}
-            )
-        out[task.row["instance_id"]] = {
-            "instance_id": task.row["instance_id"],
-            "info": {"submission": ""},
-            "messages": messages,
-        }
-    return out
+def _block(tag: str, items: list[tuple[str, int, int]]) -> str:
+    body = "\n".join(f"File: /testbed/{p}\nLines: {a}-{b}" for p, a, b in items)
+    return f"<{tag}>\n{body}\n</{tag}>"
 
 
-def overlap_ranking(tasks: TaskFiles) -> list[dict[str, Any]]:
+def mini_swe(task: DemoTask, files: Mapping[str, str], *, final: bool) -> dict[str, Any]:
+    """ "demo-mini-swe": a mini-SWE-agent ``.traj.json`` (explore and PATCH_CONTEXT tags)."""
+    (p1, s1, e1), (p2, _, e2) = _spans_of(task, files)
+    messages = [
+        {"role": "system", "content": "You are a demo agent (arbwb demo data)."},
+        {"role": "user", "content": task.row["problem_statement"]},
+        {"role": "assistant", "content": _block("explore_context", [(p2, 1, e2 + 10)])},
+        {"role": "assistant", "content": _block("explore_context", [(p1, s1, e1)])},
+    ]
+    if final:
+        messages.append(
+            {"role": "assistant", "content": _block("PATCH_CONTEXT", [(p1, s1, e1 + 1)])}
+        )
+    return {"instance_id": task.instance_id, "info": {"submission": ""}, "messages": messages}
+
+
+def overlap(task: DemoTask, files: Mapping[str, str]) -> dict[str, Any]:
     """ "demo-overlap": files ranked by how many distinct problem-statement words they contain
     (ties by path); a stand-in file retriever, ARB predictions format.
     """
-    out = []
-    for task, files in tasks:
-        words = {w.lower() for w in _TOKEN.findall(task.row["problem_statement"])}
-        scores = {
-            path: len(words & {w.lower() for w in _TOKEN.findall(text)})
-            for path, text in files.items()
-        }
-        ranked = sorted(scores, key=lambda p: (-scores[p], p))
-        out.append(
-            {
-                "sample_id": task.row["instance_id"],
-                "ranked_files": [{"path": p, "score": float(scores[p])} for p in ranked],
-            }
-        )
-    return out
+    words = {w.lower() for w in _TOKEN.findall(task.row["problem_statement"])}
+    scores = {p: len(words & {w.lower() for w in _TOKEN.findall(t)}) for p, t in files.items()}
+    ranked = [
+        {"path": p, "score": float(scores[p])}
+        for p in sorted(scores, key=lambda p: (-scores[p], p))
+    ]
+    return {"sample_id": task.instance_id, "ranked_files": ranked}
 
 
 def write_contextbench_demo(
@@ -207,11 +185,12 @@ def write_contextbench_demo(
     with atomic_open(out / "rows.parquet", "wb") as handle:
         rows.write_parquet(handle, statistics=False)
     write_json(out / "commits.json", {repo: list(shas) for repo, shas in sorted(commits.items())})
-    write_jsonl(out / "predictions" / "demo-precise.jsonl", precise_run(tasks))
-    write_json(out / "predictions" / "demo-broad.json", broad_run(tasks))
-    for instance, traj in mini_swe_trajectories(tasks).items():
-        write_json(out / "predictions" / "demo-mini-swe" / f"{instance}.traj.json", traj)
-    write_jsonl(out / "rankings" / "demo-overlap.jsonl", overlap_ranking(tasks))
+    write_jsonl(out / "predictions" / "demo-precise.jsonl", [precise(*t) for t in tasks])
+    write_json(out / "predictions" / "demo-broad.json", [broad(*t) for t in tasks])
+    for index, (task, files) in enumerate(tasks):
+        traj = mini_swe(task, files, final=index != 2)  # one never declares its final context
+        write_json(out / "predictions" / "demo-mini-swe" / f"{task.instance_id}.traj.json", traj)
+    write_jsonl(out / "rankings" / "demo-overlap.jsonl", [overlap(*t) for t in tasks])
 
 
 def demo_source(out: str | Path) -> CheckoutSource:
