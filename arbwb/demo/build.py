@@ -1,10 +1,7 @@
-"""Deterministic builder of the demo release ``data/demo`` (ARB on-disk layout, spec §1).
-
-Creates the demo repositories as real git repositories with fixed dates (so commit SHAs never
-change), builds their chunk files with :mod:`arbwb.release.snapshot`, resolves the hand-written
-samples into ARB records, and stores rankings of arbwb's own baselines, all from the files in
-``data/demo-src`` (:mod:`arbwb.demo.source`). Everything is written to a staging folder first
-and swapped into place, so a failed build never leaves half a release.
+"""Deterministic builder of the demo release ``data/demo`` (ARB layout, spec §1) from the files
+of ``data/demo-src``: the repositories become git repositories with fixed dates (so commit SHAs
+never change) and chunk files, the samples ARB records, plus rankings of arbwb's baselines.
+Written to a staging folder and swapped into place: a failed build leaves no half release.
 """
 
 from __future__ import annotations

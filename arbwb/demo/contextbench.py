@@ -46,6 +46,8 @@ class DemoTask:
 
 #: Each task with its repository's files at ``COMMIT_INDEX`` (path -> text).
 TaskFiles = Sequence[tuple[DemoTask, Mapping[str, str]]]
+#: A path with a 1-based inclusive line range.
+Located = tuple[str, int, int]
 
 
 def read_tasks(src: Path) -> tuple[DemoTask, ...]:
@@ -70,7 +72,7 @@ def _gold_patch(path: str, text: str, needle: str) -> str:
     )
 
 
-def _spans_of(task: DemoTask, files: Mapping[str, str]) -> list[tuple[str, int, int]]:
+def _spans_of(task: DemoTask, files: Mapping[str, str]) -> list[Located]:
     return [(s.path, *locate_span(files, s)) for s in task.spans]
 
 
@@ -98,10 +100,10 @@ def demo_rows(tasks: TaskFiles, commits: Mapping[str, Sequence[str]]) -> list[di
     return rows
 
 
-def _traj(
-    steps: list[list[tuple[str, int, int]]], final: list[tuple[str, int, int]]
-) -> dict[str, Any]:
-    def as_spans(items: list[tuple[str, int, int]]) -> dict[str, list[dict[str, int]]]:
+def _traj(steps: list[list[Located]], final: list[Located]) -> dict[str, Any]:
+    """A unified record's ``traj_data``: the files and spans of each step and of the final."""
+
+    def as_spans(items: list[Located]) -> dict[str, list[dict[str, int]]]:
         out: dict[str, list[dict[str, int]]] = {}
         for path, start, end in items:
             out.setdefault(path, []).append({"start": start, "end": end})
@@ -139,7 +141,7 @@ def broad(task: DemoTask, files: Mapping[str, str]) -> dict[str, Any]:
     return {"instance_id": task.instance_id, "traj_data": _traj([], final)}
 
 
-def _block(tag: str, items: list[tuple[str, int, int]]) -> str:
+def _block(tag: str, items: list[Located]) -> str:
     body = "\n".join(f"File: /testbed/{p}\nLines: {a}-{b}" for p, a, b in items)
     return f"<{tag}>\n{body}\n</{tag}>"
 

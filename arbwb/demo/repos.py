@@ -20,7 +20,6 @@ DEMO_REPOS: tuple[DemoRepo, ...]
 
 def __getattr__(name: str) -> Any:
     """``DEMO_REPOS``: the repositories of the checkout's ``data/demo-src`` (read once)."""
-    if name == "DEMO_REPOS":
-        return default_repos()
-    msg = f"module {__name__!r} has no attribute {name!r}"
-    raise AttributeError(msg)
+    if name != "DEMO_REPOS":
+        raise AttributeError(name)
+    return default_repos()

@@ -1,9 +1,6 @@
-"""The hand-written demo samples (``data/demo-src/samples.jsonl``): all four positive tasks plus
-natural and counterfactual no-gold.
-
-Each :class:`SampleSpec` names its base snapshot by commit index; the builder turns it into an
-ARB sample record (spec §2) with a stable id, the commit SHA, gold spans located by text and
-gold blocks taken from the built corpus.
+"""The hand-written demo samples of ``data/demo-src/samples.jsonl`` (all four positive tasks,
+natural and counterfactual no-gold). Each names its base snapshot by commit index; the builder
+resolves ids, commit SHAs, gold spans (located by text) and gold blocks (from the corpus).
 """
 
 from __future__ import annotations
@@ -16,8 +13,6 @@ from typing import Any
 
 from arbwb.demo.source import from_row, read_rows, source_dir
 from arbwb.errors import InputError
-
-__all__ = ["DEMO_SAMPLES", "SampleSpec", "SpanSpec", "read_samples"]
 
 
 @dataclass(frozen=True)
@@ -93,7 +88,6 @@ def _default_samples() -> tuple[SampleSpec, ...]:
 
 def __getattr__(name: str) -> Any:
     """``DEMO_SAMPLES``: the samples of the checkout's ``data/demo-src`` (read once)."""
-    if name == "DEMO_SAMPLES":
-        return _default_samples()
-    msg = f"module {__name__!r} has no attribute {name!r}"
-    raise AttributeError(msg)
+    if name != "DEMO_SAMPLES":
+        raise AttributeError(name)
+    return _default_samples()

@@ -96,12 +96,9 @@ def read_repos(src: Path) -> tuple[DemoRepo, ...]:
     path = src / "repos.json"
     repos = []
     for row in read_json(path):
+        trees = src / "repos" / row["repo"]
         commits = [
-            from_row(
-                DemoCommit,
-                c | {"files": read_tree(src / "repos" / row["repo"] / str(i))},
-                path=path,
-            )
+            from_row(DemoCommit, c | {"files": read_tree(trees / str(i))}, path=path)
             for i, c in enumerate(row["commits"])
         ]
         repos.append(from_row(DemoRepo, row | {"commits": commits}, path=path))
@@ -139,7 +136,7 @@ class ReleaseSpec:
 
 
 def read_release(src: Path) -> ReleaseSpec:
-    """``release.json``, checked: known filters, each run a method or a fusion of method runs."""
+    """``release.json``, checked: each run a method or a fusion of method runs."""
     path = src / "release.json"
     row = read_json(path)
     runs = [from_row(RunSpec, r, path=path) for r in row.get("runs", [])]
