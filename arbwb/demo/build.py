@@ -108,14 +108,13 @@ def gold_blocks(
     """Symbol chunks overlapping each span (source corpus_symbol_overlap), else the span itself."""
     blocks: list[dict[str, Any]] = []
     for span, start, end in spans:
-        hits = chunks.filter(
-            pl.col("start_line").le(end) & pl.col("end_line").ge(start), path=span.path
-        ).filter(kind="symbol")
+        overlap = pl.col("start_line").le(end) & pl.col("end_line").ge(start)
+        hits = chunks.filter(overlap, path=span.path, kind="symbol")
+        rows = hits.select("chunk_id", "end_line", "start_line", "symbol").to_dicts()
         where = {"path": span.path, "reason": span.reason}
-        symbols = hits.select("chunk_id", "end_line", "start_line", "symbol").to_dicts()
         fallback = {"end_line": end, "start_line": start, "symbol": "", "kind": "span_fallback"}
         blocks += [
-            row | where | {"kind": "symbol", "source": "corpus_symbol_overlap"} for row in symbols
+            row | where | {"kind": "symbol", "source": "corpus_symbol_overlap"} for row in rows
         ] or [fallback | where | {"source": "gold_span_fallback"}]
     return blocks
 
@@ -170,6 +169,9 @@ ENCODERS: dict[str, dense.Encoder] = {"hash": dense.hash_encoder}
 
 def make_method(run: RunSpec) -> Method:
     """The registry method of a run, with its model label and named encoder."""
+    if run.encoder is not None and run.encoder not in ENCODERS:
+        msg = f"release.json run {run.name!r}: encoder must be one of {sorted(ENCODERS)}"
+        raise InputError(msg, field="encoder")
     encoder = ENCODERS[run.encoder] if run.encoder is not None else None
     return get_method(str(run.method), MethodOptions(model=run.model, encoder=encoder))
 
