@@ -20,6 +20,7 @@ import polars as pl
 
 from arbwb.demo.samples import SpanSpec, locate_span
 from arbwb.demo.source import DemoRepo, default_repos, from_row, read_rows
+from arbwb.errors import InputError
 from arbwb.io.checkout import CheckoutSource, MappingCheckout, count_lines
 from arbwb.io.contextbench import ROW_COLUMNS
 from arbwb.jsonio import atomic_open, read_json, write_json, write_jsonl
@@ -96,6 +97,10 @@ def demo_rows(tasks: TaskFiles, commits: Mapping[str, Sequence[str]]) -> list[di
             "gold_context": json.dumps(gold, ensure_ascii=False),
             "patch": _gold_patch(first, files[first], task.patch_needle),
         }
+        literal = sorted(set(ROW_COLUMNS) - set(resolved))
+        if sorted(task.row) != literal:
+            msg = f"{task.instance_id}: the row's literal columns must be exactly {literal}"
+            raise InputError(msg, path="contextbench_tasks.jsonl", field="row")
         rows.append(dict(task.row) | resolved)
     return rows
 

@@ -1,9 +1,5 @@
-"""The five tiny demo repositories (their trees live in ``data/demo-src/repos``).
-
-``tallyho`` is a Python ledger package, ``kvcache`` a Go cache module, ``routekit`` a
-JavaScript router, ``bucketeer`` a Rust rate limiter and ``formcheck`` a TypeScript form
-validator (the last two larger, so some gold files rank past 20). Each has tests and two
-commits, so the demo has ten snapshots. ``DEMO_REPOS`` reads the checkout's copy on first use.
+"""The five demo repositories of ``data/demo-src`` (Python, Go, JavaScript, Rust and TypeScript;
+two commits each, so ten snapshots), for code that imports ``DEMO_REPOS``.
 """
 
 from __future__ import annotations
