@@ -211,11 +211,11 @@ def write_runs(out: Path, sample_set: SampleSet, corpus: Corpus, spec: ReleaseSp
             filt = run.candidate_filter or spec.candidate_filter
             run_method(make_method(run), positives, corpus, details, candidate_filter=filt)
         _reproducible_summary(details)
-    runs = {run.name: run for run in spec.runs}
+    runs, filt = {run.name: run for run in spec.runs}, spec.candidate_filter
     for name in spec.selective_runs:
         details = out / "eval" / f"{spec.release}_selective"
-        details /= f"{spec.release}_{spec.candidate_filter}_selective_{name}_details.jsonl"
-        run_method(make_method(runs[name]), sample_set, corpus, details)
+        details /= f"{spec.release}_{filt}_selective_{name}_details.jsonl"
+        run_method(make_method(runs[name]), sample_set, corpus, details, candidate_filter=filt)
         _reproducible_summary(details)
     return [run.name for run in spec.runs]
 
