@@ -54,7 +54,7 @@ lint: $(VENV)/.dev-installed
 typecheck: $(VENV)/.dev-installed
 	$(BIN)/mypy arbwb
 
-## demo: rebuild data/demo deterministically from the package's demo builder
+## demo: rebuild data/demo deterministically from data/demo-src
 demo: $(VENV)/.dev-installed
 	$(BIN)/arbwb demo build --out data/demo
 

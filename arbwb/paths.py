@@ -11,6 +11,7 @@ from arbwb.errors import InputError
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = PROJECT_DIR / "data"
 DEMO_DIR = DATA_DIR / "demo"
+DEMO_SRC_DIR = DATA_DIR / "demo-src"
 FIGURES_DIR = PROJECT_DIR / "figures"
 NOTEBOOKS_DIR = PROJECT_DIR / "notebooks"
 REPORTS_DIR = PROJECT_DIR / "reports"

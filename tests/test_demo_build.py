@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from arbwb.errors import InputError
 from arbwb.io.corpus import open_corpus, snapshot_id
 from arbwb.io.pathclass import is_code_path
 from arbwb.io.samples import load_samples, query_has_leakage
-from arbwb.paths import DEMO_DIR
+from arbwb.paths import DEMO_DIR, DEMO_SRC_DIR
 from arbwb.release.snapshot import stable_id
 from arbwb.retrievers.dense import hash_embed
 
@@ -34,6 +35,7 @@ def rebuilt(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_rebuild_matches_committed_files_byte_for_byte(rebuilt: Path) -> None:
+    """Building from the checkout's data/demo-src reproduces every file of data/demo."""
     committed, fresh = _files(DEMO_DIR), _files(rebuilt)
     assert sorted(committed) == sorted(fresh)
     changed = [name for name in committed if committed[name] != fresh[name]]
@@ -235,3 +237,25 @@ def test_refuses_to_replace_foreign_folder(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="not a demo release"):
         build_demo(tmp_path)
     assert (tmp_path / "mine.txt").read_text(encoding="utf-8") == "keep me"
+
+
+def test_missing_source_folder_names_path_and_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "nowhere"
+    out = tmp_path / "out"
+    assert main(["demo", "build", "--out", str(out), "--src", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert str(missing) in err and "--src" in err and "data/demo-src" in err
+    assert not out.exists()
+
+
+def test_src_is_read_and_a_bad_row_names_file_line_field(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    shutil.copytree(DEMO_SRC_DIR, src)
+    lines = (src / "samples.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[2] = json.dumps(json.loads(lines[2]) | {"colour": "red"}) + "\n"
+    (src / "samples.jsonl").write_text("".join(lines), encoding="utf-8")
+    with pytest.raises(InputError, match=r"samples\.jsonl:3: field 'colour': is not a known"):
+        build_demo(tmp_path / "out", src)
+    assert not (tmp_path / "out").exists()

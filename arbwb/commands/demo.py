@@ -1,4 +1,4 @@
-"""``arbwb demo build [--out DIR]``: regenerate the embedded demo release byte for byte."""
+"""``arbwb demo build [--out DIR] [--src DIR]``: regenerate the demo release byte for byte."""
 
 from __future__ import annotations
 
@@ -15,6 +15,11 @@ def add_parser(subparsers: Any) -> None:
     actions = parser.add_subparsers(dest="demo_action", required=True, metavar="ACTION")
     build = actions.add_parser("build", help="write data/demo (or --out) deterministically")
     build.add_argument("--out", default=str(DEMO_DIR), help="output folder (default: data/demo)")
+    build.add_argument(
+        "--src",
+        default=None,
+        help="demo source folder (default: data/demo-src of the checkout arbwb runs from)",
+    )
     build.set_defaults(func=run_build)
 
 
@@ -23,7 +28,7 @@ def run_build(args: argparse.Namespace) -> int:
     from arbwb.demo.build import build_demo
 
     check_output_path(args.out, kind="dir")
-    result = build_demo(args.out)
+    result = build_demo(args.out, args.src)
     print(
         f"demo release written to {result.out}: {result.n_samples} samples, "
         f"{sum(len(c) for c in result.commits.values())} snapshots, runs {', '.join(result.runs)}"

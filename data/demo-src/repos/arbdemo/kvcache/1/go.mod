@@ -1,0 +1,3 @@
+module github.com/arbdemo/kvcache
+
+go 1.22
