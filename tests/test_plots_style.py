@@ -6,7 +6,15 @@ import matplotlib
 
 matplotlib.use("Agg")  # tests draw off-screen; notebooks keep the inline backend
 
-from arbwb.plots.style import demo_title, new_axes, run_colors
+from arbwb.plots.style import (
+    KNOWN_METHODS,
+    color,
+    demo_title,
+    method_key,
+    new_axes,
+    run_colors,
+    task_order,
+)
 
 
 def test_run_colors_depend_on_names_not_order() -> None:
@@ -22,3 +30,20 @@ def test_demo_title_and_new_axes() -> None:
     ax = new_axes(None, (3.0, 2.0))
     assert new_axes(ax, (9.0, 9.0)) is ax
     assert tuple(ax.figure.get_size_inches()) == (3.0, 2.0)
+
+
+def test_a_method_has_one_colour_whatever_the_figure_or_spelling() -> None:
+    assert color("lexical") == color("v1_1/lexical") == color("demo_all_files_selective_lexical")
+    assert color("lexical_all_files") == color("Lexical") == color("lexical")
+    assert method_key("demo_all_files_selective_bm25-arb") == "bm25-arb"
+    known = {color(name) for name in KNOWN_METHODS}
+    assert len(known) == len(KNOWN_METHODS)  # no two known methods share a colour
+    assert color("my_new_method") == color("my_new_method")  # unknown: stable, not in order
+    assert color("my_new_method") not in known
+
+
+def test_tasks_in_the_papers_order() -> None:
+    tasks = ["edit2ripple", "zeta", "code2test", "overall", "abstention", "trace2code"]
+    assert task_order(tasks) == [
+        "overall", "code2test", "trace2code", "edit2ripple", "abstention", "zeta"
+    ]  # fmt: skip
