@@ -14,14 +14,28 @@ from typing import Any
 import polars as pl
 import pytest
 
-from arbwb.contextbench import evaluate as cb
+from arbwb.contextbench.aggregate import aggregate, aggregate_editloc, metrics_frame
+from arbwb.contextbench.bytemap import byte_map, lines_to_bytes
+from arbwb.contextbench.editloc import patch_lines
+from arbwb.contextbench.inputs import (
+    Gold,
+    Prediction,
+    Step,
+    gold_from_rows,
+    predictions_from_frames,
+)
+from arbwb.contextbench.instance import LEVELS, evaluate_instance, f1
+from arbwb.contextbench.intervals import intersect, size
 from arbwb.contextbench.process import (
     drop_from_result,
     evidence_drop,
     evidence_drop_v1,
     gold_line_set,
 )
-from arbwb.contextbench.symbols import table_finder
+from arbwb.contextbench.ranked import ceilings, ranked_context, score_ranked
+from arbwb.contextbench.resolution import resolve_path
+from arbwb.contextbench.score import Scored, editloc_frame, results_frame, score_run
+from arbwb.contextbench.symbols import Definition, SymbolFinder, table_finder
 from arbwb.errors import InputError
 from arbwb.io import contextbench as cio
 from arbwb.io.checkout import MappingCheckout, count_lines
@@ -49,7 +63,7 @@ FILES = {
     ".hidden.js": b"function h() {\n  return 1;\n}\n",
 }
 CHECKOUT = MappingCheckout(FILES)
-D = cb.Definition
+D = Definition
 DEFS = {
     "a.py": [
         D("class_definition", 12, 95, "Foo"),
@@ -83,29 +97,29 @@ def _spans(items: list[str]) -> tuple[tuple[str, int, int], ...]:
     return tuple(out)
 
 
-def _gold(items: list[str], patch: str | None = None) -> cb.Gold:
+def _gold(items: list[str], patch: str | None = None) -> Gold:
     spans = tuple(
         (cio.normalize_gold_path(p), s, e)
         for p, s, e in _spans(items)
         if cio.normalize_gold_path(p)
     )
-    return cb.Gold("I", "I", "o/r", "c" * 40, spans, patch)
+    return Gold("I", "I", "o/r", "c" * 40, spans, patch)
 
 
 def _step(
     spans: list[str], files: list[str] | None = None, symbols: dict[str, list[str]] | None = None
-) -> cb.Step:
+) -> Step:
     parsed = _spans(spans)
     names = tuple((p, n) for p, ns in (symbols or {}).items() for n in ns)
     chosen = files if files is not None else list(dict.fromkeys(p for p, _, _ in parsed))
-    return cb.Step(tuple(chosen), parsed, names)
+    return Step(tuple(chosen), parsed, names)
 
 
 def _run(
-    gold: cb.Gold, final: cb.Step, steps: tuple[cb.Step, ...] = (), patch: str | None = None
+    gold: Gold, final: Step, steps: tuple[Step, ...] = (), patch: str | None = None
 ) -> dict[str, Any]:
-    pred = cb.Prediction("I", steps, final, patch)
-    return cb.evaluate_instance(gold, pred, CHECKOUT, symbol_finder=FINDER)
+    pred = Prediction("I", steps, final, patch)
+    return evaluate_instance(gold, pred, CHECKOUT, symbol_finder=FINDER)
 
 
 def _check(
@@ -126,7 +140,7 @@ def test_v1_partial_overlap() -> None:
 
 
 def test_v2_nothing_extracted_is_an_error_row() -> None:
-    r = _run(_gold(["a.py:5-6"]), cb.Step())
+    r = _run(_gold(["a.py:5-6"]), Step())
     assert r == {"instance_id": "I", "error": "no_context_extracted"}
 
 
@@ -214,7 +228,7 @@ def test_v11_prefixes() -> None:
 
 def test_v12_suffix_resolution() -> None:
     r = _run(_gold(["a.py:5-6"]), _step(["wrongdir/a.py:5-6"], files=["wrongdir/a.py", "nope.py"]))
-    for level in cb.LEVELS:
+    for level in LEVELS:
         assert r["final"][level]["coverage"] == 1 and r["final"][level]["precision"] == 1
     _check(r, "file", 1, 1, (1, 1, 1))
 
@@ -227,7 +241,7 @@ def test_v13_trajectory() -> None:
     )
     r = _run(_gold(["a.py:5-6", "b.py:1-2"]), _step(["a.py:5-6", "b.py:1-2"]), steps)
     traj = r["trajectory"]
-    cov = {lv: [s["coverage"][lv] for s in traj["steps"]] for lv in cb.LEVELS}
+    cov = {lv: [s["coverage"][lv] for s in traj["steps"]] for lv in LEVELS}
     assert cov["file"] == [0.5, 0.5, 1]
     assert cov["span"] == pytest.approx([0.38, 0.38, 1])
     assert cov["line"] == [0.25, 0.25, 1]
@@ -242,7 +256,7 @@ def test_v13_trajectory() -> None:
     assert red["symbol"] == pytest.approx(1 - 3 / 5)
     assert red["span"] == pytest.approx(1 - 116 / 147)
     assert red["line"] == pytest.approx(1 - 15 / 18)
-    for level in cb.LEVELS:
+    for level in LEVELS:
         assert (r["final"][level]["coverage"], r["final"][level]["precision"]) == (1, 1)
     assert r["num_steps"] == 3
 
@@ -298,13 +312,13 @@ def test_v17_gold_patch_fallback() -> None:
     assert "editloc" not in _run(_gold(["a.py:5-6"]), _step(["a.py:5-6"]))
 
 
-def _scored(records: list[dict[str, Any]]) -> cb.Scored:
-    return cb.Scored(
+def _scored(records: list[dict[str, Any]]) -> Scored:
+    return Scored(
         "r",
         [{"sample_id": f"s{i}", "record": r} for i, r in enumerate(records)],
         0,
         "checkout",
-        cb.LEVELS,
+        LEVELS,
     )
 
 
@@ -313,8 +327,8 @@ def test_v18_aggregation() -> None:
     v8 = _run(
         _gold(["a.py:5-6", "pkg/c.py:1-2"]), _step(["a.py:1-13", "b.py:1-20", "README.md:1-5"])
     )
-    v2 = _run(_gold(["a.py:5-6"]), cb.Step())
-    agg = cb.aggregate(cb.results_frame([_scored([v1, v8, v2])]))
+    v2 = _run(_gold(["a.py:5-6"]), Step())
+    agg = aggregate(results_frame([_scored([v1, v8, v2])]))
 
     def get(level: str, how: str) -> dict[str, Any]:
         return agg.filter(pl.col("level") == level, pl.col("aggregation") == how).row(0, named=True)
@@ -354,7 +368,7 @@ def test_v18_aggregation() -> None:
     # EditLoc micro over {V15, V15b}
     e1 = _run(_gold(["a.py:5-6"]), _step(["a.py:5-6"]), patch=PATCH_V15)
     e2 = _run(_gold(["a.py:5-6"]), _step(["a.py:5-6"]), patch=PATCH_V15B)
-    edit = cb.aggregate_editloc(cb.editloc_frame([_scored([e1, e2])]))
+    edit = aggregate_editloc(editloc_frame([_scored([e1, e2])]))
     micro_row = edit.filter(pl.col("aggregation") == "micro").row(0, named=True)
     assert (micro_row["recall"], micro_row["precision"]) == (0.5, 0.5)
     macro_row = edit.filter(pl.col("aggregation") == "macro").row(0, named=True)
@@ -411,7 +425,7 @@ def test_v19_ranked_list_as_whole_files() -> None:
     def source(repo: str, commit: str) -> MappingCheckout:
         return CHECKOUT
 
-    table = cb.score_ranked(ranking, gold, [1, 2, 3, 4], source=source)
+    table = score_ranked(ranking, gold, [1, 2, 3, 4], source=source)
     for k, want in V19.items():
         row = table.filter(pl.col("k") == k).row(0, named=True)
         assert (row["file_coverage"], row["file_precision"]) == pytest.approx(
@@ -422,9 +436,9 @@ def test_v19_ranked_list_as_whole_files() -> None:
         assert (row["line_intersection"], row["line_gold"], row["line_pred"]) == igp
         assert row["n_dropped"] == 1
         # every level through the generic scorer (span, symbol need bytes and definitions)
-        records, context = cb.ranked_context(ranking, gold, k, source=source)
-        preds = cb.predictions_from_frames(records, context)["r"]
-        record = cb.score_run("r", preds, gold, source=source, symbol_finder=FINDER).records[0][
+        records, context = ranked_context(ranking, gold, k, source=source)
+        preds = predictions_from_frames(records, context)["r"]
+        record = score_run("r", preds, gold, source=source, symbol_finder=FINDER).records[0][
             "record"
         ]
         for level in ("line", "span", "symbol"):
@@ -446,7 +460,7 @@ def test_v19_ranked_list_as_whole_files() -> None:
                 k,
             ),
         )
-    ceil = cb.ceilings(gold, source).row(0, named=True)
+    ceil = ceilings(gold, source).row(0, named=True)
     assert (ceil["max_file_cov"], ceil["max_line_cov"]) == (1.0, 1.0)
     assert ceil["perfect_line_precision"] == pytest.approx(4 / (13 + 6))
 
@@ -456,7 +470,7 @@ def test_v19_without_line_counts_marks_bounds() -> None:
     ranking = pl.DataFrame(
         {"run": ["r", "r"], "sample_id": ["I", "I"], "rank": [1, 2], "path": ["a.py", "b.py"]}
     )
-    row = cb.score_ranked(ranking, gold, [2]).row(0, named=True)
+    row = score_ranked(ranking, gold, [2]).row(0, named=True)
     assert row["line_counts"] == "absent"
     assert row["line_precision"] is None
     assert row["line_coverage"] == 0.5  # a.py's 2 of 4 gold lines, assumed inside the file
@@ -477,12 +491,12 @@ def test_v20_line_to_byte_conversion_and_intervals() -> None:
         (b"", 1, 5, (0, 0)),
     ]
     for data, start, end, expected in cases:
-        assert cb.lines_to_bytes(data, start, end) == expected, (start, end)
-    assert cb.byte_map({"missing.py": [(1, 2)]}, CHECKOUT) == {}
+        assert lines_to_bytes(data, start, end) == expected, (start, end)
+    assert byte_map({"missing.py": [(1, 2)]}, CHECKOUT) == {}
     merged = merge_intervals([(10, 20), (21, 30), (5, 8), (32, 40)])
     assert merged == [(5, 8), (10, 30), (32, 40)]
-    assert cb.size(merged) == 34
-    assert cb.intersect([(0, 10), (20, 30)], [(5, 25)]) == [(5, 10), (20, 25)]
+    assert size(merged) == 34
+    assert intersect([(0, 10), (20, 30)], [(5, 25)]) == [(5, 10), (20, 25)]
 
 
 def test_v21_evidence_drop() -> None:
@@ -553,24 +567,24 @@ def test_v22_paths_and_diffs() -> None:
         '"a.py"': "a.py",
         "a.py/": "a.py",
     }
-    assert {raw: cb.resolve_path(raw, CHECKOUT) for raw in resolved} == resolved
+    assert {raw: resolve_path(raw, CHECKOUT) for raw in resolved} == resolved
     diff = (
         "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -10,4 +10,3 @@\n a\n-b\n-c\n+bc\n d\n"
         "@@ -20,2 +19,2 @@\n-e\n+e2\n"
     )
-    assert cb.patch_lines(diff) == {"x.py": [(11, 12), (20, 20)]}
-    assert cb.patch_lines(diff, side="new") == {"x.py": [(11, 11), (19, 19)]}
+    assert patch_lines(diff) == {"x.py": [(11, 12), (20, 20)]}
+    assert patch_lines(diff, side="new") == {"x.py": [(11, 11), (19, 19)]}
     deleted_file = (
         "diff --git a/keep.py b/keep.py\n--- a/keep.py\n+++ b/keep.py\n"
         "@@ -1,2 +1,2 @@\n-x\n+x2\n y\n"
         "diff --git a/gone.py b/gone.py\ndeleted file mode 100644\n--- a/gone.py\n+++ /dev/null\n"
         "@@ -1,3 +0,0 @@\n-a\n-b\n-c\n"
     )
-    assert cb.patch_lines(deleted_file) == {"keep.py": [(1, 3)]}
+    assert patch_lines(deleted_file) == {"keep.py": [(1, 3)]}
     sql = "--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1,1 @@\n--- old comment\n select 1\n"
-    assert cb.patch_lines(sql) == {}
+    assert patch_lines(sql) == {}
     blank = "--- a/y.py\n+++ b/y.py\n@@ -1,4 +1,4 @@\n a\n\n-b\n+B\n"
-    assert cb.patch_lines(blank) == {"y.py": [(2, 2)]}
+    assert patch_lines(blank) == {"y.py": [(2, 2)]}
 
 
 # --------------------------------------------------------------------------- §11 sample
@@ -823,12 +837,12 @@ def test_unknown_instances_are_counted_missing_gold(tmp_path: Path) -> None:
     ]
     preds.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     run = load_predictions(preds)
-    parsed = cb.predictions_from_frames(run.records, run.context)[run.run]
-    scored = cb.score_run(run.run, parsed, gold, source=lambda r, c: CHECKOUT)
-    results = cb.results_frame([scored])
+    parsed = predictions_from_frames(run.records, run.context)[run.run]
+    scored = score_run(run.run, parsed, gold, source=lambda r, c: CHECKOUT)
+    results = results_frame([scored])
     assert results.filter(pl.col("error") == "missing_gold")["instance_id"].to_list() == ["nope"]
     agg = (
-        cb.aggregate(results)
+        aggregate(results)
         .filter(pl.col("aggregation") == "micro", pl.col("level") == "file")
         .row(0, named=True)
     )
@@ -936,8 +950,8 @@ def test_swe_agent_checkpoints(tmp_path: Path) -> None:
     assert run.records["n_steps"].to_list() == [2]
     final = run.context.filter(pl.col("step") == 0).select("kind", "path", "start_line").rows()
     assert final == [("file", "a.py", None), ("file", "b.py", None), ("span", "a.py", 5)]
-    parsed = cb.predictions_from_frames(run.records, run.context)["swe"]
-    record = cb.evaluate_instance(_gold(["a.py:5-6"]), parsed["I"], CHECKOUT)
+    parsed = predictions_from_frames(run.records, run.context)["swe"]
+    record = evaluate_instance(_gold(["a.py:5-6"]), parsed["I"], CHECKOUT)
     _check(record, "file", 1, 0.5, (1, 1, 2))
     assert [s["coverage"]["line"] for s in record["trajectory"]["steps"]] == [0.5, 0.5]  # 5 of 5-6
 
@@ -976,12 +990,12 @@ def test_agentless_and_prometheus(tmp_path: Path) -> None:
 
 
 def test_f1_and_metrics_frame_errors_as_zero() -> None:
-    assert cb.f1(0.0, 0.0) == 0.0
-    assert cb.f1(1.0, 0.5) == pytest.approx(2 / 3)
+    assert f1(0.0, 0.0) == 0.0
+    assert f1(1.0, 0.5) == pytest.approx(2 / 3)
     v1 = _run(_gold(["a.py:5-6"]), _step(["a.py:5-9"]))
-    v2 = _run(_gold(["a.py:5-6"]), cb.Step())
-    results = cb.results_frame([_scored([v1, v2])])
-    metrics = cb.metrics_frame(results)
+    v2 = _run(_gold(["a.py:5-6"]), Step())
+    results = results_frame([_scored([v1, v2])])
+    metrics = metrics_frame(results)
     zeros = metrics.filter(pl.col("sample_id") == "s1")
     assert zeros.height == 20 and set(zeros["value"]) == {0.0}
     assert (
@@ -990,22 +1004,20 @@ def test_f1_and_metrics_frame_errors_as_zero() -> None:
         ].item()
         == 0.4
     )
-    assert cb.metrics_frame(results, errors="drop").filter(pl.col("sample_id") == "s1").height == 0
+    assert metrics_frame(results, errors="drop").filter(pl.col("sample_id") == "s1").height == 0
 
 
 # --------------------------------------------------------------------------- block level
 
 
-def _tree_sitter() -> cb.SymbolFinder:
+def _tree_sitter() -> SymbolFinder:
     """The pinned stack's finder (``make test`` installs the contextbench extra; no skip)."""
     from arbwb.contextbench.symbols import tree_sitter_finder
 
     return tree_sitter_finder()
 
 
-def _defs(
-    finder: cb.SymbolFinder, path: str, data: bytes
-) -> list[tuple[str, int, int, str | None]]:
+def _defs(finder: SymbolFinder, path: str, data: bytes) -> list[tuple[str, int, int, str | None]]:
     return [(d.node_type, d.start_byte, d.end_byte, d.name) for d in finder(path, data)]
 
 
@@ -1041,8 +1053,8 @@ def test_tree_sitter_finds_the_section_12_fixture_definitions() -> None:
 def test_section_12_symbol_vectors_with_tree_sitter(
     gold: list[str], pred: list[str], symbol: tuple[float, float, tuple[int, int, int]]
 ) -> None:
-    pred_record = cb.Prediction("I", (), _step(pred))
-    r = cb.evaluate_instance(_gold(gold), pred_record, CHECKOUT, symbol_finder=_tree_sitter())
+    pred_record = Prediction("I", (), _step(pred))
+    r = evaluate_instance(_gold(gold), pred_record, CHECKOUT, symbol_finder=_tree_sitter())
     _check(r, "symbol", *symbol)
 
 
@@ -1215,16 +1227,16 @@ def test_definitions_inside_viewed_spans_across_languages() -> None:
     # pred: m.rs:5-9 (39,63) -> impl (its `}` is byte 39), trait T, fn f; m.go:3-4 (11,27) ->
     # type T; M.java:2-2 (10,18) -> class A, constructor A: P = 6, I = {impl, class A} = 2;
     # bytes 25 + 17 + 9 = 51, none shared
-    pred = cb.Prediction("I", (), _step(["m.rs:5-9", "m.go:3-4", "M.java:2-2"]))
-    r = cb.evaluate_instance(gold, pred, POLYGLOT, symbol_finder=_tree_sitter())
+    pred = Prediction("I", (), _step(["m.rs:5-9", "m.go:3-4", "M.java:2-2"]))
+    r = evaluate_instance(gold, pred, POLYGLOT, symbol_finder=_tree_sitter())
     _check(r, "file", 1, 1, (3, 3, 3))
     _check(r, "symbol", 0.4, 1 / 3, (2, 5, 6))
     _check(r, "span", 0, 0, (0, 51, 51))
     _check(r, "line", 0, 0, (0, 3, 8))
     # by name: `S.m` has no exact match, so its last component `m` matches every definition
     # named m in m.rs: the impl and the fn; the names replace the step's span symbols
-    named = cb.Prediction("I", (), _step(["m.rs:5-9"], symbols={"m.rs": ["S.m"]}))
-    r = cb.evaluate_instance(gold, named, POLYGLOT, symbol_finder=_tree_sitter())
+    named = Prediction("I", (), _step(["m.rs:5-9"], symbols={"m.rs": ["S.m"]}))
+    r = evaluate_instance(gold, named, POLYGLOT, symbol_finder=_tree_sitter())
     _check(r, "symbol", 0.4, 1, (2, 5, 2))
 
 
@@ -1263,16 +1275,16 @@ def test_git_checkout_gives_the_same_numbers(tmp_path: Path) -> None:
         ["git", "-C", str(work), "rev-parse", "HEAD"], check=True, capture_output=True, text=True
     ).stdout.strip()
     (work / "a.py").write_text("changed in the work tree, not at the commit\n")
-    gold = cb.Gold("I", "I", "O/R", sha, (("a.py", 5, 6),))
-    pred = cb.Prediction("I", (), _step(["/testbed/a.py:5-9"]))
-    record = cb.score_run("r", {"I": pred}, {"I": gold}, source=repos_source(tmp_path / "repos"))
+    gold = Gold("I", "I", "O/R", sha, (("a.py", 5, 6),))
+    pred = Prediction("I", (), _step(["/testbed/a.py:5-9"]))
+    record = score_run("r", {"I": pred}, {"I": gold}, source=repos_source(tmp_path / "repos"))
     got = record.records[0]["record"]
     _check(got, "span", 1, 0.493151, (36, 36, 73))
     _check(got, "line", 1, 0.4, (2, 2, 5))
-    missing = cb.score_run(
+    missing = score_run(
         "r",
         {"I": pred},
-        {"I": cb.Gold("I", "I", "x/y", sha, ())},
+        {"I": Gold("I", "I", "x/y", sha, ())},
         source=repos_source(tmp_path / "repos"),
     )
     assert missing.records[0]["record"]["error"] == "checkout_failed"
@@ -1291,8 +1303,8 @@ def test_file_list_checkout_matches_bytes_for_ranked_lists() -> None:
             "path": ["b.py", "a.py", "pkg/c.py", "README.md"],
         }
     )
-    by_list = cb.score_ranked(ranking, gold, [1, 2, 3, 4], source=lambda r, c: listed)
-    by_bytes = cb.score_ranked(ranking, gold, [1, 2, 3, 4], source=lambda r, c: CHECKOUT)
+    by_list = score_ranked(ranking, gold, [1, 2, 3, 4], source=lambda r, c: listed)
+    by_bytes = score_ranked(ranking, gold, [1, 2, 3, 4], source=lambda r, c: CHECKOUT)
     cols = ["file_coverage", "file_precision", "line_coverage", "line_precision"]
     assert by_list.select(cols).rows() == by_bytes.select(cols).rows()
     assert by_list["line_pred"].to_list() == [20, 33, 39, 44]
@@ -1300,10 +1312,10 @@ def test_file_list_checkout_matches_bytes_for_ranked_lists() -> None:
 
 def test_predictions_keyed_by_original_inst_id(tmp_path: Path) -> None:
     rows = cio.load_rows(_write(tmp_path, [_row()]))
-    gold = cb.gold_from_rows(rows)
+    gold = gold_from_rows(rows)
     assert gold["cli__cli-5973"] is gold["Multi-SWE-Bench__go__maintenance__bugfix__0000abcd"]
-    pred = cb.Prediction("cli__cli-5973", (), _step(["/workspace/x.go:1-3"]))
-    scored = cb.score_run("r", {"cli__cli-5973": pred}, gold)
+    pred = Prediction("cli__cli-5973", (), _step(["/workspace/x.go:1-3"]))
+    scored = score_run("r", {"cli__cli-5973": pred}, gold)
     item = scored.records[0]
     assert item["sample_id"] == "Multi-SWE-Bench__go__maintenance__bugfix__0000abcd"
     assert scored.resolution == "lexical"
