@@ -252,10 +252,12 @@ def run(release: Release, options: ContextBenchOptions) -> ContextBenchResult:
     corpus = open_corpus(options.corpus_dir) if options.corpus_dir else release.corpus
     sources = choose_source(repos_dir=options.repos_dir, demo_dir=cb_dir, corpus=corpus)
     finder, symbols_note = optional_finder(options.symbols)
-    notes = [f"{rows.instances.height} instances; {rows.excluded.height} rows excluded"]
+    excluded = f"{rows.excluded.height} rows excluded: {rows.excluded.to_dicts()}"
+    notes = [f"{rows.instances.height} instances; {excluded}"]
     notes += [sources.used, *([symbols_note] if symbols_note else [])]
     pattern = options.predictions_glob or "contextbench/predictions/*"
     predictions = [load_predictions(p) for p in sorted(root.glob(pattern))]
+    notes.append(f"{len(predictions)} runs: {[p.run for p in predictions]}")
     agents = None
     if predictions:
         scored = score_predictions(predictions, rows, source=sources.source, symbol_finder=finder)

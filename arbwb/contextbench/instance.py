@@ -25,6 +25,8 @@ LEVELS = ("file", "symbol", "span", "line")
 
 @dataclass
 class _Resolved:
+    """One step's predictions on resolved paths: files, raw line spans, symbol names."""
+
     files: set[str] = field(default_factory=set)
     raw: IntervalMap = field(default_factory=dict)  # every span, for bytes (start 0 clamped)
     names: dict[str, list[str]] = field(default_factory=dict)
@@ -40,6 +42,7 @@ class _Resolved:
 
 
 def _resolve(step: Step, checkout: Checkout | None, gold: Gold) -> _Resolved:
+    """Every predicted path resolved (§2.2); entries whose path resolves to nothing dropped."""
     out = _Resolved()
     for raw in step.files:
         if (path := resolve_path(raw, checkout, gold.files)) is not None:
