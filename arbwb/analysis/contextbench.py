@@ -110,8 +110,8 @@ class AgentScores:
     @property
     def headline(self) -> pl.DataFrame:
         """Overall, sample-weighted leaderboard rows."""
-        board = self.board
-        return board.filter(pl.col("scope") == "overall", pl.col("aggregation") == "weighted")
+        overall = pl.col("scope") == "overall"
+        return self.board.filter(overall, pl.col("aggregation") == "weighted")
 
     @property
     def multi_step(self) -> pl.DataFrame:
@@ -181,8 +181,7 @@ class ContextBenchResult:
         out: list[Table] = []
         if self.composition is not None:
             c = self.composition
-            by = c.by_source
-            out += [Table("composition", by), Table("spans_per_row", c.per_row)]
+            out += [Table("composition", c.by_source), Table("spans_per_row", c.per_row)]
             out.append(Table("path_forms", c.forms))
         if self.agents is not None:
             a = self.agents
@@ -220,20 +219,21 @@ class ContextBenchResult:
         if self.agents is not None and self.agents.steps.height:
             line = self.agents.macro.filter(pl.col("level") == "line")
             out["auc_line_macro"] = dict(line.select("run", "auc_coverage").iter_rows())
-        out["side_by_side"] = {"skipped": SIDE_SKIP} if self.side is None else self._side()
+        side = self.side
+        out["side_by_side"] = {"skipped": SIDE_SKIP} if side is None else _side(side, self.arb_k)
         return out
 
-    def _side(self) -> dict[str, Any]:
-        side = self.side
-        assert side is not None
-        runs = side.frame.group_by("benchmark").agg("run").iter_rows()
-        return {
-            "k": self.arb_k,
-            "rows": side.frame.height,
-            "runs": {b: sorted(set(r)) for b, r in runs},
-            "scores": _values(side.scores, "benchmark", "run", "metric"),
-            "n_significant": int(side.tests["significant"].sum()),
-        }
+
+def _side(side: cc.Comparison, k: int) -> dict[str, Any]:
+    """The side-by-side record: k, rows, runs per benchmark, scores, significant pairs."""
+    runs = side.frame.group_by("benchmark").agg("run").iter_rows()
+    return {
+        "k": k,
+        "rows": side.frame.height,
+        "runs": {b: sorted(set(r)) for b, r in runs},
+        "scores": _values(side.scores, "benchmark", "run", "metric"),
+        "n_significant": int(side.tests["significant"].sum()),
+    }
 
 
 def run(release: Release, options: ContextBenchOptions) -> ContextBenchResult:
