@@ -72,46 +72,58 @@ def _summary(scored: Any, aggregate: Any, editloc: Any) -> dict[str, Any]:
     }
 
 
-def _markdown(summaries: list[dict[str, Any]]) -> str:
-    """One table per aggregation: run, valid/error counts, then R/P/F1 per level (4 decimals)."""
-    from arbwb.tables import cell, rows_to_markdown
+_TITLES = {
+    "micro": "micro (evaluator CLI; F1 = harmonic mean, arbwb-defined)",
+    "macro": "macro over valid instances (F1 = mean per-instance F1, F1 hm = harmonic mean)",
+    "macro_errors_as_zero": "macro, error rows as zeros (statistics.py)",
+}
+_STATS = {"coverage": "R", "precision": "P", "f1_mean": "F1", "f1_harmonic": "F1 hm"}
 
-    levels = [
-        lv for lv in ("file", "symbol", "span", "line") if any(lv in s["levels"] for s in summaries)
-    ]
+
+def _markdown(summaries: list[dict[str, Any]], aggregate: Any) -> str:
+    """One table per aggregation: run, valid/error counts, then R/P/F1 per level (4 decimals).
+
+    Statistics a whole aggregation leaves null (micro has no mean per-instance F1) are left out.
+    """
+    import polars as pl
+
+    from arbwb.contextbench.instance import LEVELS
+    from arbwb.tables import to_markdown
+
+    counts = pl.DataFrame(
+        {
+            "run": [s["run"] for s in summaries],
+            "valid": [s["n_valid"] for s in summaries],
+            "errors": [sum(s["errors"].values()) for s in summaries],
+        },
+        schema={"run": pl.String, "valid": pl.Int64, "errors": pl.Int64},
+    )
+    levels = [lv for lv in LEVELS if lv in aggregate["level"].to_list()]
     lines: list[str] = []
-    titles = {
-        "micro": "micro (evaluator CLI; F1 = harmonic mean, arbwb-defined)",
-        "macro": "macro over valid instances (F1 = mean per-instance F1 | harmonic mean)",
-        "macro_errors_as_zero": "macro, error rows as zeros (statistics.py)",
-    }
-    for aggregation, title in titles.items():
-        lines += [f"## {title}", ""]
-        header = ["run", "valid", "errors"]
-        header += [f"{lv} {m}" for lv in levels for m in ("R", "P", "F1")]
-        rows = []
-        for s in summaries:
-            cells: list[Any] = []
-            for level in levels:
-                got = s["levels"].get(level, {}).get(aggregation)
-                if got is None:
-                    cells += [None] * 3
-                    continue
-                f1 = (
-                    got["f1_harmonic"]
-                    if got["f1_mean"] is None
-                    else f"{cell(got['f1_mean'])} | {cell(got['f1_harmonic'])}"
-                )
-                cells += [got["coverage"], got["precision"], f1]
-            rows.append([s["run"], s["n_valid"], sum(s["errors"].values()), *cells])
-        lines.append(rows_to_markdown(header, rows))
+    for aggregation, title in _TITLES.items():
+        part = aggregate.filter(pl.col("aggregation") == aggregation)
+        cells = [
+            part.filter(pl.col("level") == level).select(
+                "run", *[pl.col(c).alias(f"{level} {m}") for c, m in _STATS.items()]
+            )
+            for level in levels
+        ]
+        table = counts
+        for cell in cells:
+            table = table.join(cell, on="run", how="left", maintain_order="left")
+        if part.height:
+            table = table.select(c for c in table.columns if table[c].null_count() < table.height)
+        lines += [f"## {title}", "", to_markdown(table)]
     return "\n".join(lines)
 
 
 def run_score(args: argparse.Namespace) -> int:
     """Load rows and runs, score, print the summary; per-instance records on request."""
-    from arbwb.contextbench import evaluate as cb
-    from arbwb.io.checkout import corpus_source, first_source, repos_source
+    from arbwb.contextbench.aggregate import aggregate as aggregate_results
+    from arbwb.contextbench.aggregate import aggregate_editloc
+    from arbwb.contextbench.score import editloc_frame, results_frame, score_predictions
+    from arbwb.contextbench.sources import choose_source
+    from arbwb.contextbench.symbols import optional_finder
     from arbwb.io.contextbench import Predictions, load_rows
     from arbwb.io.contextbench_agents import load_predictions
     from arbwb.jsonio import sha256_file, write_jsonl, write_text_atomic
@@ -130,20 +142,15 @@ def run_score(args: argparse.Namespace) -> int:
     if args.corpus:
         from arbwb.io.corpus import open_corpus
 
-        corpus = corpus_source(open_corpus(args.corpus))
-    source = first_source(repos_source(args.repos) if args.repos else None, corpus)
-    finder = None
-    if args.symbols:
-        from arbwb.contextbench.symbols import tree_sitter_finder
-
-        try:
-            finder = tree_sitter_finder()
-        except ImportError as exc:
-            raise InputError(str(exc), field="--symbols") from None
-    scored = cb.score_predictions(list(runs.values()), rows, source=source, symbol_finder=finder)
-    results = cb.results_frame(scored)
-    aggregate = cb.aggregate(results)
-    editloc = cb.aggregate_editloc(cb.editloc_frame(scored))
+        corpus = open_corpus(args.corpus)
+    source = choose_source(repos_dir=args.repos, corpus=corpus).source
+    finder, why = optional_finder(args.symbols)
+    if why:
+        raise InputError(why, field="--symbols")
+    scored = score_predictions(list(runs.values()), rows, source=source, symbol_finder=finder)
+    results = results_frame(scored)
+    aggregate = aggregate_results(results)
+    editloc = aggregate_editloc(editloc_frame(scored))
     summaries = [_summary(s, aggregate, editloc) for s in scored]
     if args.per_instance:
         write_jsonl(
@@ -177,7 +184,7 @@ def run_score(args: argparse.Namespace) -> int:
         }
         text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     else:
-        text = _markdown(summaries)
+        text = _markdown(summaries, aggregate)
     if args.out:
         write_text_atomic(args.out, text)
     else:

@@ -99,12 +99,12 @@ def file_level_frame(
 
     ``arb_metrics``/``cb_metrics``: METRICS frames (run, sample_id, metric, value), e.g.
     :func:`arbwb.analysis.leaderboard.release_metrics` and
-    :func:`arbwb.contextbench.evaluate.metrics_frame`
+    :func:`arbwb.contextbench.aggregate.metrics_frame`
     (``file.coverage``, ``file.precision``); the samples frames give each sample's repo.
     ``arb_runs`` (run, group, method, e.g. :func:`arbwb.io.method_table.run_methods`) names ARB
     groups and methods; without it each run is its own method in one group "ARB".
     ``cb_ranked``: ranked file lists scored on ContextBench
-    (:func:`arbwb.contextbench.evaluate.score_ranked`), read at ``k`` as more ContextBench runs.
+    (:func:`arbwb.contextbench.ranked.score_ranked`), read at ``k`` as more ContextBench runs.
     ContextBench runs form one group and keep their names as methods.
     """
     recall, precision = arb_metric_names(k)

@@ -7,11 +7,29 @@ arbwb works without them; :func:`tree_sitter_finder` raises an ImportError with 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from arbwb.contextbench.evaluate import Definition, SymbolFinder
+from arbwb.contextbench.intervals import Interval
+from arbwb.io.checkout import Checkout
+
+Symbol = tuple[str, str, int, int]  # (file, node_type, start_byte, end_byte)
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A definition node of a file: tree-sitter type, byte range (end exclusive), name."""
+
+    node_type: str
+    start_byte: int
+    end_byte: int
+    name: str | None
+
+
+#: Definitions of a file from its path and bytes (e.g. :func:`tree_sitter_finder`).
+SymbolFinder = Callable[[str, bytes], Sequence[Definition]]
 
 INSTALL_HINT = (
     "block (symbol) level needs the tree-sitter stack upstream pins: "
@@ -152,3 +170,52 @@ def table_finder(
         return table.get(path, ())
 
     return find
+
+
+class DefinitionIndex:
+    """Definitions of the files of one checkout, parsed once each."""
+
+    def __init__(self, checkout: Checkout, finder: SymbolFinder) -> None:
+        self.checkout = checkout
+        self.finder = finder
+        self.cache: dict[str, Sequence[Definition]] = {}
+
+    def defs(self, path: str) -> Sequence[Definition]:
+        """The file's definitions (none when it has no bytes at the commit)."""
+        if path not in self.cache:
+            data = self.checkout.read(path)
+            self.cache[path] = () if data is None else self.finder(path, data)
+        return self.cache[path]
+
+    def overlapping(self, bytes_map: Mapping[str, Sequence[Interval]]) -> set[Symbol]:
+        """Definitions with ``start <= iv.end`` and ``end >= iv.start`` (1-byte leniency, Q7)."""
+        return {
+            (path, d.node_type, d.start_byte, d.end_byte)
+            for path, ivs in bytes_map.items()
+            for d in self.defs(path)
+            if any(d.start_byte <= e and d.end_byte >= s for s, e in ivs)
+        }
+
+    def named(self, names: Mapping[str, Sequence[str]]) -> set[Symbol]:
+        """Definitions matching predicted names exactly, else by their last dotted part."""
+        out: set[Symbol] = set()
+        for path, wanted in names.items():
+            defs = self.defs(path)
+            for name in wanted:
+                hits = [d for d in defs if d.name == name]
+                if not hits and "." in name:
+                    hits = [d for d in defs if d.name == name.rsplit(".", 1)[1]]
+                out.update((path, d.node_type, d.start_byte, d.end_byte) for d in hits)
+        return out
+
+
+def optional_finder(wanted: bool) -> tuple[SymbolFinder | None, str | None]:
+    """The tree-sitter finder when ``wanted``; without the stack None and why the block level
+    is skipped (a documented option: every other level is scored as before).
+    """
+    if not wanted:
+        return None, None
+    try:
+        return tree_sitter_finder(), None
+    except ImportError as exc:
+        return None, f"block level skipped: {exc}"

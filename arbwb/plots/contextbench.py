@@ -5,7 +5,7 @@ ContextBench at file level.
 Inputs are arbwb frames: ``instances`` of :func:`arbwb.io.contextbench.load_rows`, the long
 leaderboard of :func:`arbwb.analysis.leaderboard.scores` over ContextBench metrics
 (``<level>.coverage``
-etc.), the §13 ranked-list frame, :func:`arbwb.contextbench.evaluate.step_coverage_frame` and
+etc.), the §13 ranked-list frame, :func:`arbwb.contextbench.score.step_coverage_frame` and
 :func:`arbwb.contextbench.compare.file_level_scores`.
 """
 
@@ -107,7 +107,7 @@ def recall_precision(
 ) -> Axes:
     """Macro coverage (recall) against precision per run at ``level`` with iso-F1 curves.
 
-    ``points``: run, level, coverage, precision (e.g. :func:`arbwb.contextbench.evaluate.aggregate`
+    ``points``: run, level, coverage, precision (e.g. :func:`arbwb.contextbench.aggregate.aggregate`
     rows of one aggregation). ``ranked``: optional run, k, coverage, precision of a ranked
     file list (§13), drawn as a line through k (its line precision is a lower bound).
     """

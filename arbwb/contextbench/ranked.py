@@ -1,0 +1,229 @@
+"""Ranked file lists read as whole-file ContextBench context (contextbench-spec §13).
+
+File level is exact upstream arithmetic; line level predicts every line of each kept file, so
+its coverage is an upper bound and its precision a lower bound for span selections in them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import polars as pl
+
+from arbwb import schemas
+from arbwb.contextbench.inputs import Gold
+from arbwb.contextbench.instance import ratio
+from arbwb.contextbench.intervals import IntervalMap, intersect, map_size, size
+from arbwb.contextbench.score import rows_frame
+from arbwb.errors import InputError
+from arbwb.io.checkout import Checkout, CheckoutSource
+from arbwb.io.contextbench import CONTEXT, RECORDS
+from arbwb.metrics.intervals import merge_intervals
+
+
+def ranked_context(
+    rankings: pl.DataFrame,
+    gold: Mapping[str, Gold],
+    k: int,
+    *,
+    source: CheckoutSource | None = None,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """RECORDS and CONTEXT of the top-``k`` existing ranked files of each (run, sample), each
+    predicted whole (``1..N(f)``), for scoring at every level with :func:`score_run` (§13.2).
+
+    Paths that are not files at ``base_commit`` are dropped before taking k (exact existence);
+    without a checkout every path is kept and no spans are made (file level only).
+    """
+    records, context = [], []
+    for (run, sid), part in rankings.sort("rank").group_by(
+        ["run", "sample_id"], maintain_order=True
+    ):
+        target = gold.get(str(sid))
+        if target is None:
+            raise InputError(
+                f"ranked sample {sid!r} is not a ContextBench instance", field="sample_id"
+            )
+        checkout = None if source is None else source(target.repo, target.commit)
+        kept: list[str] = []
+        for path in part["path"].to_list():
+            if path not in kept and (checkout is None or checkout.is_file(path)):
+                kept.append(path)
+            if len(kept) == k:
+                break
+        base = {"run": str(run), "instance_id": target.sample_id, "step": 0, "symbol": None}
+        for path in kept:
+            context.append(
+                {**base, "kind": "file", "path": path, "start_line": None, "end_line": None}
+            )
+            n = None if checkout is None else checkout.n_lines(path)
+            if n:
+                context.append(
+                    {**base, "kind": "span", "path": path, "start_line": 1, "end_line": n}
+                )
+        records.append(
+            {
+                "run": str(run),
+                "instance_id": target.sample_id,
+                "line": 0,
+                "n_steps": 0,
+                "model_patch": None,
+                "commit": None,
+                "source": "rankings",
+            }
+        )
+    return rows_frame(records, RECORDS), rows_frame(context, CONTEXT)
+
+
+RANKED: schemas.Schema = {
+    "run": pl.String,
+    "sample_id": pl.String,
+    "k": pl.Int64,
+    "n_dropped": pl.Int64,  # ranked paths that are not files at base_commit (not penalised)
+    "error": pl.String,  # no_context_extracted when no ranked path exists
+    "file_intersection": pl.Int64,
+    "file_gold": pl.Int64,
+    "file_pred": pl.Int64,
+    "file_coverage": pl.Float64,
+    "file_precision": pl.Float64,
+    "line_intersection": pl.Int64,
+    "line_gold": pl.Int64,
+    "line_pred": pl.Int64,  # null when line counts are absent
+    "line_coverage": pl.Float64,  # an upper bound for span selections inside P_k (§13)
+    "line_precision": pl.Float64,  # a lower bound; null when line counts are absent
+    "line_counts": pl.String,  # checkout | absent (coverage then assumes gold lines in range)
+}
+
+
+def score_ranked(
+    rankings: pl.DataFrame,
+    gold: Mapping[str, Gold],
+    ks: Sequence[int],
+    *,
+    source: CheckoutSource | None = None,
+) -> pl.DataFrame:
+    """§13 file and line level of the top-k ranked files as whole-file context, every k.
+
+    File level is exact upstream arithmetic. Line level predicts ``[1, N(f)]`` per file:
+    coverage is an upper bound, precision a lower bound for span selections in those files.
+    Without line counts (no checkout/corpus) N is unknown: paths are not checked, the line
+    coverage assumes every gold line lies in its file (marked ``line_counts="absent"``) and
+    line precision is null.
+    """
+    rows = []
+    ranked = rankings.sort("run", "sample_id", "rank")
+    for (run, sid), part in ranked.group_by(["run", "sample_id"], maintain_order=True):
+        target = gold.get(str(sid))
+        if target is None:
+            raise InputError(
+                f"ranked sample {sid!r} is not a ContextBench instance", field="sample_id"
+            )
+        checkout = None if source is None else source(target.repo, target.commit)
+        kept, dropped = [], 0
+        for path in dict.fromkeys(part["path"].to_list()):
+            if checkout is None or checkout.is_file(path):
+                kept.append(path)
+            else:
+                dropped += 1
+        gold_lines = {p: merge_intervals(ivs) for p, ivs in target.lines.items()}
+        line_gold = map_size(gold_lines)
+        for k in ks:
+            rows.append(
+                _ranked_row(str(run), target, kept[:k], k, dropped, gold_lines, line_gold, checkout)
+            )
+    return rows_frame(rows, RANKED)
+
+
+def _ranked_row(
+    run: str,
+    target: Gold,
+    top: list[str],
+    k: int,
+    dropped: int,
+    gold_lines: IntervalMap,
+    line_gold: int,
+    checkout: Checkout | None,
+) -> dict[str, Any]:
+    base = {"run": run, "sample_id": target.sample_id, "k": k, "n_dropped": dropped}
+    counts = "absent" if checkout is None else "checkout"
+    if not top:
+        return {**base, "error": "no_context_extracted", "line_counts": counts}
+    hits = [p for p in top if p in target.files]
+    if checkout is None:
+        line_inter = sum(size(gold_lines[p]) for p in hits)
+        line_pred = None
+    else:
+        sizes = {p: checkout.n_lines(p) or 0 for p in top}
+        line_pred = sum(sizes.values())
+        line_inter = sum(size(intersect(gold_lines[p], [(1, sizes[p])])) for p in hits if sizes[p])
+    return {
+        **base,
+        "error": None,
+        "file_intersection": len(hits),
+        "file_gold": len(target.files),
+        "file_pred": len(top),
+        "file_coverage": ratio(len(hits), len(target.files)),
+        "file_precision": ratio(len(hits), len(top)),
+        "line_intersection": line_inter,
+        "line_gold": line_gold,
+        "line_pred": line_pred,
+        "line_coverage": ratio(line_inter, line_gold),
+        "line_precision": None if line_pred is None else ratio(line_inter, line_pred),
+        "line_counts": counts,
+    }
+
+
+CEILINGS: schemas.Schema = {
+    "sample_id": pl.String,
+    "n_gold_files": pl.Int64,
+    "n_gold_files_missing": pl.Int64,  # gold files that are not files at base_commit (B2/B3)
+    "max_file_cov": pl.Float64,
+    "max_line_cov": pl.Float64,
+    "perfect_line_precision": pl.Float64,  # |L_G| in range / Σ N(f) over existing gold files
+}
+
+
+def ceilings(gold: Mapping[str, Gold], source: CheckoutSource) -> pl.DataFrame:
+    """§13.1 per instance: the file and line coverage reachable at all, and the line
+    precision of a perfect whole-file ranking (P_k = existing gold files).
+    """
+    rows = []
+    for target in {g.sample_id: g for g in gold.values()}.values():
+        checkout = source(target.repo, target.commit)
+        if checkout is None:
+            continue
+        lines = {p: merge_intervals(ivs) for p, ivs in target.lines.items()}
+        present = [p for p in sorted(target.files) if checkout.is_file(p)]
+        n = {p: checkout.n_lines(p) or 0 for p in present}
+        reach = sum(size(intersect(lines[p], [(1, n[p])])) for p in present if n[p])
+        total_n = sum(n.values())
+        rows.append(
+            {
+                "sample_id": target.sample_id,
+                "n_gold_files": len(target.files),
+                "n_gold_files_missing": len(target.files) - len(present),
+                "max_file_cov": ratio(len(present), len(target.files)),
+                "max_line_cov": ratio(reach, map_size(lines)),
+                "perfect_line_precision": ratio(reach, total_n),
+            }
+        )
+    return rows_frame(rows, CEILINGS)
+
+
+def ranked_means(ranked: pl.DataFrame) -> pl.DataFrame:
+    """Per (run, k): instances, error rows, mean file coverage, file precision and line coverage
+    (error rows as zeros), mean line precision (its nulls left out), and ``line_bound_only``
+    when some instance had no line counts.
+    """
+    zeros = ("file_coverage", "file_precision", "line_coverage")
+    return (
+        ranked.group_by("run", "k")
+        .agg(
+            pl.len().alias("n"),
+            pl.col("error").is_not_null().sum().alias("n_error"),
+            *[pl.col(c).fill_null(0.0).mean() for c in zeros],
+            pl.col("line_precision").mean(),
+            (pl.col("line_counts") == "absent").any().alias("line_bound_only"),
+        )
+        .sort("run", "k")
+    )
