@@ -84,16 +84,12 @@ def read_tree(folder: Path) -> dict[str, str]:
         msg = "tree folder is missing; every commit in repos.json needs repos/<repo>/<index>/"
         raise InputError(msg, path=folder)
     files = {}
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and not _cached(p)):
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix != ".pyc"):
         try:
             files[path.relative_to(folder).as_posix()] = path.read_bytes().decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InputError(f"not valid UTF-8 ({exc.reason})", path=path) from None
     return files
-
-
-def _cached(path: Path) -> bool:
-    return "__pycache__" in path.parts or path.suffix == ".pyc"
 
 
 def read_repos(src: Path) -> tuple[DemoRepo, ...]:
