@@ -33,6 +33,7 @@ from arbwb.io.pathclass import CandidateFilter
 from arbwb.io.rankings import RunData
 from arbwb.jsonio import read_json
 from arbwb.metrics import chunks as cm
+from arbwb.metrics.aggregate import pooled_mean
 from arbwb.metrics.budget import DEFAULT_BUDGETS, header_tokens_expr, normalise_budgets
 from arbwb.metrics.stats import bootstrap_ci
 from arbwb.retrievers import details as det
@@ -336,11 +337,6 @@ def packing_table(
     return pl.DataFrame(rows, schema=PACKING), checks
 
 
-def _mean(values: Sequence[float]) -> float:
-    """Left-to-right Python sum divided by the count (spec §0 means)."""
-    return sum(values) / len(values)
-
-
 def mean_interval(
     values: Sequence[float], *, n_boot: int = 2000, seed: int = 0, level: float = 0.95
 ) -> list[float] | None:
@@ -369,7 +365,7 @@ def packing_summary(
             values = [float(v) for v in group[column].to_list()]
             interval = mean_interval(values, n_boot=n_boot, seed=seed)
             low, high = (None, None) if interval is None else interval
-            row |= {column: _mean(values), f"{column}_low": low, f"{column}_high": high}
+            row |= {column: pooled_mean(values), f"{column}_low": low, f"{column}_high": high}
         out.append(row)
     if not out:
         return pl.DataFrame(schema={c: PACKING[c] for c in by})

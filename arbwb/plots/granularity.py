@@ -14,6 +14,7 @@ import matplotlib.pyplot as plt
 import polars as pl
 import seaborn as sns
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from arbwb.plots.budget import budget_label
 from arbwb.plots.style import demo_title
@@ -64,6 +65,26 @@ def plot_evidence_ratio(
     ax.set_ylabel("span-file pairs")
     ax.set_title(demo_title(f"evidence density (n={density.height})", demo=demo))
     return ax
+
+
+def sizes_and_density(
+    sizes: pl.DataFrame,
+    density: pl.DataFrame,
+    *,
+    tasks: Sequence[str] | None = None,
+    demo: bool = False,
+) -> Figure:
+    """Two panels: :func:`plot_file_lines` and :func:`plot_evidence_ratio` (a note when no
+    span-file pair has a known file size)."""
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+    plot_file_lines(sizes, tasks=tasks, demo=demo, ax=axes[0])
+    if density.height:
+        plot_evidence_ratio(density, demo=demo, ax=axes[1])
+    else:
+        axes[1].axis("off")
+        axes[1].text(0.5, 0.5, "no gold spans with a known file size", ha="center")
+    fig.tight_layout()
+    return fig
 
 
 def plot_file_vs_line(
