@@ -16,8 +16,8 @@ from arbwb.analysis import spanyield as sy
 from arbwb.cli import main
 from arbwb.io.corpus import open_corpus
 from arbwb.io.rankings import load_rankings
-from arbwb.io.samples import load_samples
 from arbwb.io.release import Release
+from arbwb.io.samples import load_samples
 from arbwb.metrics import chunks as cm
 from arbwb.metrics.aggregate import percentile
 from arbwb.retrievers import details as det
@@ -343,9 +343,7 @@ def _literal_unresolved(samples_files: list[Path]) -> tuple[int, int]:
 
 
 @pytest.mark.shared
-def test_unresolved_unique_and_occurrences_on_shared_v0_1(
-    shared_dir: Path, tmp_path: Path
-) -> None:
+def test_unresolved_unique_and_occurrences_on_shared_v0_1(shared_dir: Path, tmp_path: Path) -> None:
     """../shared holds no corpus: against an empty manifest every v0_1 gold file is
     unresolved, 47 unique (repo, commit, path) entries over 55 sample-gold occurrences."""
     _write_jsonl(tmp_path / "corpus" / "corpus_manifest.jsonl", [])
