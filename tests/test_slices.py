@@ -12,8 +12,8 @@ import numpy as np
 import polars as pl
 import pytest
 
+from arbwb.analysis import relevance as rl
 from arbwb.analysis import slices as sl
-from arbwb.analysis import taxonomy as tx
 from arbwb.analysis.leaderboard import release_metrics
 from arbwb.io.release import Release, load_release
 from arbwb.metrics.stats import holm, paired_randomization_test
@@ -32,8 +32,8 @@ def test_slice_table_is_upstreams_10_7_on_demo(demo: Release) -> None:
     """Means of the details rows' stored Recall@20 and MRR per primary label (and task)."""
     labels = {
         r["sample_id"]: (r["primary_relevance_type"], r["task_type"])
-        for r in tx.annotate_path(DEMO / "benchmark" / "demo").iter_rows(named=True)
-        if r["task_type"] in tx.CORE_TASKS
+        for r in rl.annotate_path(DEMO / "benchmark" / "demo").iter_rows(named=True)
+        if r["task_type"] in rl.CORE_TASKS
     }
     expected: dict[tuple[str, str, str, str], list[float]] = defaultdict(list)
     for details in sorted((DEMO / "eval" / "demo").glob("*_details.jsonl")):
@@ -47,7 +47,7 @@ def test_slice_table_is_upstreams_10_7_on_demo(demo: Release) -> None:
                 expected[(run, label, scope, "recall@20")].append(row["metrics"]["Recall@20"])
                 expected[(run, label, scope, "mrr")].append(row["metrics"]["MRR"])
     metrics = release_metrics(demo, metrics=sl.slice_metric_names(demo))
-    annotations = tx.annotate_samples(demo.samples)
+    annotations = rl.annotate_samples(demo.samples)
     table = sl.slice_table(metrics, annotations, run_group=demo.run_group)
     assert "bcy@8000" in table.columns  # data/demo ships a corpus
     got = {
@@ -70,15 +70,15 @@ def test_no_corpus_means_no_bcy_column(demo: Release) -> None:
     bare = dataclasses.replace(demo, corpus=None)
     assert sl.slice_metric_names(bare) == ("recall@20", "mrr")
     metrics = release_metrics(bare, metrics=sl.slice_metric_names(bare))
-    table = sl.slice_table(metrics, tx.annotate_samples(bare.samples), run_group=bare.run_group)
+    table = sl.slice_table(metrics, rl.annotate_samples(bare.samples), run_group=bare.run_group)
     assert "bcy@8000" not in table.columns
     assert "BCY@8k" not in sl.label_leaderboard(table, label="semantic_direct").columns
 
 
 def test_exclusions_count_every_left_out_sample(demo: Release) -> None:
-    annotations = tx.annotate_samples(demo.samples)
+    annotations = rl.annotate_samples(demo.samples)
     left = sl.exclusions(annotations)
-    outside = annotations.filter(~pl.col("task_type").is_in(list(tx.CORE_TASKS)))
+    outside = annotations.filter(~pl.col("task_type").is_in(list(rl.CORE_TASKS)))
     assert left["samples"].sum() == outside.height
     member = sl.membership(annotations)
     primary = member.filter(pl.col("view") == "primary")
@@ -86,7 +86,7 @@ def test_exclusions_count_every_left_out_sample(demo: Release) -> None:
     multi = member.filter(pl.col("view") == "multi")
     assert (
         multi.height
-        == annotations.filter(pl.col("task_type").is_in(list(tx.CORE_TASKS)))["relevance_types"]
+        == annotations.filter(pl.col("task_type").is_in(list(rl.CORE_TASKS)))["relevance_types"]
         .list.len()
         .sum()
     )
@@ -108,7 +108,7 @@ def _toy() -> tuple[pl.DataFrame, pl.DataFrame]:
         {"id": f"c{i}", "task_type": "code2test", "query": {"pr_title": "x"}, "gold": g}
         for i, g in enumerate([{"related_tests": ["t/a.py"]}] * 3)
     ]
-    annotations = tx.annotate_records(records)
+    annotations = rl.annotate_records(records)
     values = {
         "a": {"mrr": [1.0, 0.5, 0.5, 0.2, 0.2, 0.2], "recall@20": [1.0] * 6},
         "b": {"mrr": [0.5, 0.5, 0.5, 0.2, 0.2, 0.2], "recall@20": [1.0] * 6},
