@@ -100,7 +100,7 @@ def plot_file_vs_line(
     """
     capable = [r for r in rows if r["span_capable"]]
     if ax is None:
-        _, ax = plt.subplots(figsize=(5.5, 4.0))
+        _, ax = plt.subplots(figsize=(6.0, 4.2))
     colors = sns.color_palette("colorblind", max(len(capable), 1))
     for color, row in zip(colors, capable, strict=False):
         x, y = row["file_recall@20"], row["line_f1@8k_chars"]
@@ -146,7 +146,7 @@ def plot_span_yield(
         msg = "no token-packing rows: no run could be re-ranked (see arbwb.reranked)"
         raise ValueError(msg)
     if ax is None:
-        _, ax = plt.subplots(figsize=(5.8, 4.0))
+        _, ax = plt.subplots(figsize=(7.0, 4.5))
     runs = part["run"].unique(maintain_order=True).to_list()
     colors = dict(zip(runs, sns.color_palette("colorblind", len(runs)), strict=True))
     for (run, packing), line in part.group_by("run", "packing", maintain_order=True):
