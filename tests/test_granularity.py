@@ -436,7 +436,7 @@ def test_file_vs_line_means_capability_and_order(tmp_path: Path) -> None:
         tmp_path / "plain_details.jsonl", [{"sample_id": "a", "metrics": {"Recall@20": 1.0}}]
     )
     runs = [load_rankings(p) for p in (repomap, plain, spanful)]
-    rows = g.file_vs_line(runs)
+    rows = sy.file_vs_line(runs)
     assert [r["method"] for r in rows] == ["spanful", "repomap", "plain"]
     top = rows[0]
     assert top["samples"] == 3
@@ -459,7 +459,7 @@ def test_file_vs_line_means_capability_and_order(tmp_path: Path) -> None:
     assert rows[1]["span_capable"] is False and rows[1]["line_f1@8k_chars"] is None
     assert rows[1]["mean_predicted_lines"] == 0.0
     assert rows[2]["mean_predicted_lines"] is None and rows[2]["span_capable"] is False
-    intervals = g.diagnostic_intervals(runs, n_boot=200)
+    intervals = sy.diagnostic_intervals(runs, n_boot=200)
     low, high = intervals["spanful"]["file_recall@20"] or [None, None]
     assert low is not None and high is not None and low <= top["file_recall@20"] <= high
     assert intervals["plain"]["line_f1@8k_chars"] is None
@@ -471,7 +471,7 @@ def test_file_vs_line_on_shared_compact_runs(shared_dir: Path) -> None:
         shared_dir / "eval" / "v1_1_candidate_filter_ablation" / "repomap_code_only_details.jsonl"
     )
     rows = [json.loads(line) for line in details.read_text(encoding="utf-8").splitlines() if line]
-    (got,) = g.file_vs_line([load_rankings(details)])
+    (got,) = sy.file_vs_line([load_rankings(details)])
     assert got["samples"] == 287
     recall = sum(r["metrics"]["Recall@20"] for r in rows) / len(rows)
     exposure = sum(r["metrics"].get("gold_coverage@8k", 0.0) for r in rows) / len(rows)
