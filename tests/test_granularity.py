@@ -655,3 +655,16 @@ def test_cli_rejects_bad_budgets(capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert code == 2
     assert "--budgets" in capsys.readouterr().err
+
+
+def test_run_skips_without_corpus_or_positives(tiny: Path) -> None:
+    ss = load_samples(tiny / "samples.jsonl")
+    options = g.GranularityOptions(data_dir="D")
+    bare = g.run(Release(ss.samples, ss.labels, ss.spans, {}, None, []), options)
+    assert bare.records() == {
+        "skipped": "no corpus in D: gold-file sizes need corpus/<release>/corpus_manifest.jsonl"
+    }
+    assert bare.tables() == [] and bare.unresolved.height == 0
+    none = ss.samples.with_columns(stratum=pl.lit("no_gold"))
+    release = Release(none, ss.labels, ss.spans, {}, open_corpus(tiny), [])
+    assert g.run(release, options).skipped == "no positive samples in D: nothing to measure"

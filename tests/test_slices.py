@@ -14,7 +14,9 @@ import pytest
 
 from arbwb.analysis import relevance as rl
 from arbwb.analysis import slices as sl
+from arbwb.analysis import taxonomy as tx
 from arbwb.analysis.leaderboard import release_metrics
+from arbwb.analysis.result import Resampling
 from arbwb.io.release import Release, load_release
 from arbwb.metrics.stats import holm, paired_randomization_test
 
@@ -196,3 +198,28 @@ def test_best_by_mode_and_empty_inputs() -> None:
     assert sl.label_leaderboard(none, label="causal_indirect").is_empty()
     assert sl.best_per_slice(metrics.head(0), annotations).is_empty()
     assert sl.slice_scores(metrics.head(0), annotations).is_empty()
+
+
+def test_taxonomy_run_writes_the_notebook_tables_and_records(demo: Release) -> None:
+    """``corpus="none"`` drops BCY everywhere; the slice board is scored per group and its
+    tables and records sit between the label tables and the example browser."""
+    options = tx.TaxonomyOptions(
+        corpus="none", rrf_max=2, resampling=Resampling(n_boot=50, n_perm=50)
+    )
+    result = tx.run(demo, options)
+    assert demo.corpus is not None and result.metric_names == sl.SLICE_METRICS
+    board = result.slices
+    assert board is not None
+    names = [t.name for t in result.tables()]
+    assert names[:5] == ["distribution", "by_task", "flags", "confidence", "left_out"]
+    assert names[5:7] == ["slice_table", "best_by_mode"] and names[-1] == "examples"
+    assert [f"leaderboard__{label}" for label in board.boards] == names[7 : 7 + len(board.boards)]
+    records = result.records()
+    assert records["bcy"] is False and "skipped" not in records
+    assert not any("bcy" in key for key in records["slice_table"])
+    assert len(records["rrf_runs"]) == len(board.combos) == 2
+    assert records["n_annotated"] == demo.samples.height
+    bare = dataclasses.replace(demo, runs={}, run_group={})
+    empty = tx.run(bare, tx.TaxonomyOptions(data_dir="here")).records()
+    assert empty["skipped_slices"] == "no runs under here: the label distribution is all there is"
+    assert "slice_table" not in empty and empty["distribution"] == records["distribution"]
