@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 from arbwb.analysis.corpus_scale import corpus_scale
-from arbwb.analysis.granularity import snapshot_line_counts
+from arbwb.analysis.granularity import line_counts
 from arbwb.cli import main
 from arbwb.errors import InputError
 from arbwb.io.chunkscan import TokenCounter, count_rows, row_count, scan_upstream
@@ -189,7 +189,7 @@ def test_granularity_and_corpus_scale_check_the_count(data: Path) -> None:
     cut(data, 40)
     corpus = open_corpus(data, use_cache=False)
     with pytest.raises(InputError) as caught:
-        snapshot_line_counts(corpus, SID, ["README.md"])
+        line_counts(corpus, {SID: ["README.md"]})
     assert str(caught.value) == f"{mismatch(data, 40)}; {FIX}"
     scale = corpus_scale(corpus)
     assert scale.problems == [mismatch(data, 40)]

@@ -16,8 +16,10 @@ from arbwb.analysis import spanyield as sy
 from arbwb.cli import main
 from arbwb.io.corpus import open_corpus
 from arbwb.io.rankings import load_rankings
+from arbwb.io.release import Release
 from arbwb.io.samples import load_samples
 from arbwb.metrics import chunks as cm
+from arbwb.metrics.aggregate import percentile
 from arbwb.retrievers import details as det
 from arbwb.retrievers.common import ChunkRanking
 
@@ -30,10 +32,10 @@ TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[^A-Za-z0-9_\s]")
 
 
 def test_tv13_linear_percentile() -> None:
-    assert g.percentile([1, 2, 3, 4], 0.5) == 2.5
-    assert g.percentile([1, 2, 3, 4], 0.95) == 3.8499999999999996
-    assert g.percentile([10], 0.9) == 10
-    assert g.percentile([], 0.5) is None
+    assert percentile([1, 2, 3, 4], 0.5) == 2.5
+    assert percentile([1, 2, 3, 4], 0.95) == 3.8499999999999996
+    assert percentile([10], 0.9) == 10
+    assert percentile([], 0.5) is None
 
 
 def test_tv13_merged_line_counts() -> None:
@@ -291,11 +293,68 @@ def test_gold_file_sizes_resolve_and_report_missing(tiny: Path) -> None:
     assert summary["edit2ripple"]["gold_file_occurrences"] == 0
     assert summary["overall"]["samples"] == 4
     assert summary["overall"]["file_lines"] == g.distribution([12, 4, 7])
-    assert g.unresolved(sizes) == [
-        {"repo": "o/r", "base_commit": "c1", "path": "gone.py", "reason": "missing_path"},
-        {"repo": "o/r", "base_commit": "c1", "path": "zero.py", "reason": "missing_path"},
-        {"repo": "o/r", "base_commit": "c9", "path": "x.rs", "reason": "missing_manifest"},
+    assert g.unresolved(sizes).rows() == [
+        ("o/r", "c1", "gone.py", "missing_path", 1),
+        ("o/r", "c1", "zero.py", "missing_path", 1),
+        ("o/r", "c9", "x.rs", "missing_manifest", 1),
     ]
+
+
+def test_unresolved_counts_unique_files_as_upstream(tiny: Path) -> None:
+    """A gold file unresolved in two samples of one snapshot is one upstream entry (upstream
+    collects a set of paths per snapshot), with 2 occurrences kept beside it."""
+    again = _sample("s5", "trace2code", "o/r", "c1", ["gone.py", "big.py"], [])
+    lines = (tiny / "samples.jsonl").read_text(encoding="utf-8") + json.dumps(again) + "\n"
+    (tiny / "samples.jsonl").write_text(lines, encoding="utf-8")
+    ss = load_samples(tiny / "samples.jsonl")
+    corpus = open_corpus(tiny)
+    missing = g.unresolved(g.gold_file_sizes(ss.samples, ss.labels, corpus))
+    assert missing.select("path", "occurrences").rows() == [
+        ("gone.py", 2),
+        ("zero.py", 1),
+        ("x.rs", 1),
+    ]
+    release = Release(ss.samples, ss.labels, ss.spans, {}, corpus, [])
+    result = g.run(release, g.GranularityOptions(rerank=False, data_dir=str(tiny)))
+    assert result.report["unresolved"][0] == {
+        "repo": "o/r",
+        "base_commit": "c1",
+        "path": "gone.py",
+        "reason": "missing_path",
+    }
+    records = result.records()
+    assert (records["unresolved"], records["unresolved_occurrences"]) == (3, 4)
+    text = g.markdown(result.report)
+    assert "Warning: 3 gold files (repo, commit, path) unresolved (missing_manifest: 1, " in text
+    assert "missing_path: 2; 4 sample-gold occurrences)." in text
+
+
+def _literal_unresolved(samples_files: list[Path]) -> tuple[int, int]:
+    """Unresolved gold files of positive samples without any corpus snapshot, counted the way
+    upstream's report lists them (one entry per repo, commit, path) and per occurrence."""
+    entries, occurrences = set(), 0
+    for path in samples_files:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            sample = json.loads(line)
+            gold = _literal_gold(sample)
+            entries |= {(sample["repo"], sample["base_commit"], p) for p in gold}
+            occurrences += len(gold)
+    return len(entries), occurrences
+
+
+@pytest.mark.shared
+def test_unresolved_unique_and_occurrences_on_shared_v0_1(shared_dir: Path, tmp_path: Path) -> None:
+    """../shared holds no corpus: against an empty manifest every v0_1 gold file is
+    unresolved, 47 unique (repo, commit, path) entries over 55 sample-gold occurrences."""
+    _write_jsonl(tmp_path / "corpus" / "corpus_manifest.jsonl", [])
+    ss = load_samples(shared_dir / "benchmark" / "v0_1")
+    release = Release(ss.samples, ss.labels, ss.spans, {}, open_corpus(tmp_path / "corpus"), [])
+    result = g.run(release, g.GranularityOptions(rerank=False))
+    records = result.records()
+    literal = _literal_unresolved([shared_dir / "benchmark" / "v0_1" / "samples.jsonl"])
+    assert (records["unresolved"], records["unresolved_occurrences"]) == literal == (47, 55)
+    assert set(result.unresolved["reason"]) == {"missing_manifest"}
+    assert result.unresolved["occurrences"].sum() == 55
 
 
 def test_span_density_known_lengths_and_invalid_spans(tiny: Path) -> None:
@@ -377,7 +436,7 @@ def test_file_vs_line_means_capability_and_order(tmp_path: Path) -> None:
         tmp_path / "plain_details.jsonl", [{"sample_id": "a", "metrics": {"Recall@20": 1.0}}]
     )
     runs = [load_rankings(p) for p in (repomap, plain, spanful)]
-    rows = g.file_vs_line(runs)
+    rows = sy.file_vs_line(runs)
     assert [r["method"] for r in rows] == ["spanful", "repomap", "plain"]
     top = rows[0]
     assert top["samples"] == 3
@@ -400,7 +459,7 @@ def test_file_vs_line_means_capability_and_order(tmp_path: Path) -> None:
     assert rows[1]["span_capable"] is False and rows[1]["line_f1@8k_chars"] is None
     assert rows[1]["mean_predicted_lines"] == 0.0
     assert rows[2]["mean_predicted_lines"] is None and rows[2]["span_capable"] is False
-    intervals = g.diagnostic_intervals(runs, n_boot=200)
+    intervals = sy.diagnostic_intervals(runs, n_boot=200)
     low, high = intervals["spanful"]["file_recall@20"] or [None, None]
     assert low is not None and high is not None and low <= top["file_recall@20"] <= high
     assert intervals["plain"]["line_f1@8k_chars"] is None
@@ -412,7 +471,7 @@ def test_file_vs_line_on_shared_compact_runs(shared_dir: Path) -> None:
         shared_dir / "eval" / "v1_1_candidate_filter_ablation" / "repomap_code_only_details.jsonl"
     )
     rows = [json.loads(line) for line in details.read_text(encoding="utf-8").splitlines() if line]
-    (got,) = g.file_vs_line([load_rankings(details)])
+    (got,) = sy.file_vs_line([load_rankings(details)])
     assert got["samples"] == 287
     recall = sum(r["metrics"]["Recall@20"] for r in rows) / len(rows)
     exposure = sum(r["metrics"].get("gold_coverage@8k", 0.0) for r in rows) / len(rows)
@@ -529,6 +588,7 @@ def test_cli_json_on_demo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert result["file_sizes"]["overall"]["file_lines"]["max"] == max(lines)
     assert result["file_sizes"]["overall"]["gold_file_occurrences"] == len(lines)
     assert result["unresolved"] == []
+    assert result["arbwb"]["unresolved_occurrences"] == 0
     lexical = [json.loads(x) for x in runs[0].read_text(encoding="utf-8").splitlines()]
     spanned = [r["line_metrics"] for r in lexical if "line_metrics" in r]
     by_method = {r["method"]: r for r in result["method_sensitivity"]}
@@ -595,3 +655,16 @@ def test_cli_rejects_bad_budgets(capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert code == 2
     assert "--budgets" in capsys.readouterr().err
+
+
+def test_run_skips_without_corpus_or_positives(tiny: Path) -> None:
+    ss = load_samples(tiny / "samples.jsonl")
+    options = g.GranularityOptions(data_dir="D")
+    bare = g.run(Release(ss.samples, ss.labels, ss.spans, {}, None, []), options)
+    assert bare.records() == {
+        "skipped": "no corpus in D: gold-file sizes need corpus/<release>/corpus_manifest.jsonl"
+    }
+    assert bare.tables() == [] and bare.unresolved.height == 0
+    none = ss.samples.with_columns(stratum=pl.lit("no_gold"))
+    release = Release(none, ss.labels, ss.spans, {}, open_corpus(tiny), [])
+    assert g.run(release, options).skipped == "no positive samples in D: nothing to measure"

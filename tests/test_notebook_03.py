@@ -146,6 +146,7 @@ def test_granularity_notebook_on_demo(tmp_path: Path) -> None:
     assert record["gold_file_occurrences"] == len(sizes)
     assert record["samples"] == positives.height
     assert record["unresolved"] == 0
+    assert record["unresolved_occurrences"] == 0
     middle = (ordered[(len(ordered) - 1) // 2] + ordered[len(ordered) // 2]) / 2
     assert record["file_lines_median"] == middle
     assert record["file_lines_max"] == ordered[-1]

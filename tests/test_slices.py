@@ -12,9 +12,11 @@ import numpy as np
 import polars as pl
 import pytest
 
+from arbwb.analysis import relevance as rl
 from arbwb.analysis import slices as sl
 from arbwb.analysis import taxonomy as tx
 from arbwb.analysis.leaderboard import release_metrics
+from arbwb.analysis.result import Resampling
 from arbwb.io.release import Release, load_release
 from arbwb.metrics.stats import holm, paired_randomization_test
 
@@ -32,8 +34,8 @@ def test_slice_table_is_upstreams_10_7_on_demo(demo: Release) -> None:
     """Means of the details rows' stored Recall@20 and MRR per primary label (and task)."""
     labels = {
         r["sample_id"]: (r["primary_relevance_type"], r["task_type"])
-        for r in tx.annotate_path(DEMO / "benchmark" / "demo").iter_rows(named=True)
-        if r["task_type"] in tx.CORE_TASKS
+        for r in rl.annotate_path(DEMO / "benchmark" / "demo").iter_rows(named=True)
+        if r["task_type"] in rl.CORE_TASKS
     }
     expected: dict[tuple[str, str, str, str], list[float]] = defaultdict(list)
     for details in sorted((DEMO / "eval" / "demo").glob("*_details.jsonl")):
@@ -47,7 +49,7 @@ def test_slice_table_is_upstreams_10_7_on_demo(demo: Release) -> None:
                 expected[(run, label, scope, "recall@20")].append(row["metrics"]["Recall@20"])
                 expected[(run, label, scope, "mrr")].append(row["metrics"]["MRR"])
     metrics = release_metrics(demo, metrics=sl.slice_metric_names(demo))
-    annotations = tx.annotate_samples(demo.samples)
+    annotations = rl.annotate_samples(demo.samples)
     table = sl.slice_table(metrics, annotations, run_group=demo.run_group)
     assert "bcy@8000" in table.columns  # data/demo ships a corpus
     got = {
@@ -70,15 +72,15 @@ def test_no_corpus_means_no_bcy_column(demo: Release) -> None:
     bare = dataclasses.replace(demo, corpus=None)
     assert sl.slice_metric_names(bare) == ("recall@20", "mrr")
     metrics = release_metrics(bare, metrics=sl.slice_metric_names(bare))
-    table = sl.slice_table(metrics, tx.annotate_samples(bare.samples), run_group=bare.run_group)
+    table = sl.slice_table(metrics, rl.annotate_samples(bare.samples), run_group=bare.run_group)
     assert "bcy@8000" not in table.columns
     assert "BCY@8k" not in sl.label_leaderboard(table, label="semantic_direct").columns
 
 
 def test_exclusions_count_every_left_out_sample(demo: Release) -> None:
-    annotations = tx.annotate_samples(demo.samples)
+    annotations = rl.annotate_samples(demo.samples)
     left = sl.exclusions(annotations)
-    outside = annotations.filter(~pl.col("task_type").is_in(list(tx.CORE_TASKS)))
+    outside = annotations.filter(~pl.col("task_type").is_in(list(rl.CORE_TASKS)))
     assert left["samples"].sum() == outside.height
     member = sl.membership(annotations)
     primary = member.filter(pl.col("view") == "primary")
@@ -86,7 +88,7 @@ def test_exclusions_count_every_left_out_sample(demo: Release) -> None:
     multi = member.filter(pl.col("view") == "multi")
     assert (
         multi.height
-        == annotations.filter(pl.col("task_type").is_in(list(tx.CORE_TASKS)))["relevance_types"]
+        == annotations.filter(pl.col("task_type").is_in(list(rl.CORE_TASKS)))["relevance_types"]
         .list.len()
         .sum()
     )
@@ -108,7 +110,7 @@ def _toy() -> tuple[pl.DataFrame, pl.DataFrame]:
         {"id": f"c{i}", "task_type": "code2test", "query": {"pr_title": "x"}, "gold": g}
         for i, g in enumerate([{"related_tests": ["t/a.py"]}] * 3)
     ]
-    annotations = tx.annotate_records(records)
+    annotations = rl.annotate_records(records)
     values = {
         "a": {"mrr": [1.0, 0.5, 0.5, 0.2, 0.2, 0.2], "recall@20": [1.0] * 6},
         "b": {"mrr": [0.5, 0.5, 0.5, 0.2, 0.2, 0.2], "recall@20": [1.0] * 6},
@@ -196,3 +198,28 @@ def test_best_by_mode_and_empty_inputs() -> None:
     assert sl.label_leaderboard(none, label="causal_indirect").is_empty()
     assert sl.best_per_slice(metrics.head(0), annotations).is_empty()
     assert sl.slice_scores(metrics.head(0), annotations).is_empty()
+
+
+def test_taxonomy_run_writes_the_notebook_tables_and_records(demo: Release) -> None:
+    """``corpus="none"`` drops BCY everywhere; the slice board is scored per group and its
+    tables and records sit between the label tables and the example browser."""
+    options = tx.TaxonomyOptions(
+        corpus="none", rrf_max=2, resampling=Resampling(n_boot=50, n_perm=50)
+    )
+    result = tx.run(demo, options)
+    assert demo.corpus is not None and result.metric_names == sl.SLICE_METRICS
+    board = result.slices
+    assert board is not None
+    names = [t.name for t in result.tables()]
+    assert names[:5] == ["distribution", "by_task", "flags", "confidence", "left_out"]
+    assert names[5:7] == ["slice_table", "best_by_mode"] and names[-1] == "examples"
+    assert [f"leaderboard__{label}" for label in board.boards] == names[7 : 7 + len(board.boards)]
+    records = result.records()
+    assert records["bcy"] is False and "skipped" not in records
+    assert not any("bcy" in key for key in records["slice_table"])
+    assert len(records["rrf_runs"]) == len(board.combos) == 2
+    assert records["n_annotated"] == demo.samples.height
+    bare = dataclasses.replace(demo, runs={}, run_group={})
+    empty = tx.run(bare, tx.TaxonomyOptions(data_dir="here")).records()
+    assert empty["skipped_slices"] == "no runs under here: the label distribution is all there is"
+    assert "slice_table" not in empty and empty["distribution"] == records["distribution"]

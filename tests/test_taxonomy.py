@@ -13,6 +13,7 @@ from typing import Any
 import polars as pl
 import pytest
 
+from arbwb.analysis import relevance as rl
 from arbwb.analysis import taxonomy as tx
 from arbwb.errors import InputError
 from arbwb.io.samples import load_samples
@@ -214,7 +215,7 @@ def spec_annotate(s: dict[str, Any]) -> dict[str, Any]:
 def assert_matches_spec(row: dict[str, Any], record: dict[str, Any]) -> None:
     """Every 10.6 field equals the literal implementation; evidence has one entry per rule."""
     want = spec_annotate(record)
-    for field in tx.RECORD_FIELDS:
+    for field in rl.RECORD_FIELDS:
         if field == "evidence":
             continue
         assert row[field] == want[field], (want["sample_id"], field, row[field], want[field])
@@ -340,16 +341,16 @@ TV11 = [
 
 
 def test_tv11_tokenizer() -> None:
-    got = tx.tokenize("parseHTTPRequest foo_bar-baz/qux.py ab abc Abc2Def the_test")
+    got = rl.tokenize("parseHTTPRequest foo_bar-baz/qux.py ab abc Abc2Def the_test")
     assert got == {"abc", "abc2", "bar", "baz", "def", "foo", "httprequest", "parse", "qux", "the"}
-    assert tx.tokenize("") == set()
+    assert rl.tokenize("") == set()
 
 
 @pytest.mark.parametrize(("record", "expected", "overlaps"), TV11)
 def test_tv11_samples(
     record: dict[str, Any], expected: tuple[Any, ...], overlaps: tuple[list[str], list[str]]
 ) -> None:
-    row = tx.annotate_record({"id": "x", "repo": "o/r", **record})
+    row = rl.annotate_record({"id": "x", "repo": "o/r", **record})
     got = (
         row["primary_relevance_type"],
         row["secondary_relevance_types"],
@@ -392,7 +393,7 @@ def overlap_record(
 
 
 def annotate(record: dict[str, Any]) -> dict[str, Any]:
-    row = tx.annotate_record(record)
+    row = rl.annotate_record(record)
     assert_matches_spec(row, record)
     return row
 
@@ -431,7 +432,7 @@ def test_comment2context_semantic_label_threshold_012() -> None:
     below = annotate(overlap_record("comment2context", 9, 9, 1))
     assert below["relevance_types"] == ["structural_indirect"]  # nothing else: default
     # exactly 0.12 against one ulp below, on the rule itself (|O| = 1, no other witness)
-    exact = tx.Quantities(
+    exact = rl.Quantities(
         task="comment2context",
         query_tokens={"one"},
         path_tokens=set(),
@@ -447,10 +448,10 @@ def test_comment2context_semantic_label_threshold_012() -> None:
         workflow=0,
         anchors=[],
     )
-    assert tx.relevance_labels(exact)[0] == ["semantic_direct"]
+    assert rl.relevance_labels(exact)[0] == ["semantic_direct"]
     lower = dataclasses.replace(exact, directness=math.nextafter(0.12, 0.0))
-    assert tx.relevance_labels(lower)[0] == ["structural_indirect"]
-    assert tx.primary_label(dataclasses.replace(exact, directness=0.16), ["semantic_direct"]) == (
+    assert rl.relevance_labels(lower)[0] == ["structural_indirect"]
+    assert rl.primary_label(dataclasses.replace(exact, directness=0.16), ["semantic_direct"]) == (
         "semantic_direct"
     )
 
@@ -543,12 +544,12 @@ def test_annotation_gold_rule_differs_from_target_and_is_flagged() -> None:
         "gold": {"related_tests": ["tests/test_boom.py"]},
         "gold_spans": [{"path": "lib/boom.py", "start_line": 1, "end_line": 2}, "junk"],
     }
-    row = tx.annotate_record(record)
+    row = rl.annotate_record(record)
     assert row["gold_files"] == ["lib/boom.py"]  # spans first; related_tests unused for trace
     assert row["target_gold_files"] == ["tests/test_boom.py"]  # spec 2.6 step 5 fallback
     assert "quirk_annotation_gold_differs" in row["flags"]
     assert "malformed_skipped" in row["flags"]
-    no_gold = tx.annotate_record(
+    no_gold = rl.annotate_record(
         {**record, "task_type": "abstention", "gold": {"files": [], "no_gold": True}}
     )
     assert no_gold["gold_files"] == []  # no_gold empties the spans too
@@ -569,7 +570,7 @@ def test_annotation_gold_rule_differs_from_target_and_is_flagged() -> None:
     ],
 )
 def test_same_module_family(anchor: str, gold: str, same: bool) -> None:
-    assert tx.same_module_family(anchor, gold) is same
+    assert rl.same_module_family(anchor, gold) is same
     assert spec_family(anchor, gold) is same
 
 
@@ -586,7 +587,7 @@ def test_same_module_family(anchor: str, gold: str, same: bool) -> None:
     ],
 )
 def test_taxonomy_test_path(path: str, is_test: bool) -> None:
-    assert tx.is_test_path(path) is is_test
+    assert rl.is_test_path(path) is is_test
 
 
 def test_anchor_pairs_count_each_anchor_key_and_implementation_file() -> None:
@@ -609,13 +610,13 @@ def test_anchor_pairs_count_each_anchor_key_and_implementation_file() -> None:
 def test_unknown_and_ignored_query_keys_change_nothing() -> None:
     base = overlap_record("code2test", 10, 10, 3)
     extra = {**base, "query": {**base["query"], "raw_signal": "zzaa zzab", "weird": ["zzac"]}}
-    a, b = tx.annotate_record(base), tx.annotate_record(extra)
-    assert {k: a[k] for k in tx.RECORD_FIELDS} == {k: b[k] for k in tx.RECORD_FIELDS}
+    a, b = rl.annotate_record(base), rl.annotate_record(extra)
+    assert {k: a[k] for k in rl.RECORD_FIELDS} == {k: b[k] for k in rl.RECORD_FIELDS}
 
 
 def test_flattening_and_key_order() -> None:
     query = {"pr_body": {"x": ["alphaone", None, 3.5, True]}, "pr_title": "betatwo"}
-    assert tx.field_text(query, tx.NON_PATH_KEYS) == "alphaone\n3.5\nTrue\nbetatwo"
+    assert rl.field_text(query, rl.NON_PATH_KEYS) == "alphaone\n3.5\nTrue\nbetatwo"
 
 
 @pytest.mark.parametrize(
@@ -663,12 +664,12 @@ def test_flattening_and_key_order() -> None:
     ],
 )
 def test_bad_input_gets_a_row_with_a_reason(record: dict[str, Any], flag: str) -> None:
-    row = tx.annotate_record(record)
+    row = rl.annotate_record(record)
     assert flag in row["flags"]
-    assert row["primary_relevance_type"] in tx.LABELS
-    if flag in tx.INPUT_FLAGS:
-        assert row["reason"] and tx.FLAG_TEXT[flag] in row["reason"]
-    frame = tx.annotate_records([record, record])
+    assert row["primary_relevance_type"] in rl.LABELS
+    if flag in rl.INPUT_FLAGS:
+        assert row["reason"] and rl.FLAG_TEXT[flag] in row["reason"]
+    frame = rl.annotate_records([record, record])
     assert frame.height == 2
 
 
@@ -682,13 +683,13 @@ def test_annotate_path_reads_through_the_sample_loader(tmp_path: Path) -> None:
     lines[1]["gold"] = {"files": [], "no_gold": True, "reason": "flaky_ci"}
     path = tmp_path / "s.jsonl"
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n\n", encoding="utf-8")
-    frame = tx.annotate_path(path)
+    frame = rl.annotate_path(path)
     assert frame["sample_id"].to_list() == ["a", "n"]
     assert frame["line"].to_list() == [1, 2]
     lines[0]["gold"]["related_tests"] = "tests/test_x.py"  # score would refuse it: so do we
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
     with pytest.raises(InputError, match="expected a list of paths, got str") as info:
-        tx.annotate_path(path)
+        rl.annotate_path(path)
     assert (info.value.path, info.value.line, info.value.field) == (
         str(path),
         1,
@@ -702,9 +703,9 @@ def test_annotate_samples_falls_back_to_the_frame(tmp_path: Path) -> None:
     path = tmp_path / "samples.jsonl"
     path.write_text(json.dumps(record) + "\n", encoding="utf-8")
     samples = load_samples(path).samples
-    raw = tx.annotate_samples(samples).row(0, named=True)
+    raw = rl.annotate_samples(samples).row(0, named=True)
     assert raw["gold_files"][0] == "tests/net/test_more.py"  # spans come from the raw line
-    moved = tx.annotate_samples(
+    moved = rl.annotate_samples(
         samples.with_columns(pl.lit(str(tmp_path / "gone")).alias("source"))
     )
     row = moved.row(0, named=True)
@@ -713,7 +714,7 @@ def test_annotate_samples_falls_back_to_the_frame(tmp_path: Path) -> None:
 
 
 def test_tables_and_example_order() -> None:
-    frame = tx.annotate_records(
+    frame = rl.annotate_records(
         [{"id": f"s{i}", "repo": "o/r", **r} for i, (r, _, _) in enumerate(TV11)]
     )
     assert dict(tx.distribution(frame).iter_rows()) == {
@@ -723,7 +724,7 @@ def test_tables_and_example_order() -> None:
         "workflow_conventional": 1,
     }
     table = tx.by_task(frame)
-    assert table.columns == ["Task", *tx.LABELS]
+    assert table.columns == ["Task", *rl.LABELS]
     assert table.filter(pl.col("Task") == "comment2context").row(0) == (
         "comment2context",
         1,
@@ -734,8 +735,8 @@ def test_tables_and_example_order() -> None:
     ex = tx.examples(frame, per_label=None)
     struct = ex.filter(pl.col("primary_relevance_type") == "structural_indirect")
     assert struct["sample_id"].to_list() == ["s4", "s5"]  # both d = 0, not high: by id
-    records = tx.records(frame)
-    assert list(records[0]) == list(tx.RECORD_FIELDS)
+    records = rl.records(frame)
+    assert list(records[0]) == list(rl.RECORD_FIELDS)
 
 
 # --- the real samples: every field equals the literal implementation --------------------
@@ -749,11 +750,11 @@ def test_tables_and_example_order() -> None:
 def test_real_samples_match_literal_spec(shared_dir: Path, relative: str, count: int) -> None:
     path = shared_dir / relative
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-    frame = tx.annotate_path(path)
+    frame = rl.annotate_path(path)
     assert frame.height == len(records) == count
     for row, record in zip(frame.iter_rows(named=True), records, strict=True):
         assert_matches_spec(row, record)
-    from_loader = tx.annotate_samples(load_samples(path).samples)
+    from_loader = rl.annotate_samples(load_samples(path).samples)
     assert from_loader.drop("source").equals(frame.drop("source"))
 
 

@@ -8,17 +8,18 @@ corpus is read one snapshot at a time, two columns of its chunk file, so memory 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
 
+from arbwb.analysis.result import Resampling, Table
 from arbwb.analysis.spanyield import (
     Checks,
     Rerank,
-    mean_interval,
+    diagnostic_intervals,
+    file_vs_line,
     packing_summary,
     packing_table,
     rerank_plan,
@@ -26,6 +27,8 @@ from arbwb.analysis.spanyield import (
 from arbwb.errors import InputError
 from arbwb.io.corpus import Corpus
 from arbwb.io.rankings import RunData
+from arbwb.io.release import Release
+from arbwb.metrics.aggregate import percentile
 from arbwb.metrics.budget import DEFAULT_BUDGETS
 from arbwb.metrics.intervals import merge_intervals
 from arbwb.tables import rows_to_markdown
@@ -57,18 +60,13 @@ DENSITY: dict[str, type[pl.DataType]] = {
     "ratio": pl.Float64,
 }
 _LINES = {"snapshot_id": pl.String, "path": pl.String, "file_lines": pl.Int64}
-
-
-def percentile(values: Sequence[float], q: float) -> float | None:
-    """Granularity percentile (spec §11): sort, position q·(n-1), linear interpolation."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    position = q * (len(ordered) - 1)
-    low, high = math.floor(position), math.ceil(position)
-    if low == high:
-        return ordered[low]
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+UNRESOLVED: dict[str, type[pl.DataType]] = {
+    "repo": pl.String,
+    "base_commit": pl.String,
+    "path": pl.String,
+    "reason": pl.String,
+    "occurrences": pl.Int64,  # sample-gold occurrences of the file (arbwb-defined)
+}
 
 
 def distribution(values: Sequence[float]) -> dict[str, float | None]:
@@ -110,45 +108,19 @@ def merged_line_count(intervals: Iterable[tuple[int, int]]) -> int:
     return sum(e - s + 1 for s, e in merge_intervals(valid))
 
 
-def snapshot_line_counts(corpus: Corpus, snapshot_id: str, paths: Iterable[str]) -> pl.DataFrame:
-    """(snapshot_id, path, file_lines = max ``end_line`` over the path's chunk rows) of one
-    snapshot, for the wanted paths that have rows.
-
-    Reads only ``path`` and ``end_line`` of the chunk file; a problem is located by the full
-    parse of :meth:`Corpus.chunks`, and the rows are counted against the manifest row
-    (:meth:`Corpus.check_counts`). A chunk file that cannot be found reads as empty (spec §0
-    JSONL rule, so its paths are ``missing_path``, as upstream's report has them).
-    """
-    try:
-        chunk_file = corpus.chunk_path(snapshot_id)
-    except InputError:
-        return pl.DataFrame(schema=_LINES)
-    if chunk_file.stat().st_size == 0:
-        corpus.check_counts(snapshot_id, chunk_file, 0)
-        return pl.DataFrame(schema=_LINES)
-    try:
-        rows = pl.read_ndjson(chunk_file, schema={"path": pl.String, "end_line": pl.Int64})
-    except Exception:
-        corpus.chunks(snapshot_id)  # raises the located InputError
-        raise
-    if rows.null_count().sum_horizontal().item():
-        rows = corpus.chunks(snapshot_id).select("path", "end_line")
-    corpus.check_counts(snapshot_id, chunk_file, rows.height)
-    return (
-        rows.filter(pl.col("path").is_in(sorted(set(paths))))
-        .group_by("path")
-        .agg(file_lines=pl.col("end_line").max())
-        .select(pl.lit(snapshot_id).alias("snapshot_id"), "path", "file_lines")
-        .sort("path")
-    )
-
-
 def line_counts(corpus: Corpus, wanted: Mapping[str, Iterable[str]]) -> pl.DataFrame:
-    """:func:`snapshot_line_counts` of each listed snapshot the corpus has, one at a time."""
+    """(snapshot_id, path, file_lines) of the wanted paths with chunk rows, through
+    :meth:`Corpus.line_counts`, one snapshot at a time so memory stays flat.
+
+    A snapshot the manifest lacks, or whose chunk file cannot be found, has no rows (spec §0
+    JSONL rule: its paths are ``missing_path``, as upstream's report has them).
+    """
     frames = [pl.DataFrame(schema=_LINES)]
+    absent = set(missing_chunk_files(corpus, wanted))
     for sid in sorted(wanted):
-        if corpus.has(sid):
-            frames.append(snapshot_line_counts(corpus, sid, wanted[sid]))
+        if corpus.has(sid) and sid not in absent:
+            counts = corpus.line_counts(sid, wanted[sid])
+            frames.append(counts.select(pl.lit(sid).alias("snapshot_id"), "path", "file_lines"))
     return pl.concat(frames)
 
 
@@ -290,99 +262,16 @@ def span_summary(
     return out
 
 
-def unresolved(sizes: pl.DataFrame) -> list[dict[str, Any]]:
-    """Unresolved occurrences as {repo, base_commit, path, reason}, in occurrence order."""
-    rows = sizes.filter(pl.col("reason").is_not_null())
-    return rows.select("repo", "base_commit", "path", "reason").to_dicts()
-
-
-def _mean(values: Sequence[float]) -> float | None:
-    """Left-to-right Python sum divided by the count (spec §0); None without values."""
-    return sum(values) / len(values) if values else None
-
-
-def diagnostic_values(run: RunData) -> dict[str, list[float]]:
-    """Per-row values behind one run's file-vs-line diagnostic (spec §11).
-
-    Rows are the run's details rows with gold (upstream's single runs hold only those;
-    selective no-gold rows are left out). A row lacking ``Recall@20`` or
-    ``gold_coverage@8k`` counts as 0 (spec §4.8); line values come from rows that have them.
-    """
-    if run.details is None or run.stored is None:
-        msg = "the file-vs-line diagnostic needs an ARB details file (stored metrics)"
-        raise InputError(msg, path=run.path)
-    gold = run.labels if run.labels is not None else pl.DataFrame(schema={"sample_id": pl.String})
-    rows = run.details.select("sample_id").join(
-        gold.select("sample_id").unique(), on="sample_id", how="semi", maintain_order="left"
+def unresolved(sizes: pl.DataFrame) -> pl.DataFrame:
+    """Unresolved gold files as upstream lists them: one row per (repo, base_commit, path),
+    in first-occurrence order, with its reason and ``occurrences`` (sample-gold occurrences
+    of the entry; arbwb-defined)."""
+    return (
+        sizes.filter(pl.col("reason").is_not_null())
+        .group_by("repo", "base_commit", "path", maintain_order=True)
+        .agg(pl.col("reason").first(), pl.len().cast(pl.Int64).alias("occurrences"))
+        .select(list(UNRESOLVED))
     )
-    stored = run.stored.pivot(on="metric", index="sample_id", values="value")
-    nested = run.nested if run.nested is not None else pl.DataFrame(schema={"field": pl.String})
-    lines = nested.filter(pl.col("field").str.starts_with("line_metrics.")).pivot(
-        on="field", index="sample_id", values="value"
-    )
-    wide = rows.join(stored, on="sample_id", how="left", maintain_order="left")
-    wide = wide.join(lines, on="sample_id", how="left", maintain_order="left")
-    out: dict[str, list[float]] = {}
-    for name, column, fill in (
-        ("file_recall@20", "recall@20", True),
-        ("file_exposure@8k_chars", "gold_coverage@8k", True),
-        ("predicted_lines", "line_metrics.line_predicted_count", False),
-        ("line_recall@8k_chars", "line_metrics.line_recall@8k", False),
-        ("line_precision@8k_chars", "line_metrics.line_precision@8k", False),
-        ("line_f1@8k_chars", "line_metrics.line_f1@8k", False),
-    ):
-        values = wide[column] if column in wide.columns else pl.Series([None] * wide.height)
-        values = values.fill_null(0.0) if fill else values.drop_nulls()
-        out[name] = [float(v) for v in values.to_list()]
-    out["samples"] = [1.0] * wide.height
-    return out
-
-
-def file_vs_line(runs: Sequence[RunData]) -> list[dict[str, Any]]:
-    """``method_sensitivity`` rows of spec §11 from stored metrics, sorted by line F1."""
-    rows = []
-    for run in runs:
-        values = diagnostic_values(run)
-        predicted = _mean(values["predicted_lines"])
-        capable = predicted is not None and predicted > 0
-        rows.append(
-            {
-                "method": run.run,
-                "samples": len(values["samples"]),
-                "file_recall@20": _mean(values["file_recall@20"]),
-                "file_exposure@8k_chars": _mean(values["file_exposure@8k_chars"]),
-                "mean_predicted_lines": predicted,
-                "span_capable": capable,
-                **{
-                    key: _mean(values[key]) if capable else None
-                    for key in (
-                        "line_recall@8k_chars",
-                        "line_precision@8k_chars",
-                        "line_f1@8k_chars",
-                    )
-                },
-            }
-        )
-    return sorted(
-        rows,
-        key=lambda r: (r["line_f1@8k_chars"] is not None, r["line_f1@8k_chars"] or -1.0),
-        reverse=True,
-    )
-
-
-def diagnostic_intervals(
-    runs: Sequence[RunData], *, n_boot: int = 2000, seed: int = 0, level: float = 0.95
-) -> dict[str, dict[str, list[float] | None]]:
-    """arbwb-defined percentile-bootstrap intervals of every diagnostic mean, per run."""
-    out: dict[str, dict[str, list[float] | None]] = {}
-    for run in runs:
-        values = diagnostic_values(run)
-        out[run.run] = {
-            key: mean_interval(values[key], n_boot=n_boot, seed=seed, level=level)
-            for key in values
-            if key != "samples"
-        }
-    return out
 
 
 @dataclass(frozen=True)
@@ -437,16 +326,18 @@ def report(
 ) -> dict[str, Any]:
     """The ``arbwb granularity`` JSON: spec §11 sections plus an ``arbwb`` section.
 
-    ``file_sizes``, ``span_evidence``, ``method_sensitivity`` and ``unresolved`` use the
-    field names of spec §11 / issue 14; everything arbwb-defined (intervals, the re-ranked
-    runs' line packing and span yield, parity checks, missing chunk files) is under ``arbwb``.
+    ``file_sizes``, ``span_evidence``, ``method_sensitivity`` and ``unresolved`` (unique
+    repo/commit/path entries, as upstream lists them) use the field names of spec §11 / issue
+    14; everything arbwb-defined (intervals, the re-ranked runs' line packing and span yield,
+    parity checks, missing chunk files, unresolved sample-gold occurrences) is under ``arbwb``.
     """
     summary = packing_summary(analysis.packing, n_boot=n_boot, seed=seed)
+    missing = unresolved(analysis.sizes)
     return {
         "file_sizes": file_size_summary(analysis.sizes, samples),
         "span_evidence": span_summary(analysis.density, samples, spans),
         "method_sensitivity": file_vs_line(runs),
-        "unresolved": unresolved(analysis.sizes),
+        "unresolved": missing.drop("occurrences").to_dicts(),
         "arbwb": {
             "note": (
                 "arbwb-defined: percentile-bootstrap intervals (n_boot, seed), line packing of "
@@ -463,6 +354,7 @@ def report(
             },
             "line_packing": summary.to_dicts(),
             "missing_chunk_files": analysis.missing_chunk_files,
+            "unresolved_occurrences": int(missing["occurrences"].sum()),
         },
     }
 
@@ -497,65 +389,64 @@ def _metric(value: float | None) -> str:
     return "--" if value is None else f"{value:.4f}"
 
 
-def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
-    return rows_to_markdown(header, rows).rstrip("\n").split("\n")
-
-
 def markdown(result: Mapping[str, Any]) -> str:
-    """The three tables of spec §13.5 and the unresolved-occurrence warning, then arbwb's
+    """The three tables of spec §13.5 and the unresolved-file warning, then arbwb's
     re-ranked line packing (labelled arbwb-defined)."""
     sizes, spans = result["file_sizes"], result["span_evidence"]
-    lines = ["## Gold file size (lines)", ""]
-    lines += _table(
-        _SIZE_HEADER,
-        (
-            [name, str(g["samples"]), str(g["gold_file_occurrences"])]
-            + [_int(g["file_lines"][k]) for k in ("median", "p90", "p95", "max")]
-            + [_pct(g["fraction_over_lines"][str(t)]) for t in LINE_THRESHOLDS]
-            for name, g in sizes.items()
-        ),
+    size_rows = (
+        [name, str(g["samples"]), str(g["gold_file_occurrences"])]
+        + [_int(g["file_lines"][k]) for k in ("median", "p90", "p95", "max")]
+        + [_pct(g["fraction_over_lines"][str(t)]) for t in LINE_THRESHOLDS]
+        for name, g in sizes.items()
     )
-    lines += ["", "## Span evidence density", ""]
-    lines += _table(
-        _SPAN_HEADER,
-        (
-            [name, f"{g['samples_with_spans']}/{g['samples']}", str(g["span_file_occurrences"])]
-            + [_int(g["evidence_lines"]["median"]), _int(g["evidence_lines"]["p90"])]
-            + [_pct(g["evidence_ratio"]["median"])]
-            + [_pct(g["fraction_ratio_at_most"][t]) for t in RATIO_THRESHOLDS]
-            for name, g in spans.items()
-        ),
+    span_rows = (
+        [name, f"{g['samples_with_spans']}/{g['samples']}", str(g["span_file_occurrences"])]
+        + [_int(g["evidence_lines"]["median"]), _int(g["evidence_lines"]["p90"])]
+        + [_pct(g["evidence_ratio"]["median"])]
+        + [_pct(g["fraction_ratio_at_most"][t]) for t in RATIO_THRESHOLDS]
+        for name, g in spans.items()
     )
-    lines += ["", "## File-level vs line-level (legacy 8,000-character packing)", ""]
-    lines += _table(
-        _METHOD_HEADER,
-        (
-            [r["method"], str(r["samples"])]
-            + [_metric(r[k]) for k in ("file_recall@20", "file_exposure@8k_chars")]
-            + [_metric(r[f"line_{k}@8k_chars"]) for k in ("recall", "precision", "f1")]
-            for r in result["method_sensitivity"]
-        ),
+    method_rows = (
+        [r["method"], str(r["samples"])]
+        + [_metric(r[k]) for k in ("file_recall@20", "file_exposure@8k_chars")]
+        + [_metric(r[f"line_{k}@8k_chars"]) for k in ("recall", "precision", "f1")]
+        for r in result["method_sensitivity"]
     )
-    missing = result["unresolved"]
-    if missing:
-        reasons = {r["reason"] for r in missing}
-        counts = ", ".join(
-            f"{reason}: {sum(r['reason'] == reason for r in missing)}" for reason in sorted(reasons)
-        )
-        lines += ["", f"Warning: {len(missing)} gold-file occurrences unresolved ({counts})."]
+    parts = [
+        "## Gold file size (lines)\n",
+        rows_to_markdown(_SIZE_HEADER, size_rows),
+        "## Span evidence density\n",
+        rows_to_markdown(_SPAN_HEADER, span_rows),
+        "## File-level vs line-level (legacy 8,000-character packing)\n",
+        rows_to_markdown(_METHOD_HEADER, method_rows),
+    ]
+    if result["unresolved"]:
+        parts.append(_warning(result))
     packing = result.get("arbwb", {}).get("line_packing", [])
     if packing:
-        lines += ["", "## Re-ranked line packing and span yield (arbwb-defined)", ""]
-        lines += _table(
-            _PACKING_HEADER,
-            (
-                [r["run"], r["packing"], str(r["budget"]), str(r["samples"])]
-                + [_metric(r[k]) for k in ("line_recall", "line_precision", "line_f1")]
-                + [f"{r['overlap_lines']:.1f}"]
-                for r in packing
-            ),
+        packing_rows = (
+            [r["run"], r["packing"], str(r["budget"]), str(r["samples"])]
+            + [_metric(r[k]) for k in ("line_recall", "line_precision", "line_f1")]
+            + [f"{r['overlap_lines']:.1f}"]
+            for r in packing
         )
-    return "\n".join(lines) + "\n"
+        parts += [
+            "## Re-ranked line packing and span yield (arbwb-defined)\n",
+            rows_to_markdown(_PACKING_HEADER, packing_rows),
+        ]
+    return "\n".join(parts)
+
+
+def _warning(result: Mapping[str, Any]) -> str:
+    """Upstream's warning line: unique unresolved files by reason, plus their occurrences."""
+    missing = result["unresolved"]
+    reasons = sorted({r["reason"] for r in missing})
+    counts = ", ".join(f"{x}: {sum(r['reason'] == x for r in missing)}" for x in reasons)
+    occurrences = result.get("arbwb", {}).get("unresolved_occurrences")
+    extra = "" if occurrences is None else f"; {occurrences} sample-gold occurrences"
+    return (
+        f"Warning: {len(missing)} gold files (repo, commit, path) unresolved ({counts}{extra}).\n"
+    )
 
 
 def file_size_table(result: Mapping[str, Any]) -> pl.DataFrame:
@@ -585,3 +476,122 @@ def span_table(result: Mapping[str, Any]) -> pl.DataFrame:
         for name, grp in result["span_evidence"].items()
     ]
     return pl.DataFrame(rows, infer_schema_length=None)
+
+
+@dataclass(frozen=True)
+class GranularityOptions:
+    """Token budgets of the span-yield packing, whether arbwb's baselines are re-ranked,
+    bootstrap settings, and the data folder named in skip reasons."""
+
+    budgets: Sequence[int] = DEFAULT_BUDGETS
+    rerank: bool = True
+    resampling: Resampling = field(default_factory=Resampling)
+    data_dir: str = ""
+
+
+@dataclass(frozen=True)
+class GranularityResult:
+    """The granularity report (``report``, the CLI's JSON) and the frames notebook 03 shows;
+    ``skipped`` says why there is nothing (then every frame is empty)."""
+
+    skipped: str | None
+    analysis: Analysis | None = None
+    report: Mapping[str, Any] = field(default_factory=dict)
+    file_sizes: pl.DataFrame = field(default_factory=pl.DataFrame)
+    evidence_density: pl.DataFrame = field(default_factory=pl.DataFrame)
+    methods: pl.DataFrame = field(default_factory=pl.DataFrame)
+    reranked: pl.DataFrame = field(default_factory=pl.DataFrame)
+    line_packing: pl.DataFrame = field(default_factory=pl.DataFrame)
+    unresolved: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=UNRESOLVED))
+
+    @property
+    def tasks(self) -> list[str]:
+        """The tasks of :data:`TASKS` that have positive samples, in that order."""
+        return [t for t in TASKS if t in self.report.get("file_sizes", {})]
+
+    @property
+    def not_span_capable(self) -> list[str]:
+        """Runs whose stored line metrics predict no lines (no line-level numbers)."""
+        return [
+            r["method"] for r in self.report.get("method_sensitivity", []) if not r["span_capable"]
+        ]
+
+    def tables(self) -> list[Table]:
+        """Spec §13.5 tables (1)-(3), then the re-ranked line packing when there is one."""
+        if self.skipped:
+            return []
+        tables = [
+            Table("gold_file_size", self.file_sizes),
+            Table("evidence_density", self.evidence_density),
+            Table("method_sensitivity", self.methods),
+        ]
+        return tables + (
+            [Table("line_packing", self.line_packing)] if self.line_packing.height else []
+        )
+
+    def records(self) -> dict[str, Any]:
+        """Notebook 03's key numbers; ``unresolved`` counts unique files as upstream does."""
+        if self.skipped:
+            return {"skipped": self.skipped}
+        report = self.report
+        overall, spans = report["file_sizes"]["overall"], report["span_evidence"]["overall"]
+        out: dict[str, Any] = {
+            "unresolved": len(report["unresolved"]),
+            "unresolved_occurrences": report["arbwb"]["unresolved_occurrences"],
+            "gold_file_occurrences": overall["gold_file_occurrences"],
+            "samples": overall["samples"],
+        }
+        out |= {f"file_lines_{k}": overall["file_lines"][k] for k in ("median", "p90", "max")}
+        out |= {
+            "fraction_over_500": overall["fraction_over_lines"]["500"],
+            "span_file_pairs": spans["span_file_occurrences"],
+            "evidence_lines_median": spans["evidence_lines"]["median"],
+            "evidence_ratio_median": spans["evidence_ratio"]["median"],
+            "fraction_ratio_at_most_0.25": spans["fraction_ratio_at_most"]["0.25"],
+        }
+        for row in report["method_sensitivity"]:
+            out[f"file_recall@20/{row['method']}"] = row["file_recall@20"]
+            out[f"line_f1@8k_chars/{row['method']}"] = row["line_f1@8k_chars"]
+        out["not_span_capable"] = self.not_span_capable
+        for row in report["arbwb"]["line_packing"]:
+            key = f"span_yield/{row['packing']}@{row['budget']}/{row['run']}"
+            out[key] = row["line_recall"]
+        reranked = report["arbwb"]["reranked"]
+        out["reranked"] = sorted(k for k, v in reranked.items() if v["status"] == "reranked")
+        return out
+
+
+def run(release: Release, options: GranularityOptions) -> GranularityResult:
+    """Gold-file sizes, evidence density, the file-vs-line diagnostic of every run with details
+    and the re-ranked runs' span yield; skipped (with the reason) without corpus or positives."""
+    where = options.data_dir or "the release"
+    if release.corpus is None:
+        reason = "gold-file sizes need corpus/<release>/corpus_manifest.jsonl"
+        return GranularityResult(f"no corpus in {where}: {reason}")
+    if positive_samples(release.samples).is_empty():
+        return GranularityResult(f"no positive samples in {where}: nothing to measure")
+    runs = [run for run in release.runs.values() if run.details is not None]
+    samples, spans = release.samples, release.spans
+    analysis = analyse(
+        samples,
+        release.labels,
+        spans,
+        release.corpus,
+        runs,
+        budgets=options.budgets,
+        rerank=options.rerank,
+    )
+    resampling = options.resampling
+    summary = report(analysis, samples, spans, runs, n_boot=resampling.n_boot, seed=resampling.seed)
+    reranked = [{"run": k} | v for k, v in summary["arbwb"]["reranked"].items()]
+    return GranularityResult(
+        skipped=None,
+        analysis=analysis,
+        report=summary,
+        file_sizes=file_size_table(summary),
+        evidence_density=span_table(summary),
+        methods=pl.DataFrame(summary["method_sensitivity"], infer_schema_length=None),
+        reranked=pl.DataFrame(reranked, infer_schema_length=None),
+        line_packing=pl.DataFrame(summary["arbwb"]["line_packing"], infer_schema_length=None),
+        unresolved=unresolved(analysis.sizes),
+    )

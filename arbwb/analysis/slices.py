@@ -9,7 +9,7 @@ runs, and the default restriction to the taxonomy core tasks with complete annot
 
 Inputs are the METRICS frame (``run, sample_id, metric, value``, e.g. from
 :func:`arbwb.analysis.leaderboard.release_metrics`) and the annotation frame of
-:mod:`arbwb.analysis.taxonomy`. Runs are compared within their group (``eval/<release>`` folder).
+:mod:`arbwb.analysis.relevance`. Runs are compared within their group (``eval/<release>`` folder).
 """
 
 from __future__ import annotations
@@ -17,12 +17,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 import polars as pl
 
 from arbwb import schemas
-from arbwb.analysis.taxonomy import CORE_TASKS, LABELS
+from arbwb.analysis.relevance import CORE_TASKS, LABELS
+from arbwb.analysis.result import Resampling, Table
 from arbwb.io.release import Release
 from arbwb.metrics import evaluate
 from arbwb.metrics.stats import bootstrap_means, holm, percentile_interval, sign_flip_pvalues
@@ -496,3 +498,131 @@ def rrf_metrics(
 def _answered(release: Release, run: str) -> set[str]:
     data = release.runs[run]
     return set(data.submitted["sample_id"].to_list()) | set(data.rankings["sample_id"].to_list())
+
+
+#: Columns of a best-per-slice row that notebook 02 records.
+BEST_RECORDED = ("best", "best_value", "runner_up", "runner_up_value", "p_value", "p_holm", "n")
+
+
+@dataclass(frozen=True)
+class SliceBoard:
+    """Every slice table of notebook 02: spec 10.7's point table, the best-by-mode and
+    per-label boards, bootstrap scores, RRF fusions, and the best run per slice without and
+    with the fusions."""
+
+    metric_names: tuple[str, ...]
+    table: pl.DataFrame
+    modes: pl.DataFrame
+    boards: dict[str, pl.DataFrame]
+    scores: pl.DataFrame
+    combos: list[tuple[str, ...]]
+    fused: Fused
+    best: pl.DataFrame
+    best_rrf: pl.DataFrame
+
+    @property
+    def groups(self) -> list[str]:
+        """Groups with whole-slice scores, in table order (one interval figure each)."""
+        whole = self.scores.filter(pl.col("task") == ALL)
+        return [str(g) for g in whole["group"].unique(maintain_order=True).to_list()]
+
+    def tables(self) -> list[Table]:
+        """Point table, best by mode, non-empty per-label boards, scores, best per slice."""
+        boards = [Table(f"leaderboard__{label}", b) for label, b in self.boards.items()]
+        return [
+            Table("slice_table", self.table),
+            Table("best_by_mode", self.modes),
+            *boards,
+            Table("slice_scores", self.scores),
+            Table("best_per_slice", self.best),
+            Table("best_per_slice_with_rrf", self.best_rrf),
+        ]
+
+    def records(self) -> dict[str, Any]:
+        """The slice numbers notebook 02 records, keyed ``group/run/slice/task/metric`` etc."""
+        rows = list(self.table.iter_rows(named=True))
+        metric_cols = [m for m in self.metric_names if m in self.table.columns]
+        whole = self.scores.filter(pl.col("task") == ALL).iter_rows(named=True)
+        return {
+            "slice_table": {
+                f"{r['group']}/{r['run']}/{r['relevance_type']}/{r['task']}/{m}": r[m]
+                for r in rows
+                for m in metric_cols
+            },
+            "slice_samples": {
+                f"{r['group']}/{r['run']}/{r['relevance_type']}/{r['task']}": r["samples"]
+                for r in rows
+            },
+            "best_by_mode": {
+                f"{r['group']}/{r['Mode']}": [r["n"], r["Best MRR"], r["Best R@20"]]
+                for r in self.modes.iter_rows(named=True)
+            },
+            "slice_scores": {
+                f"{r['group']}/{r['view']}/{r['slice']}/{r['run']}/{r['metric']}": [
+                    r["value"],
+                    r["ci_low"],
+                    r["ci_high"],
+                    r["n"],
+                ]
+                for r in whole
+            },
+            "rrf_runs": sorted(self.fused.run_group),
+            "rrf_not_in_every_run": self.fused.not_in_every_run,
+            "best": _best_record(self.best),
+            "best_with_rrf": _best_record(self.best_rrf),
+        }
+
+
+def _best_record(frame: pl.DataFrame) -> dict[str, dict[str, Any]]:
+    return {
+        f"{r['group']}/{r['view']}/{r['slice']}": {k: r[k] for k in BEST_RECORDED}
+        for r in frame.iter_rows(named=True)
+    }
+
+
+def slice_board(
+    release: Release,
+    metrics: pl.DataFrame,
+    annotations: pl.DataFrame,
+    *,
+    metric_names: Sequence[str],
+    rrf_max: int = 20,
+    resampling: Resampling | None = None,
+) -> SliceBoard:
+    """All slice tables of ``metrics`` (``metric_names`` of each run, scored on its own
+    group's samples) and of up to ``rrf_max`` RRF pairs/triples per group of stored runs
+    (fusions named ``rrf*`` are not re-fused)."""
+    boot = resampling or Resampling()
+    names = tuple(metric_names)
+    groups = release.run_group
+    table = slice_table(metrics, annotations, run_group=groups)
+    boards = {label: label_leaderboard(table, label=label) for label in LABELS}
+    combos = [
+        combo
+        for members in release.groups.values()
+        for combo in rrf_combinations(
+            [r for r in members if not r.startswith("rrf")], limit=rrf_max
+        )
+    ]
+    fused = rrf_metrics(release, combos, metrics=names)
+    return SliceBoard(
+        metric_names=names,
+        table=table,
+        modes=best_by_mode(table),
+        boards={label: board for label, board in boards.items() if board.height},
+        scores=slice_scores(
+            metrics, annotations, run_group=groups, n_boot=boot.n_boot, seed=boot.seed
+        ),
+        combos=combos,
+        fused=fused,
+        best=best_per_slice(
+            metrics, annotations, run_group=groups, n_perm=boot.n_perm, seed=boot.seed
+        ),
+        best_rrf=best_per_slice(
+            pl.concat([metrics, fused.metrics]),
+            annotations,
+            run_group={**groups, **fused.run_group},
+            n_perm=boot.n_perm,
+            seed=boot.seed,
+        ),
+    )

@@ -1,4 +1,5 @@
-"""Line overlap of re-ranked runs under legacy char packing and token packing (span yield).
+"""Line overlap of runs: the stored file-vs-line diagnostic (spec §11) and re-ranked runs
+under legacy char packing and token packing (span yield).
 
 Stored details keep only the top-20 files, so line metrics under another packing need the
 chunk-level ranking (spec §5.8, §11). arbwb re-ranks its own baselines (the method named in
@@ -28,11 +29,13 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from arbwb.errors import InputError
 from arbwb.io.corpus import Corpus
 from arbwb.io.pathclass import CandidateFilter
 from arbwb.io.rankings import RunData
 from arbwb.jsonio import read_json
 from arbwb.metrics import chunks as cm
+from arbwb.metrics.aggregate import pooled_mean
 from arbwb.metrics.budget import DEFAULT_BUDGETS, header_tokens_expr, normalise_budgets
 from arbwb.metrics.stats import bootstrap_ci
 from arbwb.retrievers import details as det
@@ -336,11 +339,6 @@ def packing_table(
     return pl.DataFrame(rows, schema=PACKING), checks
 
 
-def _mean(values: Sequence[float]) -> float:
-    """Left-to-right Python sum divided by the count (spec §0 means)."""
-    return sum(values) / len(values)
-
-
 def mean_interval(
     values: Sequence[float], *, n_boot: int = 2000, seed: int = 0, level: float = 0.95
 ) -> list[float] | None:
@@ -369,8 +367,92 @@ def packing_summary(
             values = [float(v) for v in group[column].to_list()]
             interval = mean_interval(values, n_boot=n_boot, seed=seed)
             low, high = (None, None) if interval is None else interval
-            row |= {column: _mean(values), f"{column}_low": low, f"{column}_high": high}
+            row |= {column: pooled_mean(values), f"{column}_low": low, f"{column}_high": high}
         out.append(row)
     if not out:
         return pl.DataFrame(schema={c: PACKING[c] for c in by})
     return pl.DataFrame(out).sort(list(by))
+
+
+def diagnostic_values(run: RunData) -> dict[str, list[float]]:
+    """Per-row values behind one run's file-vs-line diagnostic (spec §11).
+
+    Rows are the run's details rows with gold (upstream's single runs hold only those;
+    selective no-gold rows are left out). A row lacking ``Recall@20`` or
+    ``gold_coverage@8k`` counts as 0 (spec §4.8); line values come from rows that have them.
+    """
+    if run.details is None or run.stored is None:
+        msg = "the file-vs-line diagnostic needs an ARB details file (stored metrics)"
+        raise InputError(msg, path=run.path)
+    gold = run.labels if run.labels is not None else pl.DataFrame(schema={"sample_id": pl.String})
+    rows = run.details.select("sample_id").join(
+        gold.select("sample_id").unique(), on="sample_id", how="semi", maintain_order="left"
+    )
+    stored = run.stored.pivot(on="metric", index="sample_id", values="value")
+    nested = run.nested if run.nested is not None else pl.DataFrame(schema={"field": pl.String})
+    lines = nested.filter(pl.col("field").str.starts_with("line_metrics.")).pivot(
+        on="field", index="sample_id", values="value"
+    )
+    wide = rows.join(stored, on="sample_id", how="left", maintain_order="left")
+    wide = wide.join(lines, on="sample_id", how="left", maintain_order="left")
+    out: dict[str, list[float]] = {}
+    for name, column, fill in (
+        ("file_recall@20", "recall@20", True),
+        ("file_exposure@8k_chars", "gold_coverage@8k", True),
+        ("predicted_lines", "line_metrics.line_predicted_count", False),
+        ("line_recall@8k_chars", "line_metrics.line_recall@8k", False),
+        ("line_precision@8k_chars", "line_metrics.line_precision@8k", False),
+        ("line_f1@8k_chars", "line_metrics.line_f1@8k", False),
+    ):
+        values = wide[column] if column in wide.columns else pl.Series([None] * wide.height)
+        values = values.fill_null(0.0) if fill else values.drop_nulls()
+        out[name] = [float(v) for v in values.to_list()]
+    out["samples"] = [1.0] * wide.height
+    return out
+
+
+def file_vs_line(runs: Sequence[RunData]) -> list[dict[str, Any]]:
+    """``method_sensitivity`` rows of spec §11 from stored metrics, sorted by line F1."""
+    rows = []
+    for run in runs:
+        values = diagnostic_values(run)
+        predicted = pooled_mean(values["predicted_lines"])
+        capable = predicted is not None and predicted > 0
+        rows.append(
+            {
+                "method": run.run,
+                "samples": len(values["samples"]),
+                "file_recall@20": pooled_mean(values["file_recall@20"]),
+                "file_exposure@8k_chars": pooled_mean(values["file_exposure@8k_chars"]),
+                "mean_predicted_lines": predicted,
+                "span_capable": capable,
+                **{
+                    key: pooled_mean(values[key]) if capable else None
+                    for key in (
+                        "line_recall@8k_chars",
+                        "line_precision@8k_chars",
+                        "line_f1@8k_chars",
+                    )
+                },
+            }
+        )
+    return sorted(
+        rows,
+        key=lambda r: (r["line_f1@8k_chars"] is not None, r["line_f1@8k_chars"] or -1.0),
+        reverse=True,
+    )
+
+
+def diagnostic_intervals(
+    runs: Sequence[RunData], *, n_boot: int = 2000, seed: int = 0, level: float = 0.95
+) -> dict[str, dict[str, list[float] | None]]:
+    """arbwb-defined percentile-bootstrap intervals of every diagnostic mean, per run."""
+    out: dict[str, dict[str, list[float] | None]] = {}
+    for run in runs:
+        values = diagnostic_values(run)
+        out[run.run] = {
+            key: mean_interval(values[key], n_boot=n_boot, seed=seed, level=level)
+            for key in values
+            if key != "samples"
+        }
+    return out

@@ -45,8 +45,10 @@ def _budgets(text: str) -> list[int]:
 def run(args: argparse.Namespace) -> int:
     """Load samples, corpus view and runs; print the report as JSON or Markdown."""
     from arbwb.analysis import granularity
+    from arbwb.analysis.result import Resampling
     from arbwb.io.corpus import open_corpus
     from arbwb.io.rankings import load_rankings
+    from arbwb.io.release import Release
     from arbwb.io.samples import load_samples
     from arbwb.jsonio import write_text_atomic
 
@@ -54,18 +56,21 @@ def run(args: argparse.Namespace) -> int:
     samples = load_samples(args.samples)
     corpus = open_corpus(args.corpus)
     runs = [load_rankings(path, fmt="details") for path in args.runs]
-    analysis = granularity.analyse(
-        samples.samples,
-        samples.labels,
-        samples.spans,
-        corpus,
-        runs,
+    by_name = {run.run: run for run in runs}
+    if len(by_name) < len(runs):
+        msg = "two --runs files share a run name; pass each run once"
+        raise InputError(msg, field="--runs")
+    release = Release(samples.samples, samples.labels, samples.spans, by_name, corpus, [])
+    options = granularity.GranularityOptions(
         budgets=_budgets(args.budgets),
         rerank=not args.no_rerank,
+        resampling=Resampling(n_boot=args.n_boot, seed=args.seed),
+        data_dir=str(args.samples),
     )
-    result = granularity.report(
-        analysis, samples.samples, samples.spans, runs, n_boot=args.n_boot, seed=args.seed
-    )
+    outcome = granularity.run(release, options)
+    if outcome.skipped:
+        raise InputError(outcome.skipped, path=args.samples)
+    result = outcome.report
     if args.format == "json":
         text = json.dumps(result, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
     else:

@@ -189,6 +189,25 @@ class Corpus:
             frame.with_columns(pl.lit(snapshot_id).alias("snapshot_id")), CHUNKS, name="chunks"
         )
 
+    def line_counts(self, snapshot_id: str, paths: Iterable[str]) -> pl.DataFrame:
+        """``path, file_lines`` (largest ``end_line`` over the path's chunk rows: the full physical
+        line count, spec §11) of the wanted paths that have rows.
+
+        Reads two fields of the chunk file; its row count is checked (:meth:`check_counts`).
+        """
+        from arbwb.io.chunkscan import read_chunk_file
+
+        path = self.chunk_path(snapshot_id)
+        rows = read_chunk_file(path, ["path", "end_line"])
+        self.check_counts(snapshot_id, path, rows.height)
+        wanted = pl.Series(sorted(set(paths)), dtype=pl.String).implode()
+        return (
+            rows.filter(pl.col("path").is_in(wanted))
+            .group_by("path")
+            .agg(file_lines=pl.col("end_line").max())
+            .sort("path")
+        )
+
     def files(self, snapshot_id: str) -> pl.DataFrame:
         """FILES frame of a snapshot: one row per ``kind=file`` path (the last row wins).
 

@@ -14,6 +14,7 @@ import matplotlib.pyplot as plt
 import polars as pl
 import seaborn as sns
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from arbwb.plots.budget import budget_label
 from arbwb.plots.style import demo_title
@@ -66,6 +67,26 @@ def plot_evidence_ratio(
     return ax
 
 
+def sizes_and_density(
+    sizes: pl.DataFrame,
+    density: pl.DataFrame,
+    *,
+    tasks: Sequence[str] | None = None,
+    demo: bool = False,
+) -> Figure:
+    """Two panels: :func:`plot_file_lines` and :func:`plot_evidence_ratio` (a note when no
+    span-file pair has a known file size)."""
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+    plot_file_lines(sizes, tasks=tasks, demo=demo, ax=axes[0])
+    if density.height:
+        plot_evidence_ratio(density, demo=demo, ax=axes[1])
+    else:
+        axes[1].axis("off")
+        axes[1].text(0.5, 0.5, "no gold spans with a known file size", ha="center")
+    fig.tight_layout()
+    return fig
+
+
 def plot_file_vs_line(
     rows: Sequence[Mapping[str, Any]],
     *,
@@ -79,7 +100,7 @@ def plot_file_vs_line(
     """
     capable = [r for r in rows if r["span_capable"]]
     if ax is None:
-        _, ax = plt.subplots(figsize=(5.5, 4.0))
+        _, ax = plt.subplots(figsize=(6.0, 4.2))
     colors = sns.color_palette("colorblind", max(len(capable), 1))
     for color, row in zip(colors, capable, strict=False):
         x, y = row["file_recall@20"], row["line_f1@8k_chars"]
@@ -125,7 +146,7 @@ def plot_span_yield(
         msg = "no token-packing rows: no run could be re-ranked (see arbwb.reranked)"
         raise ValueError(msg)
     if ax is None:
-        _, ax = plt.subplots(figsize=(5.8, 4.0))
+        _, ax = plt.subplots(figsize=(7.0, 4.5))
     runs = part["run"].unique(maintain_order=True).to_list()
     colors = dict(zip(runs, sns.color_palette("colorblind", len(runs)), strict=True))
     for (run, packing), line in part.group_by("run", "packing", maintain_order=True):

@@ -1,18 +1,21 @@
 """Relevance-taxonomy figures: labels by task, run metric per slice with intervals, confidence mix.
 
-Inputs are the annotation frame of :mod:`arbwb.analysis.taxonomy` and the ``slice_scores`` frame of
+Inputs are the annotation frame of :mod:`arbwb.analysis.relevance` and the ``slice_scores`` frame of
 :mod:`arbwb.analysis.slices`.
 """
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 import seaborn as sns
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from arbwb.analysis.leaderboard import metric_label
-from arbwb.analysis.taxonomy import CONFIDENCES, LABELS
+from arbwb.analysis.relevance import CONFIDENCES, LABELS
+from arbwb.analysis.slices import VIEWS
 from arbwb.plots.style import demo_title, new_axes, run_colors
 
 
@@ -128,3 +131,17 @@ def slice_intervals(
     ax.legend(fontsize="small", frameon=False, bbox_to_anchor=(1.02, 1), loc="upper left")
     ax.set_title(demo_title(f"{metric_label(metric)} per {view} slice — {group}", demo=demo))
     return ax
+
+
+def slice_interval_views(
+    scores: pl.DataFrame, *, group: str, metric: str = "mrr", demo: bool = False
+) -> Figure:
+    """:func:`slice_intervals` of one group side by side: primary projection, multi-label view
+    (a view without scores leaves its panel empty)."""
+    fig, axes = plt.subplots(1, len(VIEWS), figsize=(15, 5), sharex=True)
+    for view, ax in zip(VIEWS, axes, strict=True):
+        part = scores.filter(pl.col("group") == group, pl.col("view") == view)
+        if part.filter(pl.col("task") == "all").height:
+            slice_intervals(scores, group=group, metric=metric, view=view, demo=demo, ax=ax)
+    fig.tight_layout()
+    return fig
