@@ -10,7 +10,8 @@ from typing import Any
 import polars as pl
 import pytest
 
-from arbwb.analysis import depth, fusion_report
+from arbwb.analysis import fusion_report
+from arbwb.analysis import rank_analysis as ra
 from arbwb.cli import main
 from arbwb.io.rankings import load_rankings
 
@@ -35,19 +36,19 @@ DEPTHS = (1, 2, 3, 5, 10, 20, 50, 100, 200)
     ],
 )
 def test_nearest_rank_vectors(values: list[int], q: float, expected: int | None) -> None:
-    assert depth.nearest_rank(values, q) == expected
+    assert ra.nearest_rank(values, q) == expected
     frame = pl.DataFrame(
         {"g": [0] * len(values), "x": values}, schema={"g": pl.Int64, "x": pl.Int64}
     )
-    got = frame.group_by("g").agg(depth.nearest_rank_expr("x", q).alias("v"))
+    got = frame.group_by("g").agg(ra.nearest_rank_expr("x", q).alias("v"))
     assert got["v"].to_list() == ([] if not values else [expected])
 
 
 def test_nearest_rank_expr_ignores_nulls_and_empty_groups() -> None:
     frame = pl.DataFrame({"g": [1, 1, 1, 1, 1, 2], "x": [3, None, 1, 20, 7, None]})
     got = frame.group_by("g").agg(
-        depth.nearest_rank_expr("x", 0.5).alias("med"),
-        depth.nearest_rank_expr("x", 0.9).alias("p90"),
+        ra.nearest_rank_expr("x", 0.5).alias("med"),
+        ra.nearest_rank_expr("x", 0.9).alias("p90"),
     )
     rows = {g: (m, p) for g, m, p in got.iter_rows()}
     assert rows == {1: (3, 20), 2: (None, None)}
@@ -93,12 +94,12 @@ def test_first_gold_rank_tv13_and_deep_ranks(tmp_path: Path) -> None:
     rows[2]["top_files"] = top3
     run = load_rankings(_write(tmp_path / "r_details.jsonl", rows))
     assert run.labels is not None and run.details is not None
-    per = depth.per_sample(run.rankings, run.labels, run.details, runs=["r"])
+    per = ra.per_sample(run.rankings, run.labels, run.details, runs=["r"])
     first = dict(zip(per["sample_id"], per["first_gold_rank"], strict=True))
     assert first == {"s1": 3, "s2": None, "s3": 40}
     s3 = per.filter(pl.col("sample_id") == "s3").row(0, named=True)
     assert (s3["gold_recall@20"], s3["gold_recall@50"], s3["gold_recall@200"]) == (0.0, 0.5, 1.0)
-    rows_ = depth.depth_rows(per)
+    rows_ = ra.depth_rows(per)
     overall = rows_.filter(pl.col("task") == "overall").row(0, named=True)
     assert overall["samples"] == 3
     assert overall["missing_first_gold_rank"] == 1
