@@ -10,10 +10,12 @@ from typing import Any
 import polars as pl
 import pytest
 
-from arbwb.analysis import fusion_report
+from arbwb.analysis import depth, fusion_report
 from arbwb.analysis import rank_analysis as ra
 from arbwb.cli import main
 from arbwb.io.rankings import load_rankings
+from arbwb.io.release import load_release
+from arbwb.paths import DEMO_DIR
 
 DEPTHS = (1, 2, 3, 5, 10, 20, 50, 100, 200)
 
@@ -396,3 +398,49 @@ def test_depth_cli_markdown_on_shared(shared_dir: Path, tmp_path: Path) -> None:
     text = out.read_text(encoding="utf-8")
     assert "| lexical_code_only | corpus | 0.0279 | " in text
     assert "No all_files run for lexical, repomap" in text
+
+
+def test_run_per_group_with_arbwb_fusion_and_left_out_spec() -> None:
+    release = load_release(DEMO_DIR)
+    options = depth.DepthOptions(fuse_runs="lexical+bm25; lexical+nosuch")
+    result = depth.run(release, options)
+    assert list(result.groups) == ["demo"] and result.skipped is None
+    assert result.problems == [
+        "fuse_runs: 'lexical+nosuch' names runs that are not all in one group"
+    ]
+    part = result.groups["demo"]
+    assert list(part.made) == ["arbwb:rrf_lexical_bm25"]
+    names = {t.name for t in result.tables()}
+    assert {"demo__depth_rows", "demo__all_miss", "demo__arbwb_rrf_lexical_bm25"} <= names
+    assert {"demo__rank_fusion", "demo__given_at_rank_1", "demo__ablation"} <= names
+    assert part.misses.columns[-2:] == ["gold_files", "query"]
+    records = result.records()
+    assert records["runs"] == sorted(release.runs)
+    traps = records["given_at_rank_1"]["demo"]
+    assert part.trap_line.startswith(f"{traps['pairs']} (run, sample) pairs")
+    assert set(records["depth"]["demo/lexical/overall"]) == set(depth.RECORDED)
+
+
+def test_run_without_runs_is_a_skip(tmp_path: Path) -> None:
+    result = depth.run(load_release(tmp_path), depth.DepthOptions())
+    assert result.skipped == f"no runs found under {tmp_path}" and result.tables() == []
+    assert result.records()["depth"] == {}
+
+
+def test_first_gold_cdf_grid_has_a_panel_per_task() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from arbwb.plots.depth import plot_first_gold_cdf_grid
+
+    part = depth.run(load_release(DEMO_DIR), depth.DepthOptions()).groups["demo"]
+    tasks = part.report.coverage["task"].to_list()
+    fig = plot_first_gold_cdf_grid(part.report.per, tasks=tasks, title="t", demo=True)
+    shown = [ax for ax in fig.axes if ax.get_visible()]
+    assert [ax.get_title().split(" (")[0] for ax in shown] == tasks
+    assert shown[0].get_legend() is not None and shown[1].get_legend() is None
+    plt.close(fig)
+    with pytest.raises(ValueError, match="at least one task"):
+        plot_first_gold_cdf_grid(part.report.per, tasks=[], title="t")

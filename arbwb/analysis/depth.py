@@ -357,7 +357,7 @@ def _fusions(release: Release, spec: str) -> tuple[dict[str, dict[str, pl.DataFr
     the entries left out because no group holds all their runs."""
     made: dict[str, dict[str, pl.DataFrame]] = {}
     problems = []
-    for entry in [s for s in spec.split(";") if s.strip()]:
+    for entry in [s.strip() for s in spec.split(";") if s.strip()]:
         parts = [p.strip() for p in entry.split("+")]
         group = next((g for g, runs in release.groups.items() if set(parts) <= set(runs)), None)
         if group is None:
