@@ -213,13 +213,19 @@ class GroupDepth:
         return f"{self.misses.height} samples missed by all {runs} runs"
 
     @property
-    def trap_line(self) -> str:
-        """How many (run, sample) pairs put a given file at rank 1, and how many are traps."""
+    def trap_counts(self) -> dict[str, int] | None:
+        """(run, sample) pairs with a given file at rank 1, and how many of them are traps."""
         top = self.report.given_top
-        if top is None:
+        return None if top is None else {"pairs": top.height, "traps": int(top["trap"].sum())}
+
+    @property
+    def trap_line(self) -> str:
+        """:attr:`trap_counts` as a sentence, or why there are none."""
+        counts = self.trap_counts
+        if counts is None:
             return "no given-file labels (no benchmark samples), so traps cannot be shown"
-        traps = int(top["trap"].sum())
-        return f"{top.height} (run, sample) pairs put a given file at rank 1; {traps} are traps"
+        pairs, traps = counts["pairs"], counts["traps"]
+        return f"{pairs} (run, sample) pairs put a given file at rank 1; {traps} are traps"
 
     @property
     def traps(self) -> pl.DataFrame | None:
@@ -284,12 +290,7 @@ class DepthResult:
                 for row in r.coverage.to_dicts()
             },
             "all_miss": {g: r.all_miss["sample_id"].to_list() for g, r in reports.items()},
-            "given_at_rank_1": {
-                g: None
-                if r.given_top is None
-                else {"pairs": r.given_top.height, "traps": int(r.given_top["trap"].sum())}
-                for g, r in reports.items()
-            },
+            "given_at_rank_1": {g: part.trap_counts for g, part in self.groups.items()},
             "rank_fusion": _keyed(
                 {g: r.fusion for g, r in reports.items() if r.fusion is not None}, ["fusion"]
             ),
