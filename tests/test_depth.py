@@ -11,8 +11,11 @@ import polars as pl
 import pytest
 
 from arbwb.analysis import depth, fusion_report
+from arbwb.analysis import rank_analysis as ra
 from arbwb.cli import main
 from arbwb.io.rankings import load_rankings
+from arbwb.io.release import load_release
+from arbwb.paths import DEMO_DIR
 
 DEPTHS = (1, 2, 3, 5, 10, 20, 50, 100, 200)
 
@@ -35,19 +38,19 @@ DEPTHS = (1, 2, 3, 5, 10, 20, 50, 100, 200)
     ],
 )
 def test_nearest_rank_vectors(values: list[int], q: float, expected: int | None) -> None:
-    assert depth.nearest_rank(values, q) == expected
+    assert ra.nearest_rank(values, q) == expected
     frame = pl.DataFrame(
         {"g": [0] * len(values), "x": values}, schema={"g": pl.Int64, "x": pl.Int64}
     )
-    got = frame.group_by("g").agg(depth.nearest_rank_expr("x", q).alias("v"))
+    got = frame.group_by("g").agg(ra.nearest_rank_expr("x", q).alias("v"))
     assert got["v"].to_list() == ([] if not values else [expected])
 
 
 def test_nearest_rank_expr_ignores_nulls_and_empty_groups() -> None:
     frame = pl.DataFrame({"g": [1, 1, 1, 1, 1, 2], "x": [3, None, 1, 20, 7, None]})
     got = frame.group_by("g").agg(
-        depth.nearest_rank_expr("x", 0.5).alias("med"),
-        depth.nearest_rank_expr("x", 0.9).alias("p90"),
+        ra.nearest_rank_expr("x", 0.5).alias("med"),
+        ra.nearest_rank_expr("x", 0.9).alias("p90"),
     )
     rows = {g: (m, p) for g, m, p in got.iter_rows()}
     assert rows == {1: (3, 20), 2: (None, None)}
@@ -93,12 +96,12 @@ def test_first_gold_rank_tv13_and_deep_ranks(tmp_path: Path) -> None:
     rows[2]["top_files"] = top3
     run = load_rankings(_write(tmp_path / "r_details.jsonl", rows))
     assert run.labels is not None and run.details is not None
-    per = depth.per_sample(run.rankings, run.labels, run.details, runs=["r"])
+    per = ra.per_sample(run.rankings, run.labels, run.details, runs=["r"])
     first = dict(zip(per["sample_id"], per["first_gold_rank"], strict=True))
     assert first == {"s1": 3, "s2": None, "s3": 40}
     s3 = per.filter(pl.col("sample_id") == "s3").row(0, named=True)
     assert (s3["gold_recall@20"], s3["gold_recall@50"], s3["gold_recall@200"]) == (0.0, 0.5, 1.0)
-    rows_ = depth.depth_rows(per)
+    rows_ = ra.depth_rows(per)
     overall = rows_.filter(pl.col("task") == "overall").row(0, named=True)
     assert overall["samples"] == 3
     assert overall["missing_first_gold_rank"] == 1
@@ -395,3 +398,49 @@ def test_depth_cli_markdown_on_shared(shared_dir: Path, tmp_path: Path) -> None:
     text = out.read_text(encoding="utf-8")
     assert "| lexical_code_only | corpus | 0.0279 | " in text
     assert "No all_files run for lexical, repomap" in text
+
+
+def test_run_per_group_with_arbwb_fusion_and_left_out_spec() -> None:
+    release = load_release(DEMO_DIR)
+    options = depth.DepthOptions(fuse_runs="lexical+bm25; lexical+nosuch")
+    result = depth.run(release, options)
+    assert list(result.groups) == ["demo"] and result.skipped is None
+    assert result.problems == [
+        "fuse_runs: 'lexical+nosuch' names runs that are not all in one group"
+    ]
+    part = result.groups["demo"]
+    assert list(part.made) == ["arbwb:rrf_lexical_bm25"]
+    names = {t.name for t in result.tables()}
+    assert {"demo__depth_rows", "demo__all_miss", "demo__arbwb_rrf_lexical_bm25"} <= names
+    assert {"demo__rank_fusion", "demo__given_at_rank_1", "demo__ablation"} <= names
+    assert part.misses.columns[-2:] == ["gold_files", "query"]
+    records = result.records()
+    assert records["runs"] == sorted(release.runs)
+    traps = records["given_at_rank_1"]["demo"]
+    assert part.trap_line.startswith(f"{traps['pairs']} (run, sample) pairs")
+    assert set(records["depth"]["demo/lexical/overall"]) == set(depth.RECORDED)
+
+
+def test_run_without_runs_is_a_skip(tmp_path: Path) -> None:
+    result = depth.run(load_release(tmp_path), depth.DepthOptions())
+    assert result.skipped == f"no runs found under {tmp_path}" and result.tables() == []
+    assert result.records()["depth"] == {}
+
+
+def test_first_gold_cdf_grid_has_a_panel_per_task() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from arbwb.plots.depth import plot_first_gold_cdf_grid
+
+    part = depth.run(load_release(DEMO_DIR), depth.DepthOptions()).groups["demo"]
+    tasks = part.report.coverage["task"].to_list()
+    fig = plot_first_gold_cdf_grid(part.report.per, tasks=tasks, title="t", demo=True)
+    shown = [ax for ax in fig.axes if ax.get_visible()]
+    assert [ax.get_title().split(" (")[0] for ax in shown] == tasks
+    assert shown[0].get_legend() is not None and shown[1].get_legend() is None
+    plt.close(fig)
+    with pytest.raises(ValueError, match="at least one task"):
+        plot_first_gold_cdf_grid(part.report.per, tasks=[], title="t")

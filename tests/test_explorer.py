@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -101,3 +102,26 @@ def test_demo_given_file_trap_sample() -> None:
     stored = next(d for d in details if d["sample_id"] == sid)["gold_ranks"]["tallyho/money.py"]
     first = ex.first_gold_ranks(rankings, release.labels, sid, ["bm25-arb"])
     assert first["first_gold_rank"].item() == stored
+
+
+def test_run_on_demo_picks_filters_and_records_the_sample() -> None:
+    release = load_release(DEMO_DIR)
+    options = ex.ExplorerOptions(task="comment2context", depth=2)
+    result = ex.run(release, options)
+    sid = ex.pick_sample(release.samples, task="comment2context")
+    assert result.skipped is None and result.card["sample_id"] == sid
+    assert [t.name for t in result.tables()] == ["ranked_lists", "first_gold_rank"]
+    assert result.ranked_lists.columns == ["run", "rank", "path", "score", "hit"]
+    assert result.ranked_lists["rank"].max() == 2
+    records = result.records()
+    assert records["given"] == ["tallyho/ledger.py"] and records["query_available"] is True
+    assert records["top1"]["lexical"] == "tallyho/ledger.py"
+    assert set(records["first_gold_rank"]) == set(release.runs)
+    assert result.card_lines[0].startswith(f"{sid}  comment2context")
+
+
+def test_run_without_samples_is_a_skip(tmp_path: Path) -> None:
+    (tmp_path / "benchmark").mkdir()
+    result = ex.run(load_release(tmp_path), ex.ExplorerOptions())
+    assert result.records() == {"skipped": f"no samples found under {tmp_path}"}
+    assert result.tables() == [] and result.card_lines == []

@@ -18,7 +18,7 @@ import pytest
 
 from arbwb import cli
 from arbwb.analysis import scoring
-from arbwb.analysis.depth import per_sample
+from arbwb.analysis.rank_analysis import per_sample
 from arbwb.errors import InputError
 from arbwb.io.rankings import load_rankings
 from arbwb.io.samples import load_samples

@@ -13,6 +13,8 @@ import pytest
 
 from arbwb.analysis import overview as ov
 from arbwb.errors import InputError
+from arbwb.io.release import load_release
+from arbwb.paths import DEMO_DIR
 from arbwb.plots.overview import composition_bars
 
 
@@ -106,3 +108,33 @@ def test_composition_bars_labels_demo() -> None:
     plt.close(ax.figure)
     with pytest.raises(ValueError, match="missing columns"):
         composition_bars(table.drop("natural"))
+
+
+def test_run_on_demo_writes_every_table_and_record() -> None:
+    result = ov.run(load_release(DEMO_DIR), ov.OverviewOptions())
+    names = [t.name for t in result.tables()]
+    assert names == [
+        "repositories",
+        "task_strata",
+        "languages",
+        "corpus_snapshots",
+        "corpus_scale",
+        "corpus_extensions",
+    ]
+    assert result.repositories["repo"].to_list() == [*result.repos["repo"], "all"]
+    records = result.records()
+    assert records["n_samples"] == result.samples.height == result.repositories["total"][-1]
+    assert set(records["language_source"].values()) == {"repo_manifest"}
+    assert records["corpus_scale"] == result.corpus_table.row(0, named=True)
+    assert "skipped" not in records and "corpus_skipped" not in records
+    assert result.corpus_lines[-1].startswith("duplicated chunk text across snapshots: ")
+
+
+def test_run_without_corpus_or_samples_says_what_is_skipped(tmp_path: Path) -> None:
+    (tmp_path / "benchmark").mkdir()
+    result = ov.run(load_release(tmp_path), ov.OverviewOptions())
+    assert [t.name for t in result.tables()] == ["repositories", "task_strata", "languages"]
+    records = result.records()
+    assert records["skipped"] == f"no samples found under {tmp_path}/benchmark or in run details"
+    assert records["corpus_scale"] == {} and "corpus_manifest" in records["corpus_skipped"]
+    assert result.corpus_lines == [f"corpus scale skipped: {records['corpus_skipped']}"]

@@ -184,7 +184,7 @@ def test_failing_notebook_costs_only_its_section(
     for name in ("00-overview.ipynb", "06-sample-explorer.ipynb"):
         shutil.copy(NOTEBOOKS_DIR / name, notebooks / name)
     broken = nbformat.read(notebooks / "00-overview.ipynb", as_version=4)
-    at = next(i for i, c in enumerate(broken.cells) if "rec.table(with_total" in c.source) + 1
+    at = next(i for i, c in enumerate(broken.cells) if "show(result.repositories)" in c.source) + 1
     broken.cells.insert(at, nbformat.v4.new_code_cell(INJECTED))
     nbformat.write(broken, notebooks / "00-overview.ipynb")
     # papermill numbers the injected parameters cell too, right after the parameters cell

@@ -1,233 +1,373 @@
-"""First-gold depth per run and task, and cross-run coverage (spec §5.5, §13.3).
+"""Rank analysis of a set of runs on one sample universe: every table of spec §13.3, §13.7, §13.8.
 
-Everything starts from one per-sample frame (:func:`per_sample`): each (run, sample) with
-gold gets its first-gold rank in the *full* ranking (details ``gold_ranks`` reach past the
-stored top 20, spec §5.1), its reciprocal rank and its gold recall at the rank-analysis
-depths. A sample a run did not answer counts as a miss (arbwb's rule: denominators never
-shrink). Depth rows, coverage and the example slices are aggregations of that frame.
+``arbwb depth`` calls :func:`build_report` on the runs it is given; notebook 08 calls
+:func:`run`, which builds one report per comparison group of a release and adds the example
+slices and arbwb-made fusions. The tables themselves come from
+:mod:`arbwb.analysis.rank_analysis` and :mod:`arbwb.analysis.fusion_report`.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import polars as pl
 
-from arbwb import schemas
-from arbwb.metrics import evaluate
-
-DEPTHS: tuple[int, ...] = (1, 2, 3, 5, 10, 20, 50, 100, 200)
-COVERAGE_K = 20
-GOLD_COVERAGE = "gold_coverage@8k"  # upstream's legacy packing metric, read from stored runs
-MODE_ORDER: tuple[str, ...] = ("embedding", "repomap", "corpus", "lexical")  # then "other"
-TASK_ORDER: tuple[str, ...] = ("code2test", "comment2context", "trace2code", "testlog2code")
-TRAP_TASK = "comment2context"
-
-PER_SAMPLE: schemas.Schema = {
-    "run": pl.String,
-    "sample_id": pl.String,
-    "task": pl.String,
-    "repo": pl.String,
-    "first_gold_rank": pl.Int64,  # null when no gold file is ranked at all
-    "mrr": pl.Float64,
-    **{f"gold_recall@{k}": pl.Float64 for k in DEPTHS},
-    GOLD_COVERAGE: pl.Float64,  # stored upstream value; null when the run stores none
-    "answered": pl.Boolean,  # the run ranked (or answered) this sample; else scored as a miss
-}
+from arbwb.analysis import fusion_report
+from arbwb.analysis import rank_analysis as ra
+from arbwb.analysis.result import Table
+from arbwb.errors import InputError
+from arbwb.io.rankings import RunData
+from arbwb.io.release import Release
+from arbwb.io.runmeta import run_meta
+from arbwb.tables import rows_to_markdown
 
 
-def nearest_rank(values: Sequence[float], q: float) -> float | None:
-    """Nearest-rank quantile (spec §5.5): sorted[clamp(ceil(q·n) - 1, 0, n - 1)]; None if empty.
+@dataclass(frozen=True)
+class DepthReport:
+    """Every table of the rank analysis; given/fusion/ablation tables are None when absent.
 
-    ``q·n`` is a float product, as upstream computes it.
+    ``given_top`` needs ``given`` labels (benchmark samples); ``fusion`` and ``reference`` need
+    a run whose mode is ``rank_fusion``; ``ablation`` a run with a filter other than all_files.
     """
-    ordered = sorted(values)
-    if not ordered:
-        return None
-    index = min(max(math.ceil(q * len(ordered)) - 1, 0), len(ordered) - 1)
-    return ordered[index]
+
+    per: pl.DataFrame
+    depth_rows: pl.DataFrame
+    coverage: pl.DataFrame
+    distribution: pl.DataFrame
+    all_miss: pl.DataFrame
+    given_top: pl.DataFrame | None
+    fusion: pl.DataFrame | None
+    reference: pl.DataFrame | None
+    ablation: pl.DataFrame | None
+    info: pl.DataFrame
 
 
-def nearest_rank_expr(column: str, q: float) -> pl.Expr:
-    """:func:`nearest_rank` of a column's non-null values as an aggregation expression."""
-    values = pl.col(column).drop_nulls().sort()
-    n = values.len()
-    index = ((pl.lit(q) * n).ceil() - 1).clip(0, (n - 1).clip(0)).cast(pl.Int64)
-    return pl.when(n > 0).then(values.get(index, null_on_oob=True)).otherwise(None)
+def run_info(runs: Mapping[str, RunData]) -> pl.DataFrame:
+    """run, mode, candidate_filter, method, source for each run (summary beside the file)."""
+    rows = []
+    for name, data in runs.items():
+        meta = run_meta(data.path, name)
+        rows.append(
+            {
+                "run": name,
+                "mode": meta.mode,
+                "candidate_filter": meta.candidate_filter,
+                "method": meta.method,
+                "components": list(meta.components),
+                "source": data.path,
+            }
+        )
+    return pl.DataFrame(rows, schema_overrides={"components": pl.List(pl.String)})
 
 
-def per_sample(
-    rankings: pl.DataFrame,
-    gold: pl.DataFrame,
-    samples: pl.DataFrame,
-    *,
-    stored: pl.DataFrame | None = None,
-    runs: Sequence[str] | None = None,
-    submitted: pl.DataFrame | None = None,
-) -> pl.DataFrame:
-    """PER_SAMPLE rows for every run and every sample with gold in ``gold`` (LABELS).
-
-    ``samples`` (SAMPLES or a details frame) gives task and repo. ``stored`` (upstream's
-    per-sample metrics of these runs) supplies MRR when the file lacks ``gold_ranks``
-    (first-gold rank then = round(1/MRR), see :func:`arbwb.metrics.evaluate`) and
-    ``gold_coverage@8k``. ``submitted`` (RunData.submitted rows) marks samples answered with
-    an empty ranking; without it a sample is answered when the run ranks something for it.
-    """
-    names = ["first_gold_rank", "mrr", *(f"recall@{k}" for k in DEPTHS)]
-    long = evaluate(rankings, gold, metrics=names, samples=samples, stored=stored, runs=runs)
-    wide = long.pivot("metric", index=["run", "sample_id"], values="value")
-    attrs = samples.select("sample_id", "task", "repo").unique("sample_id", keep="first")
-    frame = wide.join(attrs, on="sample_id", how="left").with_columns(
-        first_gold_rank=pl.col("first_gold_rank").cast(pl.Int64),
-        **{f"gold_recall@{k}": pl.col(f"recall@{k}") for k in DEPTHS},
+def build_report(
+    runs: Mapping[str, RunData], labels: pl.DataFrame, samples: pl.DataFrame
+) -> DepthReport:
+    """All tables for ``runs`` scored on ``labels`` gold (samples give task and repo)."""
+    info = run_info(runs)
+    rankings = pl.concat([r.rankings for r in runs.values()])
+    stored = [s for s in (r.stored_for(labels) for r in runs.values()) if s is not None]
+    per = ra.per_sample(
+        rankings,
+        labels,
+        samples,
+        stored=pl.concat(stored) if stored else None,
+        runs=list(runs),
+        submitted=pl.concat([r.submitted for r in runs.values()]),
     )
-    frame = frame.join(_gold_coverage(stored), on=["run", "sample_id"], how="left")
-    has_cov = frame.group_by("run").agg(has=pl.col(GOLD_COVERAGE).is_not_null().any())
-    frame = frame.join(has_cov, on="run").with_columns(
-        pl.when(pl.col("has")).then(pl.col(GOLD_COVERAGE).fill_null(0.0)).alias(GOLD_COVERAGE)
-    )
-    answered = rankings.select("run", "sample_id")
-    if submitted is not None:
-        answered = pl.concat([answered, submitted.select("run", "sample_id")])
-    answered = answered.unique().with_columns(answered=pl.lit(True))
-    frame = frame.join(answered, on=["run", "sample_id"], how="left").with_columns(
-        pl.col("answered").fill_null(False)
-    )
-    frame = frame.select(list(PER_SAMPLE)).sort("run", "sample_id")
-    return schemas.validate(frame, PER_SAMPLE, name="depth per sample")
-
-
-def _gold_coverage(stored: pl.DataFrame | None) -> pl.DataFrame:
-    """Stored ``gold_coverage@8k`` per (run, sample); a run that stores none is absent."""
-    schema = {"run": pl.String, "sample_id": pl.String, GOLD_COVERAGE: pl.Float64}
-    if stored is None:
-        return pl.DataFrame(schema=schema)
-    return stored.filter(pl.col("metric") == GOLD_COVERAGE).select(
-        "run", "sample_id", pl.col("value").alias(GOLD_COVERAGE)
+    rows = ra.depth_rows(per, info.drop("components"))
+    fusions = {
+        r["run"]: r["components"] for r in info.iter_rows(named=True) if r["mode"] == "rank_fusion"
+    }
+    named = {c for components in fusions.values() for c in components} & set(runs)
+    singles = sorted(named) or [name for name in runs if name not in fusions]
+    has_given = (labels["role"] == "given").any()
+    return DepthReport(
+        per=per,
+        depth_rows=rows,
+        coverage=ra.cross_run_coverage(per),
+        distribution=ra.coverage_distribution(per),
+        all_miss=ra.all_miss_samples(per),
+        given_top=ra.given_at_top(per, rankings, labels) if has_given else None,
+        fusion=fusion_report.fusion_table(rankings, labels, samples, fusions) if fusions else None,
+        reference=fusion_report.reference_table(rows, singles) if fusions else None,
+        ablation=fusion_report.ablation_table(rows) if fusion_report.has_ablation(info) else None,
+        info=info,
     )
 
 
-def _with_overall(per: pl.DataFrame) -> pl.DataFrame:
-    """The rows once per task and once more under task ``overall``."""
-    return pl.concat([per.with_columns(task=pl.lit("overall")), per])
+def details_gold(runs: dict[str, RunData]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Gold LABELS and sample rows from the runs' details; the first run naming a sample wins."""
+    with_gold = [(i, r) for i, r in enumerate(runs.values()) if r.labels is not None]
+    if not with_gold:
+        first = next(iter(runs.values()))
+        msg = "these rankings carry no gold; pass --samples with the sample file"
+        raise InputError(msg, path=first.path)
+    labels = pl.concat(
+        [r.labels.with_columns(order=pl.lit(i)) for i, r in with_gold if r.labels is not None]
+    )
+    owner = labels.group_by("sample_id").agg(order=pl.col("order").min())
+    gold = labels.join(owner, on=["sample_id", "order"], how="semi").drop("order")
+    details = [r.details for _, r in with_gold if r.details is not None]
+    samples = pl.concat(details).unique("sample_id", keep="first", maintain_order=True)
+    return gold, samples
 
 
-def task_rank(column: str = "task") -> pl.Expr:
-    """Sort key of spec §13.1's task order: overall, the core tasks, then others by name."""
-    known = {"overall": 0, **{t: i + 1 for i, t in enumerate(TASK_ORDER)}}
-    return pl.col(column).replace_strict(known, default=len(known), return_dtype=pl.Int64)
+def _records(frame: pl.DataFrame | None) -> list[dict[str, Any]] | None:
+    return None if frame is None else frame.to_dicts()
 
 
-def mode_rank(column: str = "mode") -> pl.Expr:
-    """Sort key of spec §13.3's run order: embedding, repomap, corpus/lexical, other."""
-    known = {m: min(i, 2) for i, m in enumerate(MODE_ORDER)}
-    return pl.col(column).replace_strict(known, default=3, return_dtype=pl.Int64)
-
-
-def depth_rows(per: pl.DataFrame, info: pl.DataFrame | None = None) -> pl.DataFrame:
-    """First-gold depth per run and task (``overall`` first), spec §13.3.
-
-    ``info`` (run, mode, candidate_filter, ...) is joined on ``run`` and orders the runs by
-    mode then name. ``unanswered`` (arbwb-defined) counts samples the run has no answer for;
-    they are misses, included in ``missing_first_gold_rank``. Means are Polars means (within
-    spec §0's 1e-12 of upstream's left-to-right sums).
-    """
-    rank = pl.col("first_gold_rank")
-    aggs = [
-        pl.len().alias("samples"),
-        (~pl.col("answered")).sum().alias("unanswered"),
-        rank.is_null().sum().alias("missing_first_gold_rank"),
-        nearest_rank_expr("first_gold_rank", 0.5).alias("median_first_gold_rank_hit_only"),
-        nearest_rank_expr("first_gold_rank", 0.9).alias("p90_first_gold_rank_hit_only"),
-        pl.col("mrr").mean().alias("mean_mrr"),
-        pl.col(GOLD_COVERAGE).mean().alias(f"mean_{GOLD_COVERAGE}"),
-        *((rank.is_not_null() & (rank <= k)).mean().alias(f"any_gold@{k}") for k in DEPTHS),
-        *(pl.col(f"gold_recall@{k}").mean() for k in DEPTHS),
+def to_json(report: DepthReport) -> dict[str, Any]:
+    """The JSON document: upstream's ``depth_rows`` and ``cross_model_coverage``, then extras."""
+    dist: dict[str, dict[str, int]] = {}
+    for task, hits, n in report.distribution.iter_rows():
+        dist.setdefault(task, {})[str(hits)] = n
+    coverage = [
+        {**row, "hit_model_count_distribution": dist.get(row["task"], {})}
+        for row in report.coverage.to_dicts()
     ]
-    rows = _with_overall(per).group_by("run", "task").agg(aggs)
-    rows = rows.with_columns(
-        pl.col("samples", "unanswered", "missing_first_gold_rank").cast(pl.Int64)
-    )
-    if info is None:
-        info = per.select("run").unique().with_columns(mode=pl.lit(None, pl.String))
-    rows = rows.join(info, on="run", how="left")
-    first = ["run", *(c for c in info.columns if c != "run"), "task"]
-    rows = rows.sort(mode_rank(), "run", task_rank(), "task")
-    return rows.select(*first, pl.exclude(first))
+    doc: dict[str, Any] = {
+        "depth_rows": report.depth_rows.to_dicts(),
+        "cross_model_coverage": coverage,
+        "all_models_miss@20": report.all_miss.to_dicts(),
+        "given_file_at_rank_1": _records(report.given_top),
+        "rank_fusion": _records(report.fusion),
+        "rank_fusion_reference": _records(report.reference),
+        "candidate_filter_ablation": _records(report.ablation),
+        "runs": report.info.to_dicts(),
+    }
+    return doc
 
 
-def hit_counts(per: pl.DataFrame, *, k: int = COVERAGE_K) -> pl.DataFrame:
-    """Per sample: task, repo and how many runs have first-gold rank <= k (Recall@k > 0)."""
-    hit = pl.col("first_gold_rank").is_not_null() & (pl.col("first_gold_rank") <= k)
-    return (
-        per.group_by("sample_id")
-        .agg(
-            pl.col("task").first(),
-            pl.col("repo").first(),
-            hit_models=hit.sum().cast(pl.Int64),
-            runs=pl.len().cast(pl.Int64),
-            best_first_gold_rank=pl.col("first_gold_rank").min(),
-        )
-        .sort("sample_id")
-    )
+def to_markdown(report: DepthReport) -> str:
+    """Spec §13.3's per-task depth tables and coverage, then §13.7 / §13.8 when present."""
+    lines: list[str] = []
+    cols = ["run", "mode", "any_gold@1", "any_gold@5", "any_gold@10", "any_gold@20"]
+    cols += ["any_gold@50", "median_first_gold_rank_hit_only", "missing_first_gold_rank"]
+    cols += ["mean_mrr", "mean_gold_coverage@8k"]
+    header = ["Model", "Mode", "Any@1", "Any@5", "Any@10", "Any@20", "Any@50"]
+    header += ["Median Hit Rank", "Misses", "MRR", "Gold@8k"]
+    rows = report.depth_rows
+    for task in rows["task"].unique(maintain_order=True).to_list():
+        part = rows.filter(pl.col("task") == task).sort("mean_mrr", "run", descending=[True, False])
+        lines += [f"## First-gold depth: {task}", ""]
+        lines += [rows_to_markdown(header, [list(r) for r in part.select(cols).iter_rows()]), ""]
+    dist: dict[str, list[str]] = {}
+    for task, hits, n in report.distribution.iter_rows():
+        dist.setdefault(task, []).append(f"{hits}:{n}")
+    lines += ["## Cross-run coverage at 20", ""]
+    header = ["Task", "Samples", "Runs", "All miss@20", "Any hit@20", "Runs hitting: samples"]
+    coverage = [[*r, " ".join(dist.get(r[0], []))] for r in report.coverage.iter_rows()]
+    lines += [rows_to_markdown(header, coverage), ""]
+    for title, frame in (
+        ("Rank fusion (spec 13.7)", report.fusion),
+        ("Rank fusion component reference", report.reference),
+        ("Candidate-filter ablation (spec 13.8, diagnostic)", report.ablation),
+    ):
+        if frame is not None:
+            lines += [f"## {title}", ""]
+            bare = fusion_report.methods_without_base(frame)
+            if bare:
+                lines += [f"No all_files run for {', '.join(bare)}: their deltas are n/a.", ""]
+            lines += [rows_to_markdown(frame.columns, [list(r) for r in frame.iter_rows()]), ""]
+    return "\n".join(lines)
 
 
-def cross_run_coverage(per: pl.DataFrame, *, k: int = COVERAGE_K) -> pl.DataFrame:
-    """Per task (and overall): samples, runs, samples all runs miss / some run hits at k."""
-    counts = _with_overall(hit_counts(per, k=k))
-    rows = counts.group_by("task").agg(
-        samples=pl.len().cast(pl.Int64),
-        runs=pl.col("runs").max(),
-        **{
-            f"all_models_miss@{k}": (pl.col("hit_models") == 0).sum().cast(pl.Int64),
-            f"any_model_hit@{k}": (pl.col("hit_models") > 0).sum().cast(pl.Int64),
-        },
-    )
-    return rows.sort(task_rank(), "task")
+#: Depth-row columns notebook 08 shows and records (the full rows go to the table).
+SHOWN = [
+    "run", "mode", "task", "samples", "unanswered", "missing_first_gold_rank",
+    "median_first_gold_rank_hit_only", "p90_first_gold_rank_hit_only", "mean_mrr",
+    "any_gold@1", "any_gold@5", "any_gold@20", "any_gold@50",
+]  # fmt: skip
+RECORDED = [*SHOWN[3:], "gold_recall@20"]
+QUERY_CHARS = 160  # query text shown beside an all-miss sample
 
 
-def coverage_distribution(per: pl.DataFrame, *, k: int = COVERAGE_K) -> pl.DataFrame:
-    """Per task (and overall): samples hit at k by exactly h runs, for every h in 0..runs."""
-    counts = _with_overall(hit_counts(per, k=k))
-    n_runs = per["run"].n_unique()
-    grid = (
-        counts.select("task")
-        .unique()
-        .join(
-            pl.DataFrame({"hit_models": range(n_runs + 1)}, schema={"hit_models": pl.Int64}),
-            how="cross",
-        )
-    )
-    observed = counts.group_by("task", "hit_models").agg(samples=pl.len().cast(pl.Int64))
-    full = grid.join(observed, on=["task", "hit_models"], how="left")
-    return full.with_columns(pl.col("samples").fill_null(0)).sort(task_rank(), "task", "hit_models")
+@dataclass(frozen=True)
+class DepthOptions:
+    """``fuse_runs``: arbwb-made RRF of stored runs of one group (spec §8, k = 60), written
+    ``"a+b;a+c"``; each fusion is named ``arbwb:rrf_a_b``."""
+
+    fuse_runs: str = ""
 
 
-def all_miss_samples(per: pl.DataFrame, *, k: int = COVERAGE_K) -> pl.DataFrame:
-    """Samples no run hits at k, with the best first-gold rank any run reached (or null)."""
-    counts = hit_counts(per, k=k).filter(pl.col("hit_models") == 0)
-    return counts.sort(task_rank(), "task", "sample_id").drop("hit_models")
+@dataclass(frozen=True)
+class GroupDepth:
+    """One comparison group's report, its all-miss examples and the arbwb-made fusion tables.
 
-
-def given_at_top(
-    per: pl.DataFrame, rankings: pl.DataFrame, labels: pl.DataFrame, *, k: int = COVERAGE_K
-) -> pl.DataFrame:
-    """comment2context (run, sample) pairs whose rank-1 file is a given file (spec §2.7, §13.3).
-
-    ``trap`` marks upstream's given-file trap (also Recall@k = 0); the other rows (rank-1 given
-    file, gold found lower) are an arbwb-defined wider view. ``labels`` must carry the
-    ``given`` role (from the benchmark samples). Upstream never removes given files from
-    rankings, so such a file takes rank 1 as a non-gold file.
+    ``misses`` is ``report.all_miss`` with the gold files and the query's first characters.
     """
-    given = labels.filter(pl.col("role") == "given").select("sample_id", "path").unique()
-    top1 = rankings.filter(pl.col("rank") == 1).select("run", "sample_id", top1_path="path")
-    rows = (
-        per.filter(pl.col("task") == TRAP_TASK)
-        .join(top1, on=["run", "sample_id"])
-        .join(given, left_on=["sample_id", "top1_path"], right_on=["sample_id", "path"], how="semi")
-        .with_columns(trap=pl.col(f"gold_recall@{k}") == 0.0)
+
+    report: DepthReport
+    misses: pl.DataFrame
+    made: dict[str, pl.DataFrame] = field(default_factory=dict)
+
+    @property
+    def miss_line(self) -> str:
+        """How many samples every run of the group misses at 20."""
+        if self.misses.is_empty():
+            return "every sample is hit at rank <= 20 by at least one run"
+        runs = self.report.per["run"].n_unique()
+        return f"{self.misses.height} samples missed by all {runs} runs"
+
+    @property
+    def trap_counts(self) -> dict[str, int] | None:
+        """(run, sample) pairs with a given file at rank 1, and how many of them are traps."""
+        top = self.report.given_top
+        return None if top is None else {"pairs": top.height, "traps": int(top["trap"].sum())}
+
+    @property
+    def trap_line(self) -> str:
+        """:attr:`trap_counts` as a sentence, or why there are none."""
+        counts = self.trap_counts
+        if counts is None:
+            return "no given-file labels (no benchmark samples), so traps cannot be shown"
+        pairs, traps = counts["pairs"], counts["traps"]
+        return f"{pairs} (run, sample) pairs put a given file at rank 1; {traps} are traps"
+
+    @property
+    def traps(self) -> pl.DataFrame | None:
+        """Given-file traps at rank 1, else every rank-1 given file; None without given labels."""
+        top = self.report.given_top
+        if top is None:
+            return None
+        traps = top.filter(pl.col("trap"))
+        return traps if traps.height else top
+
+
+@dataclass(frozen=True)
+class DepthResult:
+    """Per-group rank analysis of a release; ``skipped`` when it holds no runs.
+
+    ``problems`` names the ``fuse_runs`` entries that were left out (runs of several groups).
+    """
+
+    groups: dict[str, GroupDepth]
+    runs: list[str]
+    notes: list[str]
+    skipped: str | None = None
+    problems: list[str] = field(default_factory=list)
+
+    def tables(self) -> Sequence[Table]:
+        """Every group's tables, named ``<group>__<table>``; absent parts write nothing."""
+        out: list[Table] = []
+        for group, part in self.groups.items():
+            report = part.report
+            out += [
+                Table(f"{group}__depth_rows", report.depth_rows.drop("source")),
+                Table(f"{group}__coverage", report.coverage),
+                Table(f"{group}__coverage_distribution", report.distribution),
+                Table(f"{group}__all_miss", part.misses),
+            ]
+            if report.given_top is not None:
+                out.append(Table(f"{group}__given_at_rank_1", report.given_top))
+            if report.fusion is not None and report.reference is not None:
+                out.append(Table(f"{group}__rank_fusion", report.fusion))
+                out.append(
+                    Table(f"{group}__rank_fusion_reference", report.reference.drop("source"))
+                )
+            out += [Table(f"{group}__{name.replace(':', '_')}", t) for name, t in part.made.items()]
+            if report.ablation is not None:
+                out.append(Table(f"{group}__ablation", report.ablation))
+        return out
+
+    def records(self) -> Mapping[str, Any]:
+        """Depth, coverage, misses, traps, fusion and ablation rows keyed ``<group>/...``."""
+        reports = {g: part.report for g, part in self.groups.items()}
+        out: dict[str, Any] = {
+            "notes": self.notes,
+            "runs": self.runs,
+            "depth": {
+                f"{g}/{row['run']}/{row['task']}": {k: row[k] for k in RECORDED}
+                for g, r in reports.items()
+                for row in r.depth_rows.iter_rows(named=True)
+            },
+            "coverage": {
+                f"{g}/{row['task']}": row
+                for g, r in reports.items()
+                for row in r.coverage.to_dicts()
+            },
+            "all_miss": {g: r.all_miss["sample_id"].to_list() for g, r in reports.items()},
+            "given_at_rank_1": {g: part.trap_counts for g, part in self.groups.items()},
+            "rank_fusion": _keyed(
+                {g: r.fusion for g, r in reports.items() if r.fusion is not None}, ["fusion"]
+            ),
+            "arbwb_fusion": {
+                f"{g}/{name}/{row['task']}": row
+                for g, part in self.groups.items()
+                for name, table in part.made.items()
+                for row in table.to_dicts()
+            },
+            "ablation": _keyed(
+                {g: r.ablation for g, r in reports.items() if r.ablation is not None},
+                ["method", "candidate_filter"],
+            ),
+        }
+        if self.skipped is not None:
+            out["skipped"] = self.skipped
+        return out
+
+
+def _keyed(frames: Mapping[str, pl.DataFrame], keys: list[str]) -> dict[str, Any]:
+    """Rows of each group's frame keyed ``<group>/<key columns...>/<task>``."""
+    return {
+        "/".join([g, *(str(row[k]) for k in keys), row["task"]]): row
+        for g, frame in frames.items()
+        for row in frame.to_dicts()
+    }
+
+
+def run(release: Release, options: DepthOptions) -> DepthResult:
+    """One :class:`DepthReport` per comparison group (``release.groups``) plus example slices.
+
+    Each group's runs are scored on its gold plus the release's given labels (for the
+    comment2context traps); ``options.fuse_runs`` fusions are built in the group holding all
+    their runs.
+    """
+    given = release.labels.filter(pl.col("role") == "given")
+    query = pl.col("query_text").str.slice(0, QUERY_CHARS)
+    queries = release.samples.select("sample_id", query=query)
+    made, problems = _fusions(release, options.fuse_runs)
+    groups: dict[str, GroupDepth] = {}
+    for group, members in release.groups.items():
+        gold = release.gold[group]
+        runs = {name: release.runs[name] for name in members}
+        report = build_report(runs, pl.concat([gold, given]), release.samples)
+        gold_files = (
+            gold.unique(["sample_id", "path"], maintain_order=True)
+            .group_by("sample_id", maintain_order=True)
+            .agg(gold_files=pl.col("path").str.join(", "))
+        )
+        misses = report.all_miss.join(gold_files, on="sample_id", how="left")
+        misses = misses.join(queries, on="sample_id", how="left")
+        groups[group] = GroupDepth(report, misses, made.get(group, {}))
+    where = release.root if release.root is not None else "this release"
+    return DepthResult(
+        groups=groups,
+        runs=sorted(release.runs),
+        notes=release.notes,
+        skipped=None if groups else f"no runs found under {where}",
+        problems=problems,
     )
-    return rows.select("run", "sample_id", "repo", "top1_path", "first_gold_rank", "trap").sort(
-        "run", "sample_id"
-    )
+
+
+def _fusions(release: Release, spec: str) -> tuple[dict[str, dict[str, pl.DataFrame]], list[str]]:
+    """Fusion tables of each ``a+b`` of ``spec`` by group (the one holding all its runs), and
+    the entries left out because no group holds all their runs."""
+    made: dict[str, dict[str, pl.DataFrame]] = {}
+    problems = []
+    for entry in [s.strip() for s in spec.split(";") if s.strip()]:
+        parts = [p.strip() for p in entry.split("+")]
+        group = next((g for g, runs in release.groups.items() if set(parts) <= set(runs)), None)
+        if group is None:
+            problems.append(f"fuse_runs: {entry!r} names runs that are not all in one group")
+            continue
+        name = "arbwb:rrf_" + "_".join(parts)
+        rankings = pl.concat([release.runs[p].rankings for p in parts])
+        fused = fusion_report.fuse(rankings, parts, name=name)
+        fusions = {name: parts}
+        table = fusion_report.fusion_table(fused, release.gold[group], release.samples, fusions)
+        made.setdefault(group, {})[name] = table
+    return made, problems

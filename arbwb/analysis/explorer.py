@@ -1,15 +1,20 @@
 """Sample explorer: pick one sample by id or filter, show its query, gold, and every run's list.
 
-Frame in, frame out, so the same views work in JupyterLab and under papermill.
+:func:`run` is notebook 06's analysis; the other functions are frame in, frame out, so the
+same views work in JupyterLab and under papermill.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
+
+from arbwb.analysis.result import Table
+from arbwb.io.release import Release
 
 FILTER_COLUMNS = ("task", "repo", "stratum", "split")
 QUERY_UNAVAILABLE = (
@@ -137,3 +142,91 @@ def query_lines(query: Mapping[str, Any] | None, *, width: int = 400) -> list[st
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         lines.append(f"{key}: {text if len(text) <= width else text[:width] + ' ...'}")
     return lines
+
+
+@dataclass(frozen=True)
+class ExplorerOptions:
+    """Which sample (``sample_id``, else the first matching the filters) and files per run."""
+
+    sample_id: str = ""
+    task: str = ""
+    repo: str = ""
+    stratum: str = ""
+    depth: int = 10
+
+
+@dataclass(frozen=True)
+class ExplorerResult:
+    """One sample's card (:func:`sample_card`), ranked lists and first-gold ranks, or a skip.
+
+    ``ranked_lists`` is every run's top ``depth`` files with the ``hit`` column (:func:`mark`)
+    instead of the ``gold`` and ``given`` flags.
+    """
+
+    card: dict[str, Any] = field(default_factory=dict)
+    ranked_lists: pl.DataFrame = field(default_factory=pl.DataFrame)
+    first_gold_rank: pl.DataFrame = field(default_factory=pl.DataFrame)
+    skipped: str | None = None
+
+    @property
+    def card_lines(self) -> list[str]:
+        """The sample as text: ids, snapshot, query lines, gold and given files."""
+        card = self.card
+        if not card:
+            return []
+        gold = card["gold"] or f"none (no-gold: {card['no_gold_reason']})"
+        return [
+            f"{card['sample_id']}  {card['task']}  {card['repo']}  stratum={card['stratum']}",
+            f"snapshot: {card['snapshot_id']}",
+            *query_lines(card["query"]),
+            f"gold : {gold}",
+            f"given: {card['given']}",
+        ]
+
+    def tables(self) -> Sequence[Table]:
+        """The ranked lists and first-gold ranks of the picked sample (none when skipped)."""
+        if not self.card:
+            return []
+        return [
+            Table("ranked_lists", self.ranked_lists),
+            Table("first_gold_rank", self.first_gold_rank),
+        ]
+
+    def records(self) -> Mapping[str, Any]:
+        """The sample, its gold and given files, and each run's first-gold rank and top file."""
+        if not self.card:
+            return {"skipped": self.skipped}
+        top1 = self.ranked_lists.filter(pl.col("rank") == 1).select("run", "path")
+        return {
+            "sample_id": self.card["sample_id"],
+            "task": self.card["task"],
+            "repo": self.card["repo"],
+            "gold": self.card["gold"],
+            "given": self.card["given"],
+            "query_available": self.card["query"] is not None,
+            "first_gold_rank": dict(
+                self.first_gold_rank.select("run", "first_gold_rank").iter_rows()
+            ),
+            "top1": dict(top1.iter_rows()),
+        }
+
+
+def run(release: Release, options: ExplorerOptions) -> ExplorerResult:
+    """Pick the sample and build its views; a release without samples is a skip with a reason."""
+    if release.samples.is_empty():
+        where = release.root if release.root is not None else "this release"
+        return ExplorerResult(skipped=f"no samples found under {where}")
+    picked = pick_sample(
+        release.samples,
+        options.sample_id,
+        task=options.task,
+        repo=options.repo,
+        stratum=options.stratum,
+    )
+    rankings = release.rankings
+    lists = ranked_lists(rankings, release.labels, picked, depth=options.depth)
+    return ExplorerResult(
+        card=sample_card(release.samples, release.labels, picked),
+        ranked_lists=mark(lists).drop("gold", "given"),
+        first_gold_rank=first_gold_ranks(rankings, release.labels, picked, sorted(release.runs)),
+    )

@@ -2,7 +2,8 @@
 
 Fusion rows score a fusion run on its fused top 20 with the fusion metric set (spec §8:
 precision denominator k, Any@k, nDCG@20); component reference rows and the ablation come
-from :func:`arbwb.analysis.depth.depth_rows`, so single runs keep their full-depth MRR (spec §5.1).
+from :func:`arbwb.analysis.rank_analysis.depth_rows`, so single runs keep their full-depth MRR
+(spec §5.1).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import polars as pl
 
 from arbwb import schemas
-from arbwb.analysis.depth import task_rank
+from arbwb.analysis.rank_analysis import task_rank
 from arbwb.io.runmeta import FILTERS
 from arbwb.metrics import evaluate
 from arbwb.retrievers.fusion import DEPTH, RRF_K, rrf, top_lists
@@ -100,8 +101,8 @@ _KEYS = ("fusion", "components", "task", "samples")
 def reference_table(depth: pl.DataFrame, runs: Sequence[str]) -> pl.DataFrame:
     """Component reference rows (task, model, samples, R@20, MRR, source) from depth rows.
 
-    ``depth`` is :func:`arbwb.analysis.depth.depth_rows` output, with a ``source`` column when
-    known.
+    ``depth`` is :func:`arbwb.analysis.rank_analysis.depth_rows` output, with a ``source``
+    column when known.
     """
     source = pl.col("source") if "source" in depth.columns else pl.lit(None, pl.String)
     rows = depth.filter(pl.col("run").is_in(list(runs))).select(
@@ -120,10 +121,21 @@ def has_ablation(info: pl.DataFrame) -> bool:
     return bool((info["candidate_filter"] != BASE_FILTER).any())
 
 
+def methods_without_base(ablation: pl.DataFrame) -> list[str]:
+    """Methods of an :func:`ablation_table` with no ``all_files`` run (their deltas are n/a).
+
+    Any other frame (without ``delta_mrr_vs_all_files``) has none.
+    """
+    if "delta_mrr_vs_all_files" not in ablation.columns:
+        return []
+    bare = ablation.filter(pl.col("delta_mrr_vs_all_files").is_null())["method"]
+    return bare.unique(maintain_order=True).to_list()
+
+
 def ablation_table(depth: pl.DataFrame) -> pl.DataFrame:
     """Spec §13.8 per method, candidate filter and task, with MRR minus the method's all_files.
 
-    ``depth`` is :func:`arbwb.analysis.depth.depth_rows` output with ``method`` and
+    ``depth`` is :func:`arbwb.analysis.rank_analysis.depth_rows` output with ``method`` and
     ``candidate_filter`` columns. The delta is null when the method has no ``all_files`` run
     for that task (diagnostic only; means are each run's own, as upstream's summaries).
     """

@@ -1,17 +1,25 @@
 """Dataset composition: samples by repository, language, task and stratum (the paper's repo table).
 
-Frame in, frame out. The language of a repository is not part of ARB samples; it comes from an
+:func:`run` is notebook 00's analysis: composition frames plus the corpus scale
+(:mod:`arbwb.analysis.corpus_scale`) of one release. The other functions are frame in, frame
+out. The language of a repository is not part of ARB samples; it comes from an
 optional ``repo_manifest.jsonl`` at the release root (format of ARB's repository manifest) and
 falls back to ``"unknown"`` (arbwb-defined).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
+from arbwb.analysis import corpus_scale as cs
+from arbwb.analysis.result import Table
 from arbwb.errors import InputError
+from arbwb.io.release import Release
 from arbwb.jsonio import iter_jsonl
 
 REPO_MANIFEST = "repo_manifest.jsonl"
@@ -156,3 +164,117 @@ def fill_languages(declared: pl.DataFrame, inferred: pl.DataFrame) -> pl.DataFra
     known = declared.filter(pl.col("language") != UNKNOWN_LANGUAGE)
     extra = inferred.join(known, on="repo", how="anti")
     return pl.concat([known.select("repo", "language"), extra.select("repo", "language")])
+
+
+@dataclass(frozen=True)
+class OverviewOptions:
+    """The overview has no settings; the class keeps every analysis called the same way."""
+
+
+@dataclass(frozen=True)
+class OverviewResult:
+    """Composition tables, languages with their source, and the corpus scale (None: skipped).
+
+    ``repos`` is the repository table without its ``all`` row (``repositories`` has it).
+    """
+
+    samples: pl.DataFrame
+    repos: pl.DataFrame
+    repositories: pl.DataFrame
+    task_strata: pl.DataFrame
+    languages: pl.DataFrame
+    language_of: pl.DataFrame  # repo, language (declared, else inferred with INFERRED)
+    scale: cs.Scale | None
+    skipped: str | None
+    corpus_skipped: str | None
+
+    @property
+    def corpus_totals(self) -> dict[str, float | int]:
+        """:func:`arbwb.analysis.corpus_scale.scale_totals`, empty when the corpus is skipped."""
+        return {} if self.scale is None else cs.scale_totals(self.scale)
+
+    @property
+    def corpus_lines(self) -> list[str]:
+        """What to say about the corpus: the skip reason, or its problems and duplicated share."""
+        if self.scale is None:
+            return [f"corpus scale skipped: {self.corpus_skipped}"]
+        share = self.corpus_totals["duplicated_text_share"]
+        problems = [f"problem: {p}" for p in self.scale.problems]
+        return [*problems, f"duplicated chunk text across snapshots: {share:.2%}"]
+
+    @property
+    def corpus_table(self) -> pl.DataFrame:
+        """The corpus totals as a one-row frame (no columns when skipped)."""
+        return pl.DataFrame([self.corpus_totals])
+
+    def tables(self) -> Sequence[Table]:
+        """Repositories, strata and languages; the corpus tables when a corpus was scanned."""
+        out = [
+            Table("repositories", self.repositories),
+            Table("task_strata", self.task_strata),
+            Table("languages", self.languages),
+        ]
+        if self.scale is not None:
+            out += [
+                Table("corpus_snapshots", self.scale.snapshots),
+                Table("corpus_scale", self.corpus_table),
+                Table("corpus_extensions", self.scale.extensions),
+            ]
+        return out
+
+    def records(self) -> Mapping[str, Any]:
+        """Counts by task, stratum and language, the repository rows, corpus totals, skips."""
+        samples = self.samples
+        out: dict[str, Any] = {
+            "n_samples": samples.height,
+            "n_repos": samples["repo"].n_unique(),
+            "n_snapshots": samples["snapshot_id"].n_unique(),
+            "by_task": dict(samples["task"].value_counts().iter_rows()),
+            "by_stratum": dict(samples["stratum"].value_counts().iter_rows()),
+            "by_language": {lang: n for lang, _, n in self.languages.iter_rows()},
+            "repositories": self.repos.to_dicts(),
+            "corpus_scale": self.corpus_totals,
+            "language_source": {
+                repo: "inferred" if lang.endswith(INFERRED) else "repo_manifest"
+                for repo, lang in self.language_of.iter_rows()
+            },
+        }
+        if self.skipped is not None:
+            out["skipped"] = self.skipped
+        if self.corpus_skipped is not None:
+            out["corpus_skipped"] = self.corpus_skipped
+        return out
+
+
+def run(release: Release, options: OverviewOptions | None = None) -> OverviewResult:
+    """Composition of ``release`` and one pass over its corpus (one snapshot at a time).
+
+    Languages come from ``repo_manifest.jsonl`` at the release root, else from the corpus
+    file extensions (marked ``(inferred)``). No samples is a skip with a reason, not an error.
+    """
+    samples = release.samples
+    declared = repo_languages(release.root) if release.root is not None else _no_languages()
+    scale = cs.corpus_scale(release.corpus) if release.corpus is not None else None
+    inferred = infer_languages(scale.extensions) if scale is not None else declared.clear()
+    language_of = fill_languages(declared, inferred)
+    repos = repo_table(samples, language_of)
+    where = f"{release.root}/benchmark" if release.root is not None else "benchmark/"
+    return OverviewResult(
+        samples=samples,
+        repos=repos,
+        repositories=totals_row(repos, samples),
+        task_strata=task_strata(samples),
+        languages=language_table(samples, language_of),
+        language_of=language_of,
+        scale=scale,
+        skipped=f"no samples found under {where} or in run details" if samples.is_empty() else None,
+        corpus_skipped=(
+            None
+            if scale is not None
+            else "no corpus/<release>/corpus_manifest.jsonl under the data root"
+        ),
+    )
+
+
+def _no_languages() -> pl.DataFrame:
+    return pl.DataFrame(schema={"repo": pl.String, "language": pl.String})

@@ -1,177 +1,234 @@
-"""Rank analysis of a set of runs on one sample universe: every table of spec §13.3, §13.7, §13.8.
+"""First-gold depth per run and task, and cross-run coverage (spec §5.5, §13.3): the frames.
 
-``arbwb depth`` and notebook 08 call :func:`build_report` once per comparison group; the
-tables themselves come from :mod:`arbwb.analysis.depth` and :mod:`arbwb.analysis.fusion_report`.
+Everything starts from one per-sample frame (:func:`per_sample`): each (run, sample) with
+gold gets its first-gold rank in the *full* ranking (details ``gold_ranks`` reach past the
+stored top 20, spec §5.1), its reciprocal rank and its gold recall at the rank-analysis
+depths. A sample a run did not answer counts as a miss (arbwb's rule: denominators never
+shrink). Depth rows, coverage and the example slices are aggregations of that frame;
+:mod:`arbwb.analysis.depth` assembles them per comparison group.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+import math
+from collections.abc import Sequence
 
 import polars as pl
 
-from arbwb.analysis import depth, fusion_report
-from arbwb.errors import InputError
-from arbwb.io.rankings import RunData
-from arbwb.io.runmeta import run_meta
-from arbwb.tables import rows_to_markdown
+from arbwb import schemas
+from arbwb.metrics import evaluate
+
+DEPTHS: tuple[int, ...] = (1, 2, 3, 5, 10, 20, 50, 100, 200)
+COVERAGE_K = 20
+GOLD_COVERAGE = "gold_coverage@8k"  # upstream's legacy packing metric, read from stored runs
+MODE_ORDER: tuple[str, ...] = ("embedding", "repomap", "corpus", "lexical")  # then "other"
+TASK_ORDER: tuple[str, ...] = ("code2test", "comment2context", "trace2code", "testlog2code")
+TRAP_TASK = "comment2context"
+
+PER_SAMPLE: schemas.Schema = {
+    "run": pl.String,
+    "sample_id": pl.String,
+    "task": pl.String,
+    "repo": pl.String,
+    "first_gold_rank": pl.Int64,  # null when no gold file is ranked at all
+    "mrr": pl.Float64,
+    **{f"gold_recall@{k}": pl.Float64 for k in DEPTHS},
+    GOLD_COVERAGE: pl.Float64,  # stored upstream value; null when the run stores none
+    "answered": pl.Boolean,  # the run ranked (or answered) this sample; else scored as a miss
+}
 
 
-@dataclass(frozen=True)
-class DepthReport:
-    """Every table of the rank analysis; given/fusion/ablation tables are None when absent.
+def nearest_rank(values: Sequence[float], q: float) -> float | None:
+    """Nearest-rank quantile (spec §5.5): sorted[clamp(ceil(q·n) - 1, 0, n - 1)]; None if empty.
 
-    ``given_top`` needs ``given`` labels (benchmark samples); ``fusion`` and ``reference`` need
-    a run whose mode is ``rank_fusion``; ``ablation`` a run with a filter other than all_files.
+    ``q·n`` is a float product, as upstream computes it.
     """
-
-    per: pl.DataFrame
-    depth_rows: pl.DataFrame
-    coverage: pl.DataFrame
-    distribution: pl.DataFrame
-    all_miss: pl.DataFrame
-    given_top: pl.DataFrame | None
-    fusion: pl.DataFrame | None
-    reference: pl.DataFrame | None
-    ablation: pl.DataFrame | None
-    info: pl.DataFrame
+    ordered = sorted(values)
+    if not ordered:
+        return None
+    index = min(max(math.ceil(q * len(ordered)) - 1, 0), len(ordered) - 1)
+    return ordered[index]
 
 
-def run_info(runs: Mapping[str, RunData]) -> pl.DataFrame:
-    """run, mode, candidate_filter, method, source for each run (summary beside the file)."""
-    rows = []
-    for name, data in runs.items():
-        meta = run_meta(data.path, name)
-        rows.append(
-            {
-                "run": name,
-                "mode": meta.mode,
-                "candidate_filter": meta.candidate_filter,
-                "method": meta.method,
-                "components": list(meta.components),
-                "source": data.path,
-            }
-        )
-    return pl.DataFrame(rows, schema_overrides={"components": pl.List(pl.String)})
+def nearest_rank_expr(column: str, q: float) -> pl.Expr:
+    """:func:`nearest_rank` of a column's non-null values as an aggregation expression."""
+    values = pl.col(column).drop_nulls().sort()
+    n = values.len()
+    index = ((pl.lit(q) * n).ceil() - 1).clip(0, (n - 1).clip(0)).cast(pl.Int64)
+    return pl.when(n > 0).then(values.get(index, null_on_oob=True)).otherwise(None)
 
 
-def build_report(
-    runs: Mapping[str, RunData], labels: pl.DataFrame, samples: pl.DataFrame
-) -> DepthReport:
-    """All tables for ``runs`` scored on ``labels`` gold (samples give task and repo)."""
-    info = run_info(runs)
-    rankings = pl.concat([r.rankings for r in runs.values()])
-    stored = [s for s in (r.stored_for(labels) for r in runs.values()) if s is not None]
-    per = depth.per_sample(
-        rankings,
-        labels,
-        samples,
-        stored=pl.concat(stored) if stored else None,
-        runs=list(runs),
-        submitted=pl.concat([r.submitted for r in runs.values()]),
+def per_sample(
+    rankings: pl.DataFrame,
+    gold: pl.DataFrame,
+    samples: pl.DataFrame,
+    *,
+    stored: pl.DataFrame | None = None,
+    runs: Sequence[str] | None = None,
+    submitted: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """PER_SAMPLE rows for every run and every sample with gold in ``gold`` (LABELS).
+
+    ``samples`` (SAMPLES or a details frame) gives task and repo. ``stored`` (upstream's
+    per-sample metrics of these runs) supplies MRR when the file lacks ``gold_ranks``
+    (first-gold rank then = round(1/MRR), see :func:`arbwb.metrics.evaluate`) and
+    ``gold_coverage@8k``. ``submitted`` (RunData.submitted rows) marks samples answered with
+    an empty ranking; without it a sample is answered when the run ranks something for it.
+    """
+    names = ["first_gold_rank", "mrr", *(f"recall@{k}" for k in DEPTHS)]
+    long = evaluate(rankings, gold, metrics=names, samples=samples, stored=stored, runs=runs)
+    wide = long.pivot("metric", index=["run", "sample_id"], values="value")
+    attrs = samples.select("sample_id", "task", "repo").unique("sample_id", keep="first")
+    frame = wide.join(attrs, on="sample_id", how="left").with_columns(
+        first_gold_rank=pl.col("first_gold_rank").cast(pl.Int64),
+        **{f"gold_recall@{k}": pl.col(f"recall@{k}") for k in DEPTHS},
     )
-    rows = depth.depth_rows(per, info.drop("components"))
-    fusions = {
-        r["run"]: r["components"] for r in info.iter_rows(named=True) if r["mode"] == "rank_fusion"
-    }
-    named = {c for components in fusions.values() for c in components} & set(runs)
-    singles = sorted(named) or [name for name in runs if name not in fusions]
-    has_given = (labels["role"] == "given").any()
-    return DepthReport(
-        per=per,
-        depth_rows=rows,
-        coverage=depth.cross_run_coverage(per),
-        distribution=depth.coverage_distribution(per),
-        all_miss=depth.all_miss_samples(per),
-        given_top=depth.given_at_top(per, rankings, labels) if has_given else None,
-        fusion=fusion_report.fusion_table(rankings, labels, samples, fusions) if fusions else None,
-        reference=fusion_report.reference_table(rows, singles) if fusions else None,
-        ablation=fusion_report.ablation_table(rows) if fusion_report.has_ablation(info) else None,
-        info=info,
+    frame = frame.join(_gold_coverage(stored), on=["run", "sample_id"], how="left")
+    has_cov = frame.group_by("run").agg(has=pl.col(GOLD_COVERAGE).is_not_null().any())
+    frame = frame.join(has_cov, on="run").with_columns(
+        pl.when(pl.col("has")).then(pl.col(GOLD_COVERAGE).fill_null(0.0)).alias(GOLD_COVERAGE)
+    )
+    answered = rankings.select("run", "sample_id")
+    if submitted is not None:
+        answered = pl.concat([answered, submitted.select("run", "sample_id")])
+    answered = answered.unique().with_columns(answered=pl.lit(True))
+    frame = frame.join(answered, on=["run", "sample_id"], how="left").with_columns(
+        pl.col("answered").fill_null(False)
+    )
+    frame = frame.select(list(PER_SAMPLE)).sort("run", "sample_id")
+    return schemas.validate(frame, PER_SAMPLE, name="depth per sample")
+
+
+def _gold_coverage(stored: pl.DataFrame | None) -> pl.DataFrame:
+    """Stored ``gold_coverage@8k`` per (run, sample); a run that stores none is absent."""
+    schema = {"run": pl.String, "sample_id": pl.String, GOLD_COVERAGE: pl.Float64}
+    if stored is None:
+        return pl.DataFrame(schema=schema)
+    return stored.filter(pl.col("metric") == GOLD_COVERAGE).select(
+        "run", "sample_id", pl.col("value").alias(GOLD_COVERAGE)
     )
 
 
-def details_gold(runs: dict[str, RunData]) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Gold LABELS and sample rows from the runs' details; the first run naming a sample wins."""
-    with_gold = [(i, r) for i, r in enumerate(runs.values()) if r.labels is not None]
-    if not with_gold:
-        first = next(iter(runs.values()))
-        msg = "these rankings carry no gold; pass --samples with the sample file"
-        raise InputError(msg, path=first.path)
-    labels = pl.concat(
-        [r.labels.with_columns(order=pl.lit(i)) for i, r in with_gold if r.labels is not None]
-    )
-    owner = labels.group_by("sample_id").agg(order=pl.col("order").min())
-    gold = labels.join(owner, on=["sample_id", "order"], how="semi").drop("order")
-    details = [r.details for _, r in with_gold if r.details is not None]
-    samples = pl.concat(details).unique("sample_id", keep="first", maintain_order=True)
-    return gold, samples
+def _with_overall(per: pl.DataFrame) -> pl.DataFrame:
+    """The rows once per task and once more under task ``overall``."""
+    return pl.concat([per.with_columns(task=pl.lit("overall")), per])
 
 
-def _records(frame: pl.DataFrame | None) -> list[dict[str, Any]] | None:
-    return None if frame is None else frame.to_dicts()
+def task_rank(column: str = "task") -> pl.Expr:
+    """Sort key of spec §13.1's task order: overall, the core tasks, then others by name."""
+    known = {"overall": 0, **{t: i + 1 for i, t in enumerate(TASK_ORDER)}}
+    return pl.col(column).replace_strict(known, default=len(known), return_dtype=pl.Int64)
 
 
-def to_json(report: DepthReport) -> dict[str, Any]:
-    """The JSON document: upstream's ``depth_rows`` and ``cross_model_coverage``, then extras."""
-    dist: dict[str, dict[str, int]] = {}
-    for task, hits, n in report.distribution.iter_rows():
-        dist.setdefault(task, {})[str(hits)] = n
-    coverage = [
-        {**row, "hit_model_count_distribution": dist.get(row["task"], {})}
-        for row in report.coverage.to_dicts()
+def mode_rank(column: str = "mode") -> pl.Expr:
+    """Sort key of spec §13.3's run order: embedding, repomap, corpus/lexical, other."""
+    known = {m: min(i, 2) for i, m in enumerate(MODE_ORDER)}
+    return pl.col(column).replace_strict(known, default=3, return_dtype=pl.Int64)
+
+
+def depth_rows(per: pl.DataFrame, info: pl.DataFrame | None = None) -> pl.DataFrame:
+    """First-gold depth per run and task (``overall`` first), spec §13.3.
+
+    ``info`` (run, mode, candidate_filter, ...) is joined on ``run`` and orders the runs by
+    mode then name. ``unanswered`` (arbwb-defined) counts samples the run has no answer for;
+    they are misses, included in ``missing_first_gold_rank``. Means are Polars means (within
+    spec §0's 1e-12 of upstream's left-to-right sums).
+    """
+    rank = pl.col("first_gold_rank")
+    aggs = [
+        pl.len().alias("samples"),
+        (~pl.col("answered")).sum().alias("unanswered"),
+        rank.is_null().sum().alias("missing_first_gold_rank"),
+        nearest_rank_expr("first_gold_rank", 0.5).alias("median_first_gold_rank_hit_only"),
+        nearest_rank_expr("first_gold_rank", 0.9).alias("p90_first_gold_rank_hit_only"),
+        pl.col("mrr").mean().alias("mean_mrr"),
+        pl.col(GOLD_COVERAGE).mean().alias(f"mean_{GOLD_COVERAGE}"),
+        *((rank.is_not_null() & (rank <= k)).mean().alias(f"any_gold@{k}") for k in DEPTHS),
+        *(pl.col(f"gold_recall@{k}").mean() for k in DEPTHS),
     ]
-    doc: dict[str, Any] = {
-        "depth_rows": report.depth_rows.to_dicts(),
-        "cross_model_coverage": coverage,
-        "all_models_miss@20": report.all_miss.to_dicts(),
-        "given_file_at_rank_1": _records(report.given_top),
-        "rank_fusion": _records(report.fusion),
-        "rank_fusion_reference": _records(report.reference),
-        "candidate_filter_ablation": _records(report.ablation),
-        "runs": report.info.to_dicts(),
-    }
-    return doc
-
-
-def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
-    return [rows_to_markdown(header, rows), ""]
-
-
-def to_markdown(report: DepthReport) -> str:
-    """Spec §13.3's per-task depth tables and coverage, then §13.7 / §13.8 when present."""
-    lines: list[str] = []
-    cols = ["run", "mode", "any_gold@1", "any_gold@5", "any_gold@10", "any_gold@20"]
-    cols += ["any_gold@50", "median_first_gold_rank_hit_only", "missing_first_gold_rank"]
-    cols += ["mean_mrr", "mean_gold_coverage@8k"]
-    header = ["Model", "Mode", "Any@1", "Any@5", "Any@10", "Any@20", "Any@50"]
-    header += ["Median Hit Rank", "Misses", "MRR", "Gold@8k"]
-    rows = report.depth_rows
-    for task in rows["task"].unique(maintain_order=True).to_list():
-        part = rows.filter(pl.col("task") == task).sort("mean_mrr", "run", descending=[True, False])
-        lines += [f"## First-gold depth: {task}", ""]
-        lines += _table(header, [list(r) for r in part.select(cols).iter_rows()])
-    dist: dict[str, list[str]] = {}
-    for task, hits, n in report.distribution.iter_rows():
-        dist.setdefault(task, []).append(f"{hits}:{n}")
-    lines += ["## Cross-run coverage at 20", ""]
-    lines += _table(
-        ["Task", "Samples", "Runs", "All miss@20", "Any hit@20", "Runs hitting: samples"],
-        [[*r, " ".join(dist.get(r[0], []))] for r in report.coverage.iter_rows()],
+    rows = _with_overall(per).group_by("run", "task").agg(aggs)
+    rows = rows.with_columns(
+        pl.col("samples", "unanswered", "missing_first_gold_rank").cast(pl.Int64)
     )
-    for title, frame in (
-        ("Rank fusion (spec 13.7)", report.fusion),
-        ("Rank fusion component reference", report.reference),
-        ("Candidate-filter ablation (spec 13.8, diagnostic)", report.ablation),
-    ):
-        if frame is not None:
-            lines += [f"## {title}", ""]
-            if "delta_mrr_vs_all_files" in frame.columns:
-                bare = frame.filter(pl.col("delta_mrr_vs_all_files").is_null())["method"]
-                if bare.len():
-                    names = ", ".join(bare.unique(maintain_order=True).to_list())
-                    lines += [f"No all_files run for {names}: their deltas are n/a.", ""]
-            lines += _table(frame.columns, [list(r) for r in frame.iter_rows()])
-    return "\n".join(lines)
+    if info is None:
+        info = per.select("run").unique().with_columns(mode=pl.lit(None, pl.String))
+    rows = rows.join(info, on="run", how="left")
+    first = ["run", *(c for c in info.columns if c != "run"), "task"]
+    rows = rows.sort(mode_rank(), "run", task_rank(), "task")
+    return rows.select(*first, pl.exclude(first))
+
+
+def hit_counts(per: pl.DataFrame, *, k: int = COVERAGE_K) -> pl.DataFrame:
+    """Per sample: task, repo and how many runs have first-gold rank <= k (Recall@k > 0)."""
+    hit = pl.col("first_gold_rank").is_not_null() & (pl.col("first_gold_rank") <= k)
+    return (
+        per.group_by("sample_id")
+        .agg(
+            pl.col("task").first(),
+            pl.col("repo").first(),
+            hit_models=hit.sum().cast(pl.Int64),
+            runs=pl.len().cast(pl.Int64),
+            best_first_gold_rank=pl.col("first_gold_rank").min(),
+        )
+        .sort("sample_id")
+    )
+
+
+def cross_run_coverage(per: pl.DataFrame, *, k: int = COVERAGE_K) -> pl.DataFrame:
+    """Per task (and overall): samples, runs, samples all runs miss / some run hits at k."""
+    counts = _with_overall(hit_counts(per, k=k))
+    rows = counts.group_by("task").agg(
+        samples=pl.len().cast(pl.Int64),
+        runs=pl.col("runs").max(),
+        **{
+            f"all_models_miss@{k}": (pl.col("hit_models") == 0).sum().cast(pl.Int64),
+            f"any_model_hit@{k}": (pl.col("hit_models") > 0).sum().cast(pl.Int64),
+        },
+    )
+    return rows.sort(task_rank(), "task")
+
+
+def coverage_distribution(per: pl.DataFrame, *, k: int = COVERAGE_K) -> pl.DataFrame:
+    """Per task (and overall): samples hit at k by exactly h runs, for every h in 0..runs."""
+    counts = _with_overall(hit_counts(per, k=k))
+    n_runs = per["run"].n_unique()
+    grid = (
+        counts.select("task")
+        .unique()
+        .join(
+            pl.DataFrame({"hit_models": range(n_runs + 1)}, schema={"hit_models": pl.Int64}),
+            how="cross",
+        )
+    )
+    observed = counts.group_by("task", "hit_models").agg(samples=pl.len().cast(pl.Int64))
+    full = grid.join(observed, on=["task", "hit_models"], how="left")
+    return full.with_columns(pl.col("samples").fill_null(0)).sort(task_rank(), "task", "hit_models")
+
+
+def all_miss_samples(per: pl.DataFrame, *, k: int = COVERAGE_K) -> pl.DataFrame:
+    """Samples no run hits at k, with the best first-gold rank any run reached (or null)."""
+    counts = hit_counts(per, k=k).filter(pl.col("hit_models") == 0)
+    return counts.sort(task_rank(), "task", "sample_id").drop("hit_models")
+
+
+def given_at_top(
+    per: pl.DataFrame, rankings: pl.DataFrame, labels: pl.DataFrame, *, k: int = COVERAGE_K
+) -> pl.DataFrame:
+    """comment2context (run, sample) pairs whose rank-1 file is a given file (spec §2.7, §13.3).
+
+    ``trap`` marks upstream's given-file trap (also Recall@k = 0); the other rows (rank-1 given
+    file, gold found lower) are an arbwb-defined wider view. ``labels`` must carry the
+    ``given`` role (from the benchmark samples). Upstream never removes given files from
+    rankings, so such a file takes rank 1 as a non-gold file.
+    """
+    given = labels.filter(pl.col("role") == "given").select("sample_id", "path").unique()
+    top1 = rankings.filter(pl.col("rank") == 1).select("run", "sample_id", top1_path="path")
+    rows = (
+        per.filter(pl.col("task") == TRAP_TASK)
+        .join(top1, on=["run", "sample_id"])
+        .join(given, left_on=["sample_id", "top1_path"], right_on=["sample_id", "path"], how="semi")
+        .with_columns(trap=pl.col(f"gold_recall@{k}") == 0.0)
+    )
+    return rows.select("run", "sample_id", "repo", "top1_path", "first_gold_rank", "trap").sort(
+        "run", "sample_id"
+    )

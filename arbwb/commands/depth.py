@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     import json
     import sys
 
-    from arbwb.analysis import rank_analysis as ra
+    from arbwb.analysis import depth
     from arbwb.analysis.scoring import check_known, load_runs
     from arbwb.io.samples import load_samples
     from arbwb.jsonio import sha256_file, write_text_atomic
@@ -37,14 +37,14 @@ def run(args: argparse.Namespace) -> int:
             check_known(data, sample_set)
         labels, samples = sample_set.labels, sample_set.samples
     else:
-        labels, samples = ra.details_gold(runs)
-    report = ra.build_report(runs, labels, samples)
+        labels, samples = depth.details_gold(runs)
+    report = depth.build_report(runs, labels, samples)
     if args.format == "json":
-        doc = ra.to_json(report)
+        doc = depth.to_json(report)
         doc["inputs"] = [{"path": p, "sha256": sha256_file(p)} for p in args.runs]
         text = json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
     else:
-        text = ra.to_markdown(report)
+        text = depth.to_markdown(report)
     if args.out:
         write_text_atomic(args.out, text)
     else:

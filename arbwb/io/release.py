@@ -40,6 +40,7 @@ class Release:
     notes: list[str]
     run_group: dict[str, str] = field(default_factory=dict)
     gold: dict[str, pl.DataFrame] = field(default_factory=dict)
+    root: Path | None = None  # the data root loaded (e.g. for ``repo_manifest.jsonl``)
 
     @property
     def groups(self) -> dict[str, list[str]]:
@@ -110,6 +111,7 @@ def load_release(
         notes=notes,
         run_group=run_group,
         gold=gold,
+        root=root,
     )
 
 

@@ -1,18 +1,22 @@
-"""Rank analysis figures (spec §13.3): first-gold rank CDF per run, cross-run coverage bars.
+"""Rank analysis figures (spec §13.3): first-gold rank CDF per run (one panel or a grid per
+task), cross-run coverage bars.
 
-Inputs are :func:`arbwb.analysis.depth.per_sample` and
-:func:`arbwb.analysis.depth.coverage_distribution`.
+Inputs are :func:`arbwb.analysis.rank_analysis.per_sample` and
+:func:`arbwb.analysis.rank_analysis.coverage_distribution`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 import seaborn as sns
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
-from arbwb.analysis.depth import DEPTHS
+from arbwb.analysis.rank_analysis import DEPTHS
 from arbwb.plots.style import demo_title
 
 
@@ -59,6 +63,30 @@ def plot_first_gold_cdf(
     if legend:
         ax.legend(fontsize="small", frameon=False, loc="lower right")
     return ax
+
+
+def plot_first_gold_cdf_grid(
+    per: pl.DataFrame,
+    *,
+    tasks: Sequence[str],
+    title: str,
+    ncols: int = 3,
+    demo: bool = False,
+) -> Figure:
+    """One :func:`plot_first_gold_cdf` panel per task in ``tasks`` (legend on ``overall``)."""
+    if not tasks:
+        msg = "plot_first_gold_cdf_grid needs at least one task, e.g. ['overall']"
+        raise ValueError(msg)
+    ncols = max(1, min(ncols, len(tasks)))
+    nrows = -(-len(tasks) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.6 * ncols, 3.6 * nrows), squeeze=False)
+    for ax in axes.flat[len(tasks) :]:
+        ax.set_visible(False)
+    for ax, task in zip(axes.flat, tasks, strict=False):
+        plot_first_gold_cdf(per, task=task, demo=demo, legend=task == "overall", ax=ax)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
 
 
 def plot_coverage_distribution(
