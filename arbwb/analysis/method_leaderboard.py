@@ -9,7 +9,7 @@ over the evaluated samples only, spec §4.8), so it reproduces upstream's number
 :mod:`arbwb.io.release` (``Release.units``, ``apply_missing``).
 Tables follow spec §13.1: the v2 positive leaderboard (aggregate and per task) and the
 layered leaderboard (main and BCY tables). Intervals come from
-:func:`arbwb.analysis.leaderboard.scores`.
+:func:`arbwb.analysis.board.scores`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from arbwb.analysis import leaderboard as lb
+from arbwb.analysis import board as boards
 from arbwb.analysis.result import Resampling
 from arbwb.errors import InputError
 from arbwb.io import method_table as mt
@@ -46,19 +46,19 @@ _LAYERED = (
     ("weighted", "mrr", "MRR"),
     ("weighted", "bcy@8000", "BCY@8k"),
 )
-_COLUMNS = list(lb.SCORES_SCHEMA.items())
+_COLUMNS = list(boards.SCORES_SCHEMA.items())
 _AFTER_N = [name for name, _ in _COLUMNS].index("n") + 1
-#: :func:`arbwb.analysis.leaderboard.scores` columns with ``n_evaluated`` and ``n_missing`` after
+#: :func:`arbwb.analysis.board.scores` columns with ``n_evaluated`` and ``n_missing`` after
 #: ``n``.
 BOARD = dict(
     [*_COLUMNS[:_AFTER_N], ("n_evaluated", pl.Int64), ("n_missing", pl.Int64), *_COLUMNS[_AFTER_N:]]
 )
-_BCY = tuple(("weighted", m, lb.metric_label(m)) for m in BCY_METRICS)
+_BCY = tuple(("weighted", m, boards.metric_label(m)) for m in BCY_METRICS)
 
 
 def board_metrics(release: Release) -> tuple[str, ...]:
     """Leaderboard metrics plus BCY at 4k/8k/16k/32k when the release has a corpus."""
-    base = lb.leaderboard_metrics(release)
+    base = boards.leaderboard_metrics(release)
     return (*base, *[m for m in BCY_METRICS if m not in base]) if release.corpus else base
 
 
@@ -146,7 +146,7 @@ def scores(
     level: float = 0.95,
     cluster: str | None = None,
 ) -> pl.DataFrame:
-    """:func:`arbwb.analysis.leaderboard.scores` per run under the ``missing`` rule, with the
+    """:func:`arbwb.analysis.board.scores` per run under the ``missing`` rule, with the
     counts.
 
     Each run (or method) is scored on its own rows, so under ``skip`` its values are means over
@@ -160,7 +160,7 @@ def scores(
         own = kept.filter(pl.col("run") == run)
         if own.height:
             frames.append(
-                lb.scores(
+                boards.scores(
                     own,
                     samples,
                     run_group={run: groups.get(run, "all")},
@@ -311,10 +311,10 @@ def compare(
         cluster=cluster,
     )
     kept = apply_missing(metrics.filter(pl.col("metric").is_in(list(headline))), done, missing)
-    tests = lb.pairwise_tests(
+    tests = boards.pairwise_tests(
         kept, samples, run_group=groups, n_perm=resampling.n_perm, seed=seed, cluster=cluster
     )
-    ranks = lb.rank_table(
+    ranks = boards.rank_table(
         kept, samples, tests, run_group=groups, n_boot=n_boot, seed=seed, cluster=cluster
     )
     return Comparison(board, tests, ranks)
