@@ -4,7 +4,8 @@ Repositories are split between the subsets (each with its own ``benchmark/R``, `
 and ``eval/R``, as the published release, spec §1.1-1.5). Every demo run is split by sample;
 ``lexical`` keeps its stem in ``eval/A`` and is renamed ``lexical_all_files`` in ``eval/B``
 (one method, two stems), and one details row of B's lexical run is dropped so that a method
-has a missing prediction. No ``repo_manifest.jsonl``: languages must come from the corpus.
+has a missing prediction; ``grep-expanded`` is stored in ``eval/A`` only (a run one subset
+lacks). No ``repo_manifest.jsonl``: languages must come from the corpus.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from arbwb.paths import DEMO_DIR
 
 SUBSETS = ("A", "B")
 RENAMED = {("B", "lexical"): "lexical_all_files"}
+ONLY_IN = {"grep-expanded": "A"}  # stem -> the one subset that stores it
 METHODS_CSV = """# test method table
 release,stem,method,family
 A,lexical,Lexical,lexical
@@ -70,6 +72,8 @@ def build(root: Path, *, benchmark: bool = True) -> Path:
         _write(root / "corpus" / subset / "corpus_manifest.jsonl", rows)
         for details in runs:
             stem = details.name.removesuffix("_details.jsonl")
+            if ONLY_IN.get(stem, subset) != subset:
+                continue
             new = RENAMED.get((subset, stem), stem)
             kept = [r for r in _rows(details) if r["repo"] in mine]
             if (subset, stem) in RENAMED:

@@ -12,7 +12,7 @@ import pytest
 from arbwb.analysis import leaderboard as lb
 from arbwb.analysis import method_leaderboard as mb
 from arbwb.errors import InputError
-from arbwb.io.release import load_release
+from arbwb.io.release import apply_missing, load_release
 from arbwb.metrics import DEFAULT_METRICS
 
 UPSTREAM = {
@@ -60,7 +60,7 @@ def _v0_1_root(root: Path, shared: Path, *, drop: int = 0) -> Path:
 def _board(root: Path, missing: str) -> pl.DataFrame:
     release = load_release(root)
     metrics = lb.release_metrics(release, metrics=DEFAULT_METRICS)
-    done = mb.answered(release)
+    done = release.answered()
     return mb.scores(
         metrics, release.samples, done, groups=release.run_group, missing=missing, n_boot=50
     )
@@ -173,7 +173,7 @@ def test_method_metrics_refuses_two_runs_of_one_method_on_a_sample() -> None:
 def test_unknown_missing_rule_is_an_input_error() -> None:
     empty = pl.DataFrame(schema={"run": pl.String, "sample_id": pl.String})
     with pytest.raises(InputError, match="missing must be one of"):
-        mb.apply_missing(empty, empty, "drop")
+        apply_missing(empty, empty, "drop")
 
 
 def test_release_shaped_root_joins_lexical_across_subsets(tmp_path: Path) -> None:
@@ -187,7 +187,7 @@ def test_release_shaped_root_joins_lexical_across_subsets(tmp_path: Path) -> Non
     table = mt.run_methods(release, mt.read_methods(root / "methods.csv"))
     metrics = lb.release_metrics(release, metrics=DEFAULT_METRICS)
     joined = mb.method_metrics(metrics, table)
-    done = mb.method_answered(mb.answered(release), table)
+    done = mb.method_answered(release.answered(), table)
     groups = mt.method_groups(table)
     assert groups["Lexical"] == "A+B"
     reference = lexical_reference(root)

@@ -99,6 +99,10 @@ def test_budget_curves_and_overview_see_every_subset(
     assert "skipped" not in curves
     for run in ("lexical", "lexical_all_files", "A/dense_hash", "B/dense_hash"):
         assert f"bcy_tau1@8000/{run}" in curves
+    board = _record(report, "01-leaderboard")
+    for run, method in board["methods"].items():  # each run over its own subset, not diluted
+        expected = board["overall"][f"{method['group']}/{run}/weighted/bcy@8000"]
+        assert curves[f"bcy_tau1@8000/{run}"] == pytest.approx(expected, abs=1e-12), run
     overview = _record(report, "00-overview")
     manifests = [
         json.loads(line)

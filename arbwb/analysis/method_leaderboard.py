@@ -1,27 +1,30 @@
-"""Leaderboards over methods and the missing-prediction rule (spec §12, §13.1, §4.8).
+"""Leaderboards over methods, under the release's missing rule (spec §12, §13.1, §4.8).
 
 A method's per-sample metrics are its runs' rows pooled over the eval folders the method
 table joins (:mod:`arbwb.io.method_table`). Every board row carries ``n`` (samples with gold the run
 or method is scored on), ``n_evaluated`` (those it ranked) and ``n_missing`` (the rest; an
 ``error`` record counts as missing). ``missing="zero"`` is arbwb's rule (a sample without a
 ranking scores 0, denominator ``n``); ``missing="skip"`` is upstream's summaries' rule (means
-over the evaluated samples only, spec §4.8), so it reproduces upstream's numbers.
+over the evaluated samples only, spec §4.8), so it reproduces upstream's numbers; both live in
+:mod:`arbwb.io.release` (``Release.units``, ``apply_missing``).
 Tables follow spec §13.1: the v2 positive leaderboard (aggregate and per task) and the
 layered leaderboard (main and BCY tables). Intervals come from
-:func:`arbwb.analysis.leaderboard.scores`.
+:func:`arbwb.analysis.board.scores`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import polars as pl
 
-from arbwb.analysis import leaderboard as lb
+from arbwb.analysis import board as boards
+from arbwb.analysis.result import Resampling
 from arbwb.errors import InputError
-from arbwb.io.release import Release
+from arbwb.io import method_table as mt
+from arbwb.io.release import Release, apply_missing
 
-MISSING_RULES = ("zero", "skip")
 BCY_BUDGETS = (4000, 8000, 16000, 32000)
 BCY_METRICS = tuple(f"bcy@{b}" for b in BCY_BUDGETS)
 _COUNTS = ("n", "n_evaluated", "n_missing")
@@ -43,32 +46,36 @@ _LAYERED = (
     ("weighted", "mrr", "MRR"),
     ("weighted", "bcy@8000", "BCY@8k"),
 )
-_COLUMNS = list(lb.SCORES_SCHEMA.items())
+_COLUMNS = list(boards.SCORES_SCHEMA.items())
 _AFTER_N = [name for name, _ in _COLUMNS].index("n") + 1
-#: :func:`arbwb.analysis.leaderboard.scores` columns with ``n_evaluated`` and ``n_missing`` after
+#: :func:`arbwb.analysis.board.scores` columns with ``n_evaluated`` and ``n_missing`` after
 #: ``n``.
 BOARD = dict(
     [*_COLUMNS[:_AFTER_N], ("n_evaluated", pl.Int64), ("n_missing", pl.Int64), *_COLUMNS[_AFTER_N:]]
 )
-_BCY = tuple(("weighted", m, lb.metric_label(m)) for m in BCY_METRICS)
+_BCY = tuple(("weighted", m, boards.metric_label(m)) for m in BCY_METRICS)
 
 
 def board_metrics(release: Release) -> tuple[str, ...]:
     """Leaderboard metrics plus BCY at 4k/8k/16k/32k when the release has a corpus."""
-    base = lb.leaderboard_metrics(release)
+    base = boards.leaderboard_metrics(release)
     return (*base, *[m for m in BCY_METRICS if m not in base]) if release.corpus else base
 
 
-def answered(release: Release) -> pl.DataFrame:
-    """``run, sample_id`` of every sample a run ranked (an ``ok`` record, possibly empty)."""
-    frames = [
-        run.submitted.filter(pl.col("status") == "ok").select(
-            pl.lit(name).alias("run"), "sample_id"
-        )
-        for name, run in release.runs.items()
-    ]
-    empty = pl.DataFrame(schema={"run": pl.String, "sample_id": pl.String})
-    return pl.concat(frames).unique(maintain_order=True) if frames else empty
+@dataclass(frozen=True)
+class Methods:
+    """A release's runs resolved to methods once: RUN_METHODS rows, each method's comparison
+    group (its runs' eval folders joined by ``+``) and family."""
+
+    runs: pl.DataFrame
+    groups: dict[str, str]
+    families: dict[str, str]
+
+
+def resolve_methods(release: Release, table: pl.DataFrame | None = None) -> Methods:
+    """The :class:`Methods` of ``release`` under a method table (None: every run its stem)."""
+    runs = mt.run_methods(release, table)
+    return Methods(runs, mt.method_groups(runs), mt.families(runs))
 
 
 def method_metrics(metrics: pl.DataFrame, methods: pl.DataFrame) -> pl.DataFrame:
@@ -94,18 +101,9 @@ def method_metrics(metrics: pl.DataFrame, methods: pl.DataFrame) -> pl.DataFrame
 
 
 def method_answered(done: pl.DataFrame, methods: pl.DataFrame) -> pl.DataFrame:
-    """:func:`answered` rows with ``run`` replaced by the run's method."""
+    """:meth:`Release.answered` rows with ``run`` replaced by the run's method."""
     joined = done.join(methods.select("run", "method"), on="run", how="inner")
     return joined.select(pl.col("method").alias("run"), "sample_id").unique(maintain_order=True)
-
-
-def apply_missing(metrics: pl.DataFrame, done: pl.DataFrame, missing: str) -> pl.DataFrame:
-    """``zero``: every row (absent rankings already score 0); ``skip``: evaluated samples only."""
-    if missing not in MISSING_RULES:
-        raise InputError(f"missing must be one of {MISSING_RULES}, got {missing!r}")
-    if missing == "zero":
-        return metrics
-    return metrics.join(done.select("run", "sample_id"), on=["run", "sample_id"], how="semi")
 
 
 def counts(metrics: pl.DataFrame, done: pl.DataFrame, samples: pl.DataFrame) -> pl.DataFrame:
@@ -148,7 +146,7 @@ def scores(
     level: float = 0.95,
     cluster: str | None = None,
 ) -> pl.DataFrame:
-    """:func:`arbwb.analysis.leaderboard.scores` per run under the ``missing`` rule, with the
+    """:func:`arbwb.analysis.board.scores` per run under the ``missing`` rule, with the
     counts.
 
     Each run (or method) is scored on its own rows, so under ``skip`` its values are means over
@@ -162,7 +160,7 @@ def scores(
         own = kept.filter(pl.col("run") == run)
         if own.height:
             frames.append(
-                lb.scores(
+                boards.scores(
                     own,
                     samples,
                     run_group={run: groups.get(run, "all")},
@@ -256,3 +254,67 @@ def bcy_table(board: pl.DataFrame, family: Mapping[str, str], *, group: str) -> 
         return pl.DataFrame()
     ranked = _ranked(wide, ["BCY@8k"])
     return ranked.select("Rank", pl.col("run").alias("Method"), "Type", *_COUNTS, *labels)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One level (runs or methods): the board with counts, paired tests and rank table."""
+
+    board: pl.DataFrame
+    tests: pl.DataFrame
+    ranks: pl.DataFrame
+
+    @property
+    def groups(self) -> list[str]:
+        """Comparison groups in board order."""
+        return self.board["group"].unique(maintain_order=True).to_list()
+
+    def subsets(self, group: str, scope: str) -> list[str]:
+        """Tasks (``scope="task"``) or splits of ``group`` on the board, sorted."""
+        part = self.board.filter(pl.col("group") == group, pl.col("scope") == scope)
+        return part["subset"].unique().sort().to_list()
+
+    def order(self, group: str, metric: str = "mrr") -> list[str]:
+        """Runs of ``group`` by rank on ``metric``; empty when the group has no paired test."""
+        if not self.tests.filter(pl.col("group") == group).height:
+            return []
+        part = self.ranks.filter(pl.col("group") == group, pl.col("metric") == metric)
+        return part["run"].to_list()
+
+    def has_metric(self, group: str, metric: str) -> bool:
+        """Whether the board scores ``metric`` for ``group`` (e.g. BCY needs a corpus)."""
+        part = self.board.filter(pl.col("group") == group, pl.col("metric") == metric)
+        return part.height > 0
+
+
+def compare(
+    metrics: pl.DataFrame,
+    samples: pl.DataFrame,
+    done: pl.DataFrame,
+    *,
+    groups: Mapping[str, str],
+    headline: Sequence[str],
+    missing: str,
+    resampling: Resampling,
+) -> Comparison:
+    """:func:`scores` of every metric under ``missing``; paired tests and rank table of the
+    ``headline`` metrics under the same rule, within ``groups``."""
+    n_boot, seed, cluster = resampling.n_boot, resampling.seed, resampling.cluster or None
+    board = scores(
+        metrics,
+        samples,
+        done,
+        groups=groups,
+        missing=missing,
+        n_boot=n_boot,
+        seed=seed,
+        cluster=cluster,
+    )
+    kept = apply_missing(metrics.filter(pl.col("metric").is_in(list(headline))), done, missing)
+    tests = boards.pairwise_tests(
+        kept, samples, run_group=groups, n_perm=resampling.n_perm, seed=seed, cluster=cluster
+    )
+    ranks = boards.rank_table(
+        kept, samples, tests, run_group=groups, n_boot=n_boot, seed=seed, cluster=cluster
+    )
+    return Comparison(board, tests, ranks)

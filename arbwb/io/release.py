@@ -21,6 +21,10 @@ from arbwb.io.rankings import RunData, load_rankings
 from arbwb.io.samples import SampleSet, load_samples, split_of
 
 DEFAULT_RUNS_GLOB = "eval/*/*_details.jsonl"
+#: Denominator rules: ``zero`` (arbwb) scores a sample without a ranking as 0 over all the
+#: run's gold samples; ``skip`` (upstream's summaries, spec §4.8) averages evaluated ones only.
+MISSING_RULES = ("zero", "skip")
+UNITS = {"run": pl.String, "group": pl.String, "sample_id": pl.String}
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,7 @@ class Release:
     run_group: dict[str, str] = field(default_factory=dict)
     gold: dict[str, pl.DataFrame] = field(default_factory=dict)
     root: Path | None = None  # the data root loaded (e.g. for ``repo_manifest.jsonl``)
+    runs_glob: str = DEFAULT_RUNS_GLOB  # what the run set was read from (for skip messages)
 
     @property
     def groups(self) -> dict[str, list[str]]:
@@ -59,11 +64,59 @@ class Release:
         ids = self.gold[group]["sample_id"].unique()
         return self.samples.filter(pl.col("sample_id").is_in(ids.implode()))
 
+    def run_universe(self, run: str) -> pl.DataFrame:
+        """SAMPLES rows ``run`` is scored over: its group's universe, never the whole root."""
+        return self.universe(self.run_group[run])
+
+    def answered(self) -> pl.DataFrame:
+        """``run, sample_id`` of every sample a run ranked (an ``ok`` record, possibly empty)."""
+        frames = [
+            run.submitted.filter(pl.col("status") == "ok").select(
+                pl.lit(name).alias("run"), "sample_id"
+            )
+            for name, run in self.runs.items()
+        ]
+        empty = pl.DataFrame(schema={"run": pl.String, "sample_id": pl.String})
+        return pl.concat(frames).unique(maintain_order=True) if frames else empty
+
+    def units(self, missing: str = "zero") -> pl.DataFrame:
+        """UNITS rows: the samples each run's means are over under the ``missing`` rule.
+
+        ``zero``: every gold sample of the run's group; ``skip``: those the run answered.
+        """
+        rule = check_missing(missing)
+        frames = [
+            self.gold[group]
+            .select("sample_id")
+            .unique(maintain_order=True)
+            .select(pl.lit(run).alias("run"), pl.lit(group).alias("group"), "sample_id")
+            for run, group in self.run_group.items()
+        ]
+        units = pl.concat(frames) if frames else pl.DataFrame(schema=UNITS)
+        if rule == "skip":
+            units = units.join(self.answered(), on=["run", "sample_id"], how="semi")
+        return units
+
     @property
     def rankings(self) -> pl.DataFrame:
         """Every run's RANKINGS rows in one frame (run order as loaded)."""
         frames = [run.rankings for run in self.runs.values()]
         return pl.concat(frames) if frames else schemas.empty(schemas.RANKINGS)
+
+
+def check_missing(missing: str) -> str:
+    """``missing`` itself when it is one of :data:`MISSING_RULES`; else a clear error."""
+    if missing not in MISSING_RULES:
+        raise InputError(f"missing must be one of {MISSING_RULES}, got {missing!r}")
+    return missing
+
+
+def apply_missing(metrics: pl.DataFrame, done: pl.DataFrame, missing: str) -> pl.DataFrame:
+    """METRICS rows under the ``missing`` rule: ``zero`` keeps every row (absent rankings
+    already score 0), ``skip`` keeps the ``done`` (run, sample_id) pairs only."""
+    if check_missing(missing) == "zero":
+        return metrics
+    return metrics.join(done.select("run", "sample_id"), on=["run", "sample_id"], how="semi")
 
 
 def load_release(
@@ -112,6 +165,7 @@ def load_release(
         run_group=run_group,
         gold=gold,
         root=root,
+        runs_glob=runs_glob or DEFAULT_RUNS_GLOB,
     )
 
 

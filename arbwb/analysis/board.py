@@ -1,0 +1,372 @@
+"""Boards from per-sample metrics (spec §12, §13.1): bootstrap intervals, paired tests, ranks.
+
+Point values are upstream's aggregation levels: sample-weighted (pooled) mean,
+task-macro (unweighted mean of the per-task means of the tasks present) and
+repo-macro. Intervals, paired tests, Holm correction, rank intervals, tie groups
+and the dev/held-out split are arbwb-defined (spec §12 has no upstream rule).
+Runs are only compared within one group (the ``eval/<release>`` folder) on the
+same samples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from arbwb.io.release import Release
+from arbwb.metrics import DEFAULT_METRICS
+from arbwb.metrics.aggregate import group_codes, level_means
+from arbwb.metrics.stats import (
+    bootstrap_weights,
+    holm,
+    percentile_interval,
+    rank_intervals,
+    sign_flip_pvalues,
+    tie_groups,
+)
+
+BCY_HEADLINE = "bcy@8000"
+AGGREGATIONS = ("weighted", "task_macro", "repo_macro")
+_LABELS = {"recall": "R", "mrr": "MRR", "bcy": "BCY", "precision": "P", "hit": "Hit"}
+
+
+def leaderboard_metrics(release: Release) -> tuple[str, ...]:
+    """R@5/10/20 and MRR, plus BCY@8k when the release has a corpus."""
+    return (*DEFAULT_METRICS, BCY_HEADLINE) if release.corpus is not None else DEFAULT_METRICS
+
+
+@dataclass(frozen=True)
+class _Paired:
+    """One group's per-sample values of one metric: samples x runs, plus sample attributes."""
+
+    runs: list[str]
+    values: npt.NDArray[np.float64]
+    attrs: pl.DataFrame  # sample_id, task, repo, split (+ cluster column), row-aligned
+
+
+def _paired(
+    metrics: pl.DataFrame,
+    samples: pl.DataFrame,
+    runs: Sequence[str],
+    metric: str,
+    cluster: str | None,
+) -> _Paired:
+    """Samples on which every run has a value for ``metric`` (all of them for rank metrics)."""
+    keep = ["sample_id", "task", "repo", "split", *([cluster] if cluster else [])]
+    wide = (
+        metrics.filter(pl.col("metric") == metric, pl.col("run").is_in(list(runs)))
+        .pivot(on="run", index="sample_id", values="value")
+        .drop_nulls()
+        .join(samples.select(list(dict.fromkeys(keep))), on="sample_id", how="left")
+        .sort("sample_id")
+    )
+    present = [r for r in runs if r in wide.columns]
+    values = wide.select(present).to_numpy().astype(np.float64).reshape(wide.height, len(present))
+    return _Paired(present, values, wide.select(list(dict.fromkeys(keep))))
+
+
+def _scopes(attrs: pl.DataFrame) -> list[tuple[str, str, npt.NDArray[np.bool_]]]:
+    scopes = [("overall", "all", np.ones(attrs.height, dtype=bool))]
+    for scope in ("task", "split"):
+        for value in sorted(attrs[scope].drop_nulls().unique().to_list()):
+            scopes.append((scope, str(value), (attrs[scope] == value).to_numpy()))
+    return scopes
+
+
+def scores(
+    metrics: pl.DataFrame,
+    samples: pl.DataFrame,
+    *,
+    run_group: Mapping[str, str] | None = None,
+    n_boot: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+    cluster: str | None = None,
+) -> pl.DataFrame:
+    """Long leaderboard: one row per (group, run, scope, subset, aggregation, metric).
+
+    Columns: group, run, scope (overall | task | split), subset, aggregation
+    (weighted | task_macro | repo_macro), metric, n, n_groups (tasks or repos
+    averaged; null for weighted), value, ci_low, ci_high. Intervals are
+    percentile bootstrap over samples, or over ``cluster`` values (e.g. "repo")
+    when given; macros of a resample average the groups drawn (arbwb-defined).
+    """
+    groups = _groups(metrics, run_group)
+    rows: list[dict[str, object]] = []
+    for group, runs in groups.items():
+        for metric in metrics["metric"].unique(maintain_order=True).to_list():
+            paired = _paired(metrics, samples, runs, metric, cluster)
+            for scope, subset, mask in _scopes(paired.attrs):
+                rows.extend(
+                    _scope_rows(
+                        paired,
+                        group,
+                        metric,
+                        scope,
+                        subset,
+                        mask,
+                        cluster,
+                        n_boot=n_boot,
+                        seed=seed,
+                        level=level,
+                    )
+                )
+    return pl.DataFrame(rows, schema=SCORES_SCHEMA, orient="row")
+
+
+#: Columns of :func:`scores` (one row per group, run, scope, subset, aggregation, metric).
+SCORES_SCHEMA = {
+    "group": pl.String,
+    "run": pl.String,
+    "scope": pl.String,
+    "subset": pl.String,
+    "aggregation": pl.String,
+    "metric": pl.String,
+    "n": pl.Int64,
+    "n_groups": pl.Int64,
+    "value": pl.Float64,
+    "ci_low": pl.Float64,
+    "ci_high": pl.Float64,
+}
+
+
+def _scope_rows(
+    paired: _Paired,
+    group: str,
+    metric: str,
+    scope: str,
+    subset: str,
+    mask: npt.NDArray[np.bool_],
+    cluster: str | None,
+    *,
+    n_boot: int,
+    seed: int,
+    level: float,
+) -> list[dict[str, object]]:
+    values = paired.values[mask]
+    attrs = paired.attrs.filter(pl.Series(mask))
+    n = values.shape[0]
+    clusters = None if cluster is None else attrs[cluster].cast(pl.String).to_list()
+    weights = bootstrap_weights(n, n_boot=n_boot, seed=seed, clusters=clusters)
+    ones = np.ones((1, n))
+    levels: dict[str, tuple[npt.NDArray[np.int64] | None, int | None]] = {"weighted": (None, None)}
+    if scope != "task":
+        task_codes = group_codes(attrs["task"])
+        levels["task_macro"] = (task_codes, int(task_codes.max()) + 1)
+    repo_codes = group_codes(attrs["repo"])
+    levels["repo_macro"] = (repo_codes, int(repo_codes.max()) + 1)
+    rows: list[dict[str, object]] = []
+    for aggregation, (codes, n_groups) in levels.items():
+        point = level_means(ones, values, codes)[0]
+        reps = level_means(weights, values, codes)
+        for j, run in enumerate(paired.runs):
+            low, high = percentile_interval(reps[:, j], level=level)
+            rows.append(
+                {
+                    "group": group,
+                    "run": run,
+                    "scope": scope,
+                    "subset": subset,
+                    "aggregation": aggregation,
+                    "metric": metric,
+                    "n": n,
+                    "n_groups": n_groups,
+                    "value": float(point[j]),
+                    "ci_low": low,
+                    "ci_high": high,
+                }
+            )
+    return rows
+
+
+def _groups(metrics: pl.DataFrame, run_group: Mapping[str, str] | None) -> dict[str, list[str]]:
+    """Runs per comparison group, in first-seen order (one group "all" when not given)."""
+    out: dict[str, list[str]] = {}
+    for run in metrics["run"].unique(maintain_order=True).to_list():
+        out.setdefault((run_group or {}).get(run, "all"), []).append(run)
+    return out
+
+
+def pairwise_tests(
+    metrics: pl.DataFrame,
+    samples: pl.DataFrame,
+    *,
+    run_group: Mapping[str, str] | None = None,
+    n_perm: int = 10000,
+    seed: int = 0,
+    cluster: str | None = None,
+    alpha: float = 0.05,
+) -> pl.DataFrame:
+    """Paired randomization test of every pair of runs per (group, metric), Holm-corrected.
+
+    Columns: group, metric, run_a, run_b, n, mean_a, mean_b, diff (a - b), p_value,
+    p_holm, significant (p_holm < alpha). The Holm family is all pairs of a
+    (group, metric). Sign flips are per sample, or per ``cluster`` value.
+    """
+    rows: list[dict[str, object]] = []
+    for group, runs in _groups(metrics, run_group).items():
+        for metric in metrics["metric"].unique(maintain_order=True).to_list():
+            paired = _paired(metrics, samples, runs, metric, cluster)
+            pairs = list(combinations(range(len(paired.runs)), 2))
+            if not pairs:
+                continue
+            diffs = np.column_stack([paired.values[:, i] - paired.values[:, j] for i, j in pairs])
+            clusters = None if cluster is None else paired.attrs[cluster].cast(pl.String).to_list()
+            p = sign_flip_pvalues(diffs, n_perm=n_perm, seed=seed, clusters=clusters)
+            adjusted = holm(p)
+            means = paired.values.mean(axis=0)
+            for (i, j), p_value, p_holm in zip(pairs, p, adjusted, strict=True):
+                rows.append(
+                    {
+                        "group": group,
+                        "metric": metric,
+                        "run_a": paired.runs[i],
+                        "run_b": paired.runs[j],
+                        "n": paired.values.shape[0],
+                        "mean_a": float(means[i]),
+                        "mean_b": float(means[j]),
+                        "diff": float(means[i] - means[j]),
+                        "p_value": float(p_value),
+                        "p_holm": float(p_holm),
+                        "significant": bool(p_holm < alpha),
+                    }
+                )
+    return pl.DataFrame(rows, schema=TESTS_SCHEMA, orient="row")
+
+
+#: Columns of :func:`pairwise_tests`.
+TESTS_SCHEMA = {
+    "group": pl.String,
+    "metric": pl.String,
+    "run_a": pl.String,
+    "run_b": pl.String,
+    "n": pl.Int64,
+    "mean_a": pl.Float64,
+    "mean_b": pl.Float64,
+    "diff": pl.Float64,
+    "p_value": pl.Float64,
+    "p_holm": pl.Float64,
+    "significant": pl.Boolean,
+}
+
+
+def rank_table(
+    metrics: pl.DataFrame,
+    samples: pl.DataFrame,
+    tests: pl.DataFrame,
+    *,
+    run_group: Mapping[str, str] | None = None,
+    n_boot: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+    cluster: str | None = None,
+    alpha: float = 0.05,
+) -> pl.DataFrame:
+    """Per (group, metric, run): mean, rank, bootstrap rank interval and tie group.
+
+    Tie groups come from ``tests`` (Holm-adjusted p of :func:`pairwise_tests`): runs
+    in one group cannot be separated from the group's best run (arbwb-defined).
+    """
+    rows: list[dict[str, object]] = []
+    for group, runs in _groups(metrics, run_group).items():
+        for metric in metrics["metric"].unique(maintain_order=True).to_list():
+            paired = _paired(metrics, samples, runs, metric, cluster)
+            clusters = None if cluster is None else paired.attrs[cluster].cast(pl.String).to_list()
+            rank, best, worst = rank_intervals(
+                paired.values, n_boot=n_boot, seed=seed, level=level, clusters=clusters
+            )
+            means = paired.values.mean(axis=0)
+            order = [paired.runs[i] for i in np.argsort(-means, kind="stable")]
+            family = tests.filter(pl.col("group") == group, pl.col("metric") == metric)
+            adjusted = {
+                frozenset((a, b)): p
+                for a, b, p in family.select("run_a", "run_b", "p_holm").iter_rows()
+            }
+            ties = tie_groups(order, adjusted, alpha=alpha)
+            for j, run in enumerate(paired.runs):
+                rows.append(
+                    {
+                        "group": group,
+                        "metric": metric,
+                        "run": run,
+                        "mean": float(means[j]),
+                        "rank": int(rank[j]),
+                        "rank_best": int(best[j]),
+                        "rank_worst": int(worst[j]),
+                        "tie_group": ties[run],
+                    }
+                )
+    schema = {
+        "group": pl.String,
+        "metric": pl.String,
+        "run": pl.String,
+        "mean": pl.Float64,
+        "rank": pl.Int64,
+        "rank_best": pl.Int64,
+        "rank_worst": pl.Int64,
+        "tie_group": pl.Int64,
+    }
+    frame = pl.DataFrame(rows, schema=schema, orient="row")
+    return frame.sort("group", "metric", "rank", "run")
+
+
+def metric_label(metric: str) -> str:
+    """Short column label: recall@20 -> R@20, mrr -> MRR, bcy@8000 -> BCY@8k."""
+    family, _, k = metric.partition("@")
+    head = _LABELS.get(family, family)
+    if k.isdigit() and int(k) >= 1000 and int(k) % 1000 == 0:
+        k = f"{int(k) // 1000}k"
+    return f"{head}@{k}" if k else head
+
+
+def _cell(value: float, low: float, high: float) -> str:
+    return f"{value:.4f} [{low:.4f}, {high:.4f}]"
+
+
+def summary_table(
+    board: pl.DataFrame, *, group: str, scope: str = "overall", subset: str = "all"
+) -> pl.DataFrame:
+    """Wide table for one group and subset: Run, n (and n_evaluated, n_missing when the board
+    has them), then weighted metrics and the macros.
+
+    Cells read ``value [ci_low, ci_high]`` (4 decimals, spec §5.9); rows sorted by
+    weighted MRR desc, R@20 desc, run (spec §13.1 order).
+    """
+    part = board.filter(
+        pl.col("group") == group, pl.col("scope") == scope, pl.col("subset") == subset
+    )
+    prefix = {"weighted": "", "task_macro": "Macro ", "repo_macro": "Repo "}
+    counts = [c for c in ("n", "n_evaluated", "n_missing") if c in part.columns]
+    cells = part.select(
+        "run",
+        *counts,
+        "metric",
+        pl.concat_str(
+            pl.col("aggregation").replace_strict(prefix, return_dtype=pl.String),
+            pl.col("metric").map_elements(metric_label, return_dtype=pl.String),
+        ).alias("column"),
+        pl.struct("value", "ci_low", "ci_high")
+        .map_elements(lambda s: _cell(s["value"], s["ci_low"], s["ci_high"]), pl.String)
+        .alias("cell"),
+    )
+    order_cols = (
+        part.filter(pl.col("aggregation") == "weighted")
+        .pivot(on="metric", index="run", values="value")
+        .select("run", *[c for c in ("mrr", "recall@20") if c in part["metric"].to_list()])
+    )
+    wide = cells.pivot(on="column", index=["run", *counts], values="cell").join(
+        order_cols, on="run"
+    )
+    sort_by = [c for c in ("mrr", "recall@20") if c in wide.columns]
+    wide = wide.sort([*sort_by, "run"], descending=[*[True] * len(sort_by), False])
+    columns = cells.unique(["column"], maintain_order=True).with_columns(
+        rank=pl.col("column").str.starts_with("Macro ").cast(pl.Int8)
+        + 2 * pl.col("column").str.starts_with("Repo ").cast(pl.Int8)
+    )
+    ordered = columns.sort("rank", maintain_order=True)["column"].to_list()
+    return wide.select("run", *counts, *ordered).rename({"run": "Run"})
