@@ -20,16 +20,20 @@ def test_figure_table_and_record_names(tmp_path: Path) -> None:
     rec = Recorder.create(tmp_path, "05-budget-curves")
     fig, ax = plt.subplots()
     ax.plot([1, 2], [3, 4])
-    paths = rec.figure(fig, "bcy_by_task")
+    assert rec.figure(fig, "bcy_by_task") is None  # a cell ending in it shows no paths
     plt.close(fig)
-    assert [p.name for p in paths] == [
+    assert sorted(p.name for p in (tmp_path / "figures").iterdir()) == [
         "05-budget-curves__bcy_by_task.png",
         "05-budget-curves__bcy_by_task.svg",
     ]
-    assert paths[0].read_bytes().startswith(b"\x89PNG")
+    assert (tmp_path / "figures" / "05-budget-curves__bcy_by_task.png").read_bytes()[:4] == (
+        b"\x89PNG"
+    )
     frame = pl.DataFrame({"run": ["bm25"], "mrr": [0.123456]})
-    tables = rec.table(frame, "lb", latex=True)
-    assert [p.suffix for p in tables] == [".csv", ".md", ".tex"]
+    assert rec.table(frame, "lb", latex=True) is None
+    tables = sorted((tmp_path / "tables").iterdir())
+    assert [p.name for p in tables] == ["05-budget-curves__lb.csv", "05-budget-curves__lb.md",
+                                        "05-budget-curves__lb.tex"]  # fmt: skip
     assert tables[0].read_text() == "run,mrr\nbm25,0.123456\n"
     rec.record("n", 3)
     rec.record("mrr", 0.5)
@@ -41,7 +45,8 @@ def test_svg_is_deterministic(tmp_path: Path) -> None:
     for sub in ("a", "b"):
         fig, ax = plt.subplots()
         ax.bar(["x", "y"], [1, 2])
-        outputs.append(Recorder.create(tmp_path / sub, "nb").figure(fig, "f")[1].read_bytes())
+        Recorder.create(tmp_path / sub, "nb").figure(fig, "f")
+        outputs.append((tmp_path / sub / "figures" / "nb__f.svg").read_bytes())
         plt.close(fig)
     assert outputs[0] == outputs[1]
 

@@ -41,42 +41,34 @@ class Recorder:
         """JSON file holding this notebook's recorded key numbers."""
         return self.out_dir / "records" / f"{self.stem}.json"
 
-    def figure(self, fig: Figure, name: str) -> list[Path]:
-        """Save ``fig`` as PNG and SVG named ``<stem>__<name>``; returns the paths.
+    def figure(self, fig: Figure, name: str) -> None:
+        """Save ``fig`` as PNG and SVG as ``figures/<stem>__<name>.{png,svg}``.
 
         Inside a Jupyter kernel (JupyterLab, papermill) the figure is also shown inline and then
-        closed, so it appears once in the notebook and in its HTML rendering.
+        closed, so it appears once in the notebook and in its HTML rendering. Nothing is
+        returned, so a notebook cell ending in this call shows the figure, not file paths.
         """
-        paths = []
         for ext in ("png", "svg"):
             path = self.out_dir / "figures" / f"{self.stem}__{name}.{ext}"
             with atomic_open(path, "wb") as handle, mpl.rc_context({"svg.hashsalt": self.stem}):
                 fig.savefig(
                     handle, format=ext, dpi=150, bbox_inches="tight", metadata=_fig_meta(ext)
                 )
-            paths.append(path)
         if _in_kernel():
             _show_and_close(fig)
-        return paths
 
     def table(
         self, frame: pl.DataFrame, name: str, *, decimals: int = 4, latex: bool = True
-    ) -> list[Path]:
-        """Save ``frame`` as CSV (full precision), Markdown and LaTeX (``decimals`` places).
-
-        The report links every table in all three formats; ``latex=False`` leaves out the TeX.
-        """
+    ) -> None:
+        """Save ``frame`` as ``tables/<stem>__<name>.{csv,md,tex}``: CSV at full precision,
+        Markdown and LaTeX with ``decimals`` places; ``latex=False`` leaves out the TeX."""
         base = self.out_dir / "tables" / f"{self.stem}__{name}"
         csv_path = base.with_suffix(".csv")
         write_text_atomic(csv_path, frame.write_csv())
         md_path = base.with_suffix(".md")
         write_text_atomic(md_path, to_markdown(frame, decimals=decimals))
-        paths = [csv_path, md_path]
         if latex:
-            tex_path = base.with_suffix(".tex")
-            write_text_atomic(tex_path, to_latex(frame, decimals=decimals))
-            paths.append(tex_path)
-        return paths
+            write_text_atomic(base.with_suffix(".tex"), to_latex(frame, decimals=decimals))
 
     def record(self, key: str, value: Any) -> None:
         """Store one JSON-serialisable key number, merged into the notebook's record file."""
