@@ -21,8 +21,9 @@ are the runner's to call when present (:mod:`arbwb.retrievers.runner`):
 - ``stats() -> dict`` and ``row_stats(details_rows) -> dict``: summary extras.
 
 :func:`bind` reads all of this once into a :class:`RetrievalMethod`. A ``score`` or
-``rank_files`` retriever is bound through the plug-in guard (:mod:`arbwb.retrievers.plugin`),
-which turns its answers into rankings and its exceptions into error rows.
+``rank_files`` retriever is bound through the plug-in guard (:func:`guard`), which turns its
+answers into rankings and its exceptions into error rows and passes on its own ``prefetch``
+and ``stats`` hooks.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ import numpy.typing as npt
 import polars as pl
 
 from arbwb.errors import InputError
+from arbwb.io.corpus import Corpus
+from arbwb.io.pathclass import CandidateFilter
 from arbwb.retrievers.common import (
     ChunkPaths,
     ChunkRanking,
@@ -134,6 +137,19 @@ class _Guarded:
     def rank(self, snapshot: _Snapshot, query: str) -> ChunkRanking:
         """A query's ranking outside a sample (library use); errors name no sample."""
         return self.rank_record(snapshot, {"sample_id": "(no id)", "query_text": query})
+
+    def prefetch(
+        self, corpus: Corpus, snapshot_ids: Sequence[str], candidate_filter: CandidateFilter
+    ) -> None:
+        """The plug-in's own ``prefetch`` hook, when it has one (its exception ends the run)."""
+        found = getattr(self.retriever, "prefetch", None)
+        if callable(found):
+            found(corpus, snapshot_ids, candidate_filter)
+
+    def stats(self) -> dict[str, Any]:
+        """The plug-in's own ``stats()`` summary extras, when it has the hook."""
+        found = getattr(self.retriever, "stats", None)
+        return dict(found()) if callable(found) else {}
 
     def _rank(self, snapshot: _Snapshot, query: str) -> ChunkRanking:
         if hasattr(self.retriever, "score"):
