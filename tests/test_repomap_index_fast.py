@@ -210,11 +210,10 @@ def test_method_read_ahead_indexes_like_fresh_builds() -> None:
         def chunks(self, snapshot: str) -> pl.DataFrame:
             return frames[snapshot]
 
-    method = rm.method()
-    assert method.prefetch is not None and method.index_snapshot is not None
+    retriever = rm.RepoMap()
     corpus: Any = Snapshots()
-    method.prefetch(corpus, list(frames), "all_files")
+    retriever.prefetch(corpus, list(frames), "all_files")
     for name, chunks in frames.items():
-        prepared = method.index_snapshot(corpus, name, "all_files")
+        prepared = retriever.index_snapshot(corpus, name, "all_files")
         assert prepared is not None
         _same(prepared[0].index, build_index(chunks))

@@ -11,6 +11,7 @@ so a query costs O(Σ df) instead of O(chunks · terms).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -33,7 +34,9 @@ from arbwb.retrievers.common import (
     term_matrix,
     term_rows,
 )
-from arbwb.retrievers.termcache import TermSource, snapshot_indexer
+from arbwb.retrievers.interface import bind
+from arbwb.retrievers.term_retriever import TermRetriever
+from arbwb.retrievers.termcache import TermSource
 
 K1 = 1.5
 B = 0.75
@@ -140,26 +143,6 @@ def rank_sample(index: BM25Index, query_text: str) -> ChunkRanking:
 def method(*, okapi: bool = False, source: TermSource | None = None) -> RetrievalMethod:
     """``bm25-arb`` (upstream) or ``bm25`` (rank-bm25 formula): with a ``source``, snapshots
     are streamed with their term statistics cached on disk; else a run-level token memo."""
-    if source is not None:
-        return RetrievalMethod(
-            name="bm25" if okapi else "bm25-arb",
-            ranker="bm25-okapi" if okapi else "bm25",
-            build_index=lambda chunks: build_index(chunks, okapi=okapi),
-            rank_sample=rank_sample,
-            stats=source.stats,
-            prefetch=source.prefetch,
-            index_snapshot=snapshot_indexer(
-                source, lambda keys, terms: index_from_terms(keys, terms, okapi=okapi)
-            ),
-        )
-    memo = TermMemo()
-    return RetrievalMethod(
-        name="bm25" if okapi else "bm25-arb",
-        ranker="bm25-okapi" if okapi else "bm25",
-        build_index=lambda chunks: build_index(chunks, memo, okapi=okapi),
-        rank_sample=rank_sample,
-        stats=memo.stats,
-    )
-
-
-#: Ready instances (their memos only cache a pure function of document text; sharing is safe).
+    name, ranker = ("bm25", "bm25-okapi") if okapi else ("bm25-arb", "bm25")
+    build = functools.partial(index_from_terms, okapi=okapi)
+    return bind(TermRetriever(name, ranker, build, rank_sample, source))

@@ -423,45 +423,41 @@ def corpus_order(paths: ChunkPaths) -> ChunkRanking:
 
 @dataclass(frozen=True)
 class RetrievalMethod:
-    """A chunk retriever: ``build_index(chunks)`` once per snapshot, ``rank_sample`` per query.
+    """A retriever as the runner drives it (:func:`arbwb.retrievers.interface.bind` makes one):
+    ``build_index(chunks)`` once per snapshot, ``rank_sample(index, query_text)`` per query.
 
-    ``ranker`` is the label written to details rows (``ranker`` field / summary ``mode``).
-    ``gold_only``: scored against gold files only, no hard negatives, spans or blocks (grep,
-    arb-grep §7); ``row_stats(rows)``: summary extras computed from the details rows.
+    ``ranker`` is the label written to details rows (``ranker`` field / summary ``mode``);
+    ``params`` change rankings and go into the resume fingerprint; ``gold_only``: scored
+    against gold files only, no hard negatives, spans or blocks (grep, arb-grep §7);
+    ``family`` a plug-in's own (summary ``family``). The runner's optional hooks (prefetch,
+    read-ahead, query preparation, snapshot-level indexing, stats) are looked up on
+    ``retriever`` (:meth:`hook`).
     """
 
     name: str
     ranker: str
     build_index: Callable[[pl.DataFrame], Any]
     rank_sample: Callable[[Any, str], ChunkRanking]
+    retriever: object = None
     model: str | None = None
-    stats: Callable[[], dict[str, Any]] = dict
-    gold_only: bool = False
-    row_stats: Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]] | None = None
-    #: Whole-snapshot methods (RepoMap): ``index_snapshot(corpus, snapshot_id, filter)`` indexes
-    #: every file and applies the filter to the ranked files itself; it returns the index and
-    #: the chunk frame (or its details :class:`ChunkTable`) its rankings' ``order`` indexes,
-    #: or None when no candidate is left. Cached lexical/BM25 snapshots use it too.
-    index_snapshot: (
-        Callable[[Corpus, str, CandidateFilter], tuple[Any, pl.DataFrame | ChunkTable] | None]
-        | None
-    ) = None
-    #: Rank from the whole SAMPLES row (task, query, gold) instead of the query text alone.
-    rank_record: Callable[[Any, Mapping[str, Any]], ChunkRanking] | None = None
-    #: Parameters that change rankings (e.g. RepoMap weights); part of a resume fingerprint.
     params: Mapping[str, Any] = field(default_factory=dict)
-    #: Work done once before ranking, given every snapshot the run will index (dense: encode
-    #: the distinct passages of all snapshots in length-sorted batches).
-    prefetch: Callable[[Corpus, Sequence[str], CandidateFilter], None] | None = None
-    #: How many next snapshots are indexed on worker threads while one is ranked (0: none;
-    #: the indexing must be thread-safe).
-    index_ahead: int = 0
-    #: Query work done with the indexing (on the second thread with ``index_ahead``): called
-    #: with a snapshot's index and the query texts of its samples before they are ranked
-    #: (grep: parse each query's candidate lines); ``rank_sample`` must not depend on it.
-    prepare_queries: Callable[[Any, Sequence[str]], None] | None = None
-    #: The family a plug-in says it belongs to (summary ``family``; arbwb.io.method_table reads it).
+    gold_only: bool = False
     family: str | None = None
+
+    def hook(self, name: str) -> Callable[..., Any] | None:
+        """The retriever's optional hook ``name``, or None when it has none."""
+        found = getattr(self.retriever, name, None)
+        return found if callable(found) else None
+
+    @property
+    def index_ahead(self) -> int:
+        """Snapshots the retriever wants indexed on worker threads ahead of ranking (0: none)."""
+        return int(getattr(self.retriever, "index_ahead", 0) or 0)
+
+    def stats(self) -> dict[str, Any]:
+        """The retriever's summary extras (its ``stats()`` hook; none without one)."""
+        found = self.hook("stats")
+        return {} if found is None else dict(found())
 
 
 def snapshot_index(
@@ -469,16 +465,18 @@ def snapshot_index(
 ) -> tuple[Any, pl.DataFrame | ChunkTable] | None:
     """A snapshot's index and the chunk frame (or details table) its rankings index; None when
     nothing is ranked."""
-    if method.index_snapshot is not None:
-        return method.index_snapshot(corpus, snapshot, candidate_filter)
+    whole = method.hook("index_snapshot")
+    if whole is not None:
+        return whole(corpus, snapshot, candidate_filter)  # type: ignore[no-any-return]
     chunks = candidate_chunks(corpus.chunks(snapshot), candidate_filter)
     return (method.build_index(chunks), chunks) if chunks.height else None
 
 
 def rank_row(method: RetrievalMethod, index: Any, row: Mapping[str, Any]) -> ChunkRanking:
-    """Rank one SAMPLES row: ``rank_record`` when the method has it, else its query text."""
-    if method.rank_record is not None:
-        return method.rank_record(index, row)
+    """Rank one SAMPLES row: ``rank_record`` when the retriever has it, else its query text."""
+    by_record = method.hook("rank_record")
+    if by_record is not None:
+        return by_record(index, row)  # type: ignore[no-any-return]
     return method.rank_sample(index, row["query_text"])
 
 

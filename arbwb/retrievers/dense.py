@@ -35,6 +35,7 @@ from arbwb.retrievers.common import (
     rank_chunks,
     tiebreak_order,
 )
+from arbwb.retrievers.interface import bind
 from arbwb.tokenize import split_identifiers
 
 #: ``encoder(texts, is_query)`` -> one row per text (any float dtype; normalised here).
@@ -260,6 +261,41 @@ def rank_sample(index: DenseIndex, query_text: str) -> ChunkRanking:
     return rank_chunks(scores, index.tiebreak, index.paths)
 
 
+@dataclass
+class Dense:
+    """The ``dense`` retriever (:mod:`arbwb.retrievers.interface`): passages embedded through
+    one run-level :class:`EmbeddingCache`, all snapshots encoded up front (``prefetch`` hook)."""
+
+    cache: EmbeddingCache
+    model: str
+    directory: Path | None = None
+    name: str = "dense"
+    ranker: str = "embedding"
+
+    def index(self, chunks: pl.DataFrame) -> DenseIndex:
+        """Embed (or fetch from the cache) every chunk passage of a snapshot."""
+        return build_index(chunks, self.cache)
+
+    def rank(self, index: DenseIndex, query: str) -> ChunkRanking:
+        """Chunks by cosine with the query (:func:`rank_sample`)."""
+        return rank_sample(index, query)
+
+    def prefetch(
+        self, corpus: Corpus, snapshot_ids: Sequence[str], candidate_filter: CandidateFilter
+    ) -> None:
+        """Encode the distinct passages of the run's snapshots before ranking (:func:`prefetch`)."""
+        prefetch(self.cache, corpus, snapshot_ids, candidate_filter)
+
+    def stats(self) -> dict[str, object]:
+        """The embedding cache's hits, misses, hit ratio and folder."""
+        return {
+            "cache_hits": self.cache.hits,
+            "cache_misses": self.cache.misses,
+            "cache_hit_ratio": self.cache.hit_ratio(),
+            "cache_dir": None if self.directory is None else str(self.directory),
+        }
+
+
 def method(
     model: str | None = None,
     *,
@@ -278,21 +314,7 @@ def method(
     directory = None
     if cache_dir is not None:
         directory = Path(cache_dir) / hashlib.sha256(label.encode("utf-8")).hexdigest()[:16]
-    cache = EmbeddingCache(encoder, directory)
-    return RetrievalMethod(
-        name="dense",
-        ranker="embedding",
-        build_index=lambda chunks: build_index(chunks, cache),
-        rank_sample=rank_sample,
-        model=label,
-        prefetch=lambda corpus, snapshot_ids, filt: prefetch(cache, corpus, snapshot_ids, filt),
-        stats=lambda: {
-            "cache_hits": cache.hits,
-            "cache_misses": cache.misses,
-            "cache_hit_ratio": cache.hit_ratio(),
-            "cache_dir": None if directory is None else str(directory),
-        },
-    )
+    return bind(Dense(EmbeddingCache(encoder, directory), label, directory))
 
 
 HASH_DIM = 256

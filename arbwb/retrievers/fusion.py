@@ -1,7 +1,7 @@
 """Reciprocal-rank fusion of stored runs (spec §8, TV8), plus weighted RRF.
 
 Fusion works on each component's top-20 file list, not on chunks, so it is not a per-snapshot
-:class:`~arbwb.retrievers.common.RetrievalMethod`; its metric set is the fusion one (precision
+:mod:`~arbwb.retrievers.interface` retriever; its metric set is the fusion one (precision
 denominator k, Any@k, nDCG@20) computed on the fused top 20.
 """
 

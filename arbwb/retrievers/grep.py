@@ -45,6 +45,7 @@ from arbwb.retrievers.common import (
     check_chunks,
 )
 from arbwb.retrievers.grep_patterns import Pattern, PatternMode, extract_patterns
+from arbwb.retrievers.interface import bind
 
 PATH_MULT_FILE, PATH_MULT, BASENAME_MULT, SYMBOL_MULT = 2.0, 1.35, 1.1, 1.2
 BONUS_CAP = 2.0
@@ -598,21 +599,60 @@ def row_stats(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     }
 
 
+@dataclass(frozen=True)
+class Grep:
+    """The grep retriever of one pattern mode (:mod:`arbwb.retrievers.interface`; details and
+    summary as arb-grep §8), scored on gold files only; ``marks``: the cache folder recording
+    chunk files whose rows passed the check (None: every run checks)."""
+
+    mode: PatternMode = "strict"
+    marks: Path | None = None
+    ranker: str = "grep"
+    gold_only: bool = True
+
+    @property
+    def name(self) -> str:
+        """``grep`` (strict) or ``grep-expanded``."""
+        return "grep" if self.mode == "strict" else "grep-expanded"
+
+    @property
+    def model(self) -> str:
+        """The pattern mode as the summary's model label."""
+        return f"grep-{self.mode}"
+
+    @property
+    def index_ahead(self) -> int:
+        """Strict snapshots are memory-mapped lines (light): two ahead; expanded ones are
+        parsed and lower-cased in full: one."""
+        return 2 if self.mode == "strict" else 1
+
+    def index(self, chunks: pl.DataFrame) -> GrepIndex:
+        """A candidate chunk frame's grep index (:func:`build_index`)."""
+        return build_index(chunks, self.mode)
+
+    def index_snapshot(
+        self, corpus: Corpus, snapshot: str, candidate_filter: CandidateFilter
+    ) -> tuple[GrepIndex | LineIndex, pl.DataFrame] | None:
+        """A snapshot's grep index read from its chunk file (:func:`index_snapshot`)."""
+        return index_snapshot(corpus, snapshot, candidate_filter, mode=self.mode, marks=self.marks)
+
+    def rank(self, index: GrepIndex | LineIndex, query: str) -> ChunkRanking:
+        """Matched files by grep score (:func:`rank_sample`)."""
+        return rank_sample(index, query)
+
+    def prepare_queries(self, index: GrepIndex | LineIndex, query_texts: Sequence[str]) -> None:
+        """Each query's patterns and candidate lines, found with the indexing."""
+        prepare_queries(index, query_texts)
+
+    def stats(self) -> dict[str, str]:
+        """The pattern mode."""
+        return {"pattern_mode": self.mode}
+
+    def row_stats(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+        """Samples without patterns and without hits (:func:`row_stats`)."""
+        return row_stats(rows)
+
+
 def method(mode: PatternMode = "strict", marks: Path | None = None) -> RetrievalMethod:
-    """The grep retriever of one pattern mode (details/summary as arb-grep §8); ``marks``: the
-    cache folder recording chunk files whose rows passed the check (None: every run checks)."""
-    return RetrievalMethod(
-        name="grep" if mode == "strict" else "grep-expanded",
-        ranker="grep",
-        build_index=functools.partial(build_index, mode=mode),
-        rank_sample=rank_sample,
-        index_snapshot=functools.partial(index_snapshot, mode=mode, marks=marks),
-        prepare_queries=prepare_queries,
-        model=f"grep-{mode}",
-        stats=lambda: {"pattern_mode": mode},
-        gold_only=True,
-        row_stats=row_stats,
-        # strict snapshots are memory-mapped lines (light): two ahead; expanded ones are
-        # parsed and lower-cased in full: one
-        index_ahead=2 if mode == "strict" else 1,
-    )
+    """The bound :class:`Grep` retriever of one pattern mode."""
+    return bind(Grep(mode, marks))

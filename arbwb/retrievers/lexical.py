@@ -25,7 +25,9 @@ from arbwb.retrievers.common import (
     term_matrix,
     term_rows,
 )
-from arbwb.retrievers.termcache import TermSource, snapshot_indexer
+from arbwb.retrievers.interface import bind
+from arbwb.retrievers.term_retriever import TermRetriever
+from arbwb.retrievers.termcache import TermSource
 
 PATH_BONUS = 25.0
 BASENAME_BONUS = 8.0
@@ -102,24 +104,4 @@ def method(source: TermSource | None = None) -> RetrievalMethod:
     """The ``lexical`` method: with a ``source``, snapshots are streamed from the chunk files
     with their term statistics cached on disk; else from chunk frames with a run-level token
     memo (snapshots share most chunk text)."""
-    if source is not None:
-        return RetrievalMethod(
-            name="lexical",
-            ranker="lexical",
-            build_index=build_index,
-            rank_sample=rank_sample,
-            stats=source.stats,
-            prefetch=source.prefetch,
-            index_snapshot=snapshot_indexer(source, index_from_terms),
-        )
-    memo = TermMemo()
-    return RetrievalMethod(
-        name="lexical",
-        ranker="lexical",
-        build_index=lambda chunks: build_index(chunks, memo),
-        rank_sample=rank_sample,
-        stats=memo.stats,
-    )
-
-
-#: A ready instance (its memo only caches a pure function of document text, so sharing is safe).
+    return bind(TermRetriever("lexical", "lexical", index_from_terms, rank_sample, source))

@@ -37,6 +37,7 @@ from arbwb.io.pathclass import CandidateFilter, keep_path
 from arbwb.io.samples import given_files
 from arbwb.retrievers import repomap_paths as rp
 from arbwb.retrievers.common import ChunkRanking, RetrievalMethod
+from arbwb.retrievers.interface import bind
 from arbwb.retrievers.repomap_index import (
     FORMAT_VERSION,
     Gathered,
@@ -447,96 +448,120 @@ def _json_object(text: str | None) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def method(
-    weights: Weights = Weights(), *, cap: int = DEFAULT_CAP, cache_dir: Path | None = None
-) -> RetrievalMethod:
-    """The ``repomap`` :class:`RetrievalMethod`: whole-snapshot index (cached in ``cache_dir``).
+class RepoMap:
+    """The ``repomap`` retriever (:mod:`arbwb.retrievers.interface`): whole-snapshot index
+    (hook ``index_snapshot``, cached in ``cache_dir``), ranked from the full sample row
+    (``rank_record``); ``rank(index, query_text)`` ranks without a task rule or given files
+    (the query object is parsed back from the text).
 
-    ``rank_sample(index, query_text)`` ranks without a task rule or given files (the query
-    object is parsed back from the text); runs use ``rank_record`` with the full sample row.
+    The run's snapshots come in order (``prefetch``): while one is assembled and ranked, the
+    next is read and gathered on a second thread (Polars, GIL released; arbwb-defined), and
+    the content tokens of each gathered snapshot are found on a third, in snapshot order, so a
+    snapshot's assembly starts before they are done and the next read starts at once. Fresh
+    indexes are written on a background thread while the run goes on; ``stats`` (called once,
+    when the run ends) waits for every write and raises its error (arbwb-defined).
     """
-    counts = {"index_cache_hits": 0, "index_builds": 0, "no_matching_term_samples": 0}
-    memo = TextMemo()
-    # Fresh indexes are written on a background thread while the run goes on; ``stats`` (called
-    # once, when the run ends) waits for every write and raises its error (arbwb-defined).
-    saver = ThreadPoolExecutor(1, thread_name_prefix="arbwb-repomap-save")
-    saving: list[Future[None]] = []
 
-    def save_later(index: RepoMapIndex, target: Path) -> None:
-        saving.append(saver.submit(save_entry, index, target))
+    name = "repomap"
+    ranker = "repomap"
+    model = MODEL
 
-    # The run's snapshots in order (``prefetch``): while one is assembled and ranked, the next
-    # is read and gathered on a second thread (Polars, GIL released; arbwb-defined), and the
-    # content tokens of each gathered snapshot are found on a third, in snapshot order, so a
-    # snapshot's assembly starts before they are done and the next read starts at once.
-    following: dict[str, str] = {}
-    reader = ThreadPoolExecutor(1, thread_name_prefix="arbwb-repomap-read")
-    ahead: dict[str, Future[Fetched]] = {}
-    tokeniser = ThreadPoolExecutor(1, thread_name_prefix="arbwb-repomap-tokens")
-    latest: list[Future[Tokenised]] = []
-    order = threading.Lock()
+    def __init__(
+        self, weights: Weights = Weights(), *, cap: int = DEFAULT_CAP, cache_dir: Path | None = None
+    ) -> None:
+        self.weights, self.cap, self.cache_dir = weights, cap, cache_dir
+        self.params = {"weights": weights.as_dict(), "max_symbol_refs_per_file": cap}
+        self.counts = {"index_cache_hits": 0, "index_builds": 0, "no_matching_term_samples": 0}
+        self.memo = TextMemo()
+        self.saver = ThreadPoolExecutor(1, thread_name_prefix="arbwb-repomap-save")
+        self.saving: list[Future[None]] = []
+        self.following: dict[str, str] = {}
+        self.reader = ThreadPoolExecutor(1, thread_name_prefix="arbwb-repomap-read")
+        self.ahead: dict[str, Future[Fetched]] = {}
+        self.tokeniser = ThreadPoolExecutor(1, thread_name_prefix="arbwb-repomap-tokens")
+        self.latest: list[Future[Tokenised]] = []
+        self.order = threading.Lock()
 
-    def tokenise_later(texts: list[str]) -> Future[Tokenised]:
+    def _save_later(self, index: RepoMapIndex, target: Path) -> None:
+        self.saving.append(self.saver.submit(save_entry, index, target))
+
+    def _tokenise_later(self, texts: list[str]) -> Future[Tokenised]:
         # The texts the previous snapshot memoises when assembled count as known: not
         # tokenised twice (a text known but not memoised is tokenised when assembled).
-        with order:
-            before = latest[0] if latest else None
+        with self.order:
+            before = self.latest[0] if self.latest else None
 
             def job() -> Tokenised:
                 known = set(before.result()[0]) if before is not None else set()
-                return memo.tokenise(texts, known)
+                return self.memo.tokenise(texts, known)
 
-            latest[:] = [tokeniser.submit(job)]
-            return latest[0]
+            self.latest[:] = [self.tokeniser.submit(job)]
+            return self.latest[0]
 
-    def plan(corpus: Corpus, snapshots: Sequence[str], candidate_filter: CandidateFilter) -> None:
-        following.clear()
-        following.update(pairwise(snapshots))
-        if snapshots and snapshots[0] not in ahead:
-            ahead[snapshots[0]] = reader.submit(
+    def _fetch_ahead(self, corpus: Corpus, snapshot: str) -> None:
+        """Start reading ``snapshot`` on the reader thread unless it already is."""
+        if snapshot not in self.ahead:
+            self.ahead[snapshot] = self.reader.submit(
                 fetch,
                 corpus,
-                snapshots[0],
-                cap=cap,
-                cache_dir=cache_dir,
-                memo=memo,
-                tokenise=tokenise_later,
+                snapshot,
+                cap=self.cap,
+                cache_dir=self.cache_dir,
+                memo=self.memo,
+                tokenise=self._tokenise_later,
             )
+
+    def prefetch(
+        self, corpus: Corpus, snapshots: Sequence[str], candidate_filter: CandidateFilter
+    ) -> None:
+        """Learn the run's snapshot order and start reading the first."""
+        del candidate_filter  # the index holds every file; the filter applies when ranking
+        self.following.clear()
+        self.following.update(pairwise(snapshots))
+        if snapshots:
+            self._fetch_ahead(corpus, snapshots[0])
         import scipy.sparse  # noqa: F401  (needed next; loads while the first snapshot is read)
 
     def index_snapshot(
-        corpus: Corpus, snapshot: str, candidate_filter: CandidateFilter
+        self, corpus: Corpus, snapshot: str, candidate_filter: CandidateFilter
     ) -> tuple[Prepared, pl.DataFrame] | None:
-        pending = ahead.pop(snapshot, None)
+        """The snapshot's prepared index and pseudo-chunks; None without candidate files."""
+        pending = self.ahead.pop(snapshot, None)
         fetched = (
             pending.result()
             if pending is not None
             else fetch(
-                corpus, snapshot, cap=cap, cache_dir=cache_dir, memo=memo, tokenise=tokenise_later
+                corpus,
+                snapshot,
+                cap=self.cap,
+                cache_dir=self.cache_dir,
+                memo=self.memo,
+                tokenise=self._tokenise_later,
             )
         )
-        upcoming = following.get(snapshot)
-        if upcoming is not None and upcoming not in ahead:
-            ahead[upcoming] = reader.submit(
-                fetch,
-                corpus,
-                upcoming,
-                cap=cap,
-                cache_dir=cache_dir,
-                memo=memo,
-                tokenise=tokenise_later,
-            )
-        index, hit = finish(fetched, cap=cap, memo=memo, save=save_later)
-        counts["index_cache_hits" if hit else "index_builds"] += 1
+        upcoming = self.following.get(snapshot)
+        if upcoming is not None:
+            self._fetch_ahead(corpus, upcoming)
+        index, hit = finish(fetched, cap=self.cap, memo=self.memo, save=self._save_later)
+        self.counts["index_cache_hits" if hit else "index_builds"] += 1
         prep = prepare(index, candidate_filter)
         return (prep, pseudo_chunks(prep)) if len(prep.candidates) else None
 
-    def counted(ranking: ChunkRanking) -> ChunkRanking:
+    def index(self, chunks: pl.DataFrame) -> Prepared:
+        """The prepared index of a chunk frame (all files candidates)."""
+        return prepare(build_index(chunks, self.cap, self.memo))
+
+    def _counted(self, ranking: ChunkRanking) -> ChunkRanking:
         if ranking.details.get("query_terms_matched") == 0:
-            counts["no_matching_term_samples"] += 1
+            self.counts["no_matching_term_samples"] += 1
         return ranking
 
-    def rank_record(prep: Prepared, row: Mapping[str, Any]) -> ChunkRanking:
+    def rank(self, prep: Prepared, query: str) -> ChunkRanking:
+        """A query text's ranking without task rule or given files."""
+        return self._counted(rank_query(prep, query, weights=self.weights))
+
+    def rank_record(self, prep: Prepared, row: Mapping[str, Any]) -> ChunkRanking:
+        """A SAMPLES row's ranking: its query object, task rule and given files."""
         query = _json_object(row.get("query"))
         task = str(row.get("task") or "")
         record = {"task_type": task, "query": query, "gold": _json_object(row.get("gold"))}
@@ -546,24 +571,19 @@ def method(
             query=query,
             task=task,
             given=given_files(record),
-            weights=weights,
+            weights=self.weights,
         )
-        return counted(ranking)
+        return self._counted(ranking)
 
-    def stats() -> dict[str, Any]:
-        while saving:
-            saving.pop(0).result()
-        return {"weights": weights.as_dict(), "max_symbol_refs_per_file": cap} | counts
+    def stats(self) -> dict[str, Any]:
+        """Weights, cap and index/sample counts, once every index write has finished."""
+        while self.saving:
+            self.saving.pop(0).result()
+        return dict(self.params) | self.counts
 
-    return RetrievalMethod(
-        name="repomap",
-        ranker="repomap",
-        build_index=lambda chunks: prepare(build_index(chunks, cap, memo)),
-        rank_sample=lambda prep, q: counted(rank_query(prep, q, weights=weights)),
-        model=MODEL,
-        stats=stats,
-        index_snapshot=index_snapshot,
-        rank_record=rank_record,
-        prefetch=plan,
-        params={"weights": weights.as_dict(), "max_symbol_refs_per_file": cap},
-    )
+
+def method(
+    weights: Weights = Weights(), *, cap: int = DEFAULT_CAP, cache_dir: Path | None = None
+) -> RetrievalMethod:
+    """The bound :class:`RepoMap` retriever."""
+    return bind(RepoMap(weights, cap=cap, cache_dir=cache_dir))

@@ -19,7 +19,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -279,8 +279,9 @@ def run_method(
         ) as bar,
     ):
         groups = _by_snapshot(samples, done)
-        if method.prefetch is not None:
-            method.prefetch(corpus, [s for s, _ in groups if corpus.has(s)], candidate_filter)
+        prefetch = method.hook("prefetch")
+        if prefetch is not None:
+            prefetch(corpus, [s for s, _ in groups if corpus.has(s)], candidate_filter)
         queries = [str(r["query_text"]) for r in frame_rows]
         indexes = _indexes(method, corpus, groups, candidate_filter, queries)
         for snapshot, members, prepared in indexes:
@@ -343,12 +344,18 @@ def run_method(
         extras={"method": method.name, "fingerprint": summary_fingerprint(expected)}
         | ({"family": method.family} if method.family else {})
         | method.stats()
-        | (method.row_stats(rows) if method.row_stats is not None else {}),
+        | _row_stats(method, rows),
     )
     write_jsonl(out, rows)
     write_json(det.summary_path(out), summary)
     ckpt.unlink(missing_ok=True)
     return summary
+
+
+def _row_stats(method: RetrievalMethod, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Summary extras the retriever computes from the details rows (its ``row_stats`` hook)."""
+    found = method.hook("row_stats")
+    return {} if found is None else dict(found(rows))
 
 
 def _table(chunks: pl.DataFrame | ChunkTable) -> ChunkTable:
@@ -365,18 +372,19 @@ def _indexes(
 ) -> Iterator[tuple[str, list[int], tuple[Any, pl.DataFrame | ChunkTable] | None]]:
     """Each group with its snapshot's index (None: missing or nothing ranked), in order.
 
-    A method with ``index_ahead`` n has the next n snapshots indexed (and its
-    ``prepare_queries`` run on the groups' ``queries``) on n worker threads while the current
-    one's samples are ranked (its indexing must be thread-safe); the result does not depend
-    on it.
+    A retriever with ``index_ahead`` n has the next n snapshots indexed (and its
+    ``prepare_queries`` hook run on the groups' ``queries``) on n worker threads while the
+    current one's samples are ranked (its indexing must be thread-safe); the result does not
+    depend on it.
     """
+    prepare_queries = method.hook("prepare_queries")
 
     def prepare(snapshot: str, members: list[int]) -> tuple[Any, pl.DataFrame | ChunkTable] | None:
         if not corpus.has(snapshot):
             return None
         prepared = snapshot_index(method, corpus, snapshot, candidate_filter)
-        if prepared is not None and method.prepare_queries is not None:
-            method.prepare_queries(prepared[0], [queries[i] for i in members])
+        if prepared is not None and prepare_queries is not None:
+            prepare_queries(prepared[0], [queries[i] for i in members])
         return prepared
 
     depth = method.index_ahead

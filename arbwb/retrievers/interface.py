@@ -1,0 +1,237 @@
+"""The one retriever interface: what a retriever is and how the runner binds one.
+
+A retriever is an object with ``index(chunks) -> index``, called once per snapshot, and one of
+
+- ``score(index, query) -> Sequence[float]``: one score per chunk row (:class:`Retriever`);
+- ``rank_files(index, query) -> Sequence[str]``: file paths best first (:class:`FileRetriever`);
+- ``rank(index, query) -> ChunkRanking``: the full chunk ranking with its details fields
+  (:class:`RankingRetriever`; the built-ins, which keep corpus order or carry details).
+
+Optional declared attributes say what the runner must know: ``name``, ``ranker`` (details
+label, default the name), ``model``, ``params`` (rankings-changing parameters, part of the
+resume fingerprint), ``gold_only`` (scored on gold files only) and ``family``. Optional hooks
+are the runner's to call when present (:mod:`arbwb.retrievers.runner`):
+
+- ``prefetch(corpus, snapshot_ids, candidate_filter)``: once before ranking (dense: encode);
+- ``index_snapshot(corpus, snapshot_id, candidate_filter)``: index a whole snapshot instead of
+  its candidate chunk frame, returning ``(index, chunks or ChunkTable)`` or None;
+- ``index_ahead: int``: snapshots indexed on worker threads ahead of ranking (thread-safe
+  indexing); ``prepare_queries(index, query_texts)``: query work done with the indexing;
+- ``rank_record(index, samples_row)``: rank from the whole SAMPLES row instead of its text;
+- ``stats() -> dict`` and ``row_stats(details_rows) -> dict``: summary extras.
+
+:func:`bind` reads all of this once into a :class:`RetrievalMethod`. A ``score`` or
+``rank_files`` retriever is bound through the plug-in guard (:func:`guard`), which turns its
+answers into rankings and its exceptions into error rows and passes on its own ``prefetch``
+and ``stats`` hooks.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from arbwb.errors import InputError
+from arbwb.io.corpus import Corpus
+from arbwb.io.pathclass import CandidateFilter
+from arbwb.retrievers.common import (
+    ChunkPaths,
+    ChunkRanking,
+    RetrievalMethod,
+    chunk_paths,
+    rank_chunks,
+    tiebreak_order,
+)
+
+#: The error reason of a sample whose plug-in call raised (summary ``errors`` key).
+PLUGIN_ERROR = "plugin_error"
+
+
+class Retriever(Protocol):
+    """A chunk retriever: ``index`` once per snapshot, then ``score`` per query (see module)."""
+
+    def index(self, chunks: pl.DataFrame) -> Any:
+        """Whatever ``score`` needs about one snapshot's candidate chunks."""
+        ...
+
+    def score(self, index: Any, query: str) -> Sequence[float]:
+        """One score per chunk row given to ``index`` (higher is better)."""
+        ...
+
+
+class FileRetriever(Protocol):
+    """A retriever that ranks files itself: ``rank_files`` replaces ``score``."""
+
+    def index(self, chunks: pl.DataFrame) -> Any:
+        """Whatever ``rank_files`` needs about one snapshot's candidate chunks."""
+        ...
+
+    def rank_files(self, index: Any, query: str) -> Sequence[str]:
+        """File paths, best first (repeats and non-candidate paths are dropped)."""
+        ...
+
+
+class RankingRetriever(Protocol):
+    """A retriever that returns the full chunk ranking itself (the built-ins)."""
+
+    def index(self, chunks: pl.DataFrame) -> Any:
+        """Whatever ``rank`` needs about one snapshot's candidate chunks."""
+        ...
+
+    def rank(self, index: Any, query: str) -> ChunkRanking:
+        """Chunk rows best first with their scores, files and details fields."""
+        ...
+
+
+@dataclass
+class _Snapshot:
+    """A plug-in's index of one snapshot with what arbwb needs to rank its chunks."""
+
+    index: Any
+    paths: ChunkPaths
+    tiebreak: npt.NDArray[np.int64]
+    error: BaseException | None = None
+
+
+@dataclass
+class _Guarded:
+    """A ``score``/``rank_files`` retriever seen through the ``rank`` interface: its answers
+    turned into rankings, its exceptions into error rows."""
+
+    retriever: Any
+    name: str
+    family: str | None
+    params: Mapping[str, Any]
+    reported: bool = False  # the first failure's traceback was printed
+
+    def index(self, chunks: pl.DataFrame) -> _Snapshot:
+        """The plug-in's index of a snapshot; a raising ``index`` fails the snapshot's samples."""
+        paths, tiebreak = chunk_paths(chunks), tiebreak_order(chunks)
+        try:
+            return _Snapshot(self.retriever.index(chunks), paths, tiebreak)
+        except Exception as exc:  # the plug-in's failure becomes its samples' error rows
+            return _Snapshot(None, paths, tiebreak, exc)
+
+    def rank_record(self, snapshot: _Snapshot, row: Mapping[str, Any]) -> ChunkRanking:
+        """One sample's ranking, or an empty error ranking naming the sample when it raised."""
+        sample_id, query = str(row["sample_id"]), str(row["query_text"])
+        try:
+            if snapshot.error is not None:
+                raise snapshot.error
+            return self._rank(snapshot, query)
+        except Exception as exc:  # never lose the sample: it becomes an error row
+            message = f"sample {sample_id}: {type(exc).__name__}: {exc}"
+            if not self.reported:
+                lines = traceback.format_exception(exc)
+                print(f"{self.name} raised on {message}\n{''.join(lines)}", file=sys.stderr)
+            self.reported = True
+            return _error_ranking(message)
+
+    def rank(self, snapshot: _Snapshot, query: str) -> ChunkRanking:
+        """A query's ranking outside a sample (library use); errors name no sample."""
+        return self.rank_record(snapshot, {"sample_id": "(no id)", "query_text": query})
+
+    def prefetch(
+        self, corpus: Corpus, snapshot_ids: Sequence[str], candidate_filter: CandidateFilter
+    ) -> None:
+        """The plug-in's own ``prefetch`` hook, when it has one (its exception ends the run)."""
+        found = getattr(self.retriever, "prefetch", None)
+        if callable(found):
+            found(corpus, snapshot_ids, candidate_filter)
+
+    def stats(self) -> dict[str, Any]:
+        """The plug-in's own ``stats()`` summary extras, when it has the hook."""
+        found = getattr(self.retriever, "stats", None)
+        return dict(found()) if callable(found) else {}
+
+    def _rank(self, snapshot: _Snapshot, query: str) -> ChunkRanking:
+        if hasattr(self.retriever, "score"):
+            raw = self.retriever.score(snapshot.index, query)
+            scores = np.asarray(raw, dtype=np.float64)
+            n_chunks = len(snapshot.paths.codes)
+            if scores.shape != (n_chunks,):
+                msg = f"score() returned {scores.shape[0] if scores.ndim else 0} scores for "
+                msg += f"{n_chunks} chunks; return one score per chunk row"
+                raise ValueError(msg)
+            if not np.isfinite(scores).all():
+                msg = "score() returned NaN or infinite scores; return finite numbers"
+                raise ValueError(msg)
+            return rank_chunks(scores, snapshot.tiebreak, snapshot.paths)
+        return file_ranking(self.retriever.rank_files(snapshot.index, query), snapshot.paths)
+
+
+def file_ranking(files: Sequence[str], paths: ChunkPaths) -> ChunkRanking:
+    """A ``rank_files`` answer as a ranking: candidate paths only, first occurrence kept.
+
+    The file at rank r scores 1/r; its chunks follow in chunk-file order with that score,
+    so the 8k packing and line metrics read the ranked files' chunks best file first.
+    """
+    known = {name: code for code, name in enumerate(paths.names)}
+    ranked = [p for p in dict.fromkeys(files) if p in known]
+    file_scores = [1.0 / r for r in range(1, len(ranked) + 1)]
+    codes = pl.DataFrame({"code": paths.codes}).with_row_index("row")
+    place = pl.DataFrame({"code": [known[p] for p in ranked], "place": range(len(ranked))})
+    ordered = codes.join(place, on="code").sort("place", "row")
+    order = ordered["row"].to_numpy().astype(np.int64)
+    scores = np.asarray([file_scores[p] for p in ordered["place"].to_list()], dtype=np.float64)
+    return ChunkRanking(order, scores, ranked, file_scores)
+
+
+def _error_ranking(message: str) -> ChunkRanking:
+    """An empty ranking whose details row says ``status: error`` (zero metrics, counted)."""
+    return ChunkRanking(
+        np.zeros(0, dtype=np.int64),
+        np.zeros(0, dtype=np.float64),
+        [],
+        [],
+        details={"status": "error", "error": PLUGIN_ERROR, "error_message": message},
+    )
+
+
+def guard(retriever: Any, default_name: str, params: Mapping[str, Any] | None = None) -> _Guarded:
+    """A ``score`` or ``rank_files`` retriever behind the plug-in guard; ``name`` defaults to
+    ``default_name``, ``params`` (the factory and its options) go into the resume fingerprint."""
+    if not callable(getattr(retriever, "index", None)) or not (
+        callable(getattr(retriever, "score", None))
+        or callable(getattr(retriever, "rank_files", None))
+    ):
+        msg = (
+            f"{type(retriever).__name__} is not a retriever: it needs index(chunks) and "
+            "score(index, query) or rank_files(index, query)"
+        )
+        raise InputError(msg, field="--method")
+    name = str(getattr(retriever, "name", None) or default_name)
+    family = getattr(retriever, "family", None)
+    found = params if params is not None else getattr(retriever, "params", None)
+    return _Guarded(retriever, name, None if family is None else str(family), dict(found or {}))
+
+
+def bind(retriever: Any, default_name: str = "") -> RetrievalMethod:
+    """The :class:`RetrievalMethod` the runner drives for ``retriever``: its calls and declared
+    attributes read once (``name`` defaults to ``default_name``)."""
+    if not callable(getattr(retriever, "rank", None)):
+        retriever = guard(retriever, default_name)  # checks index and score or rank_files
+    elif not callable(getattr(retriever, "index", None)):
+        msg = f"{type(retriever).__name__} has rank() but no index(chunks); add index"
+        raise InputError(msg, field="--method")
+    name = str(getattr(retriever, "name", None) or default_name)
+    model = getattr(retriever, "model", None)
+    family = getattr(retriever, "family", None)
+    return RetrievalMethod(
+        name=name,
+        ranker=str(getattr(retriever, "ranker", None) or name),
+        build_index=retriever.index,
+        rank_sample=retriever.rank,
+        retriever=retriever,
+        model=None if model is None else str(model),
+        params=dict(getattr(retriever, "params", None) or {}),
+        gold_only=bool(getattr(retriever, "gold_only", False)),
+        family=None if family is None else str(family),
+    )

@@ -1,0 +1,53 @@
+"""Lexical and BM25 as one kind of retriever: a term index per snapshot, two ways to get it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import polars as pl
+
+from arbwb.retrievers.common import (
+    ChunkKeys,
+    ChunkRanking,
+    TermMatrix,
+    TermMemo,
+    check_chunks,
+    chunk_keys,
+    term_matrix,
+)
+from arbwb.retrievers.termcache import TermSource, snapshot_indexer
+
+
+class TermRetriever:
+    """Lexical/BM25 as a retriever (:mod:`arbwb.retrievers.interface`): chunk frames indexed
+    with a run-level :class:`TermMemo`, or, with a ``source``, snapshots streamed from the
+    chunk files with their term statistics cached on disk (hooks ``index_snapshot`` and
+    ``prefetch``). ``build(keys, terms)`` makes the index, ``ranking`` ranks a query."""
+
+    def __init__(
+        self,
+        name: str,
+        ranker: str,
+        build: Callable[[ChunkKeys, TermMatrix], Any],
+        ranking: Callable[[Any, str], ChunkRanking],
+        source: TermSource | None = None,
+    ) -> None:
+        self.name, self.ranker, self.build, self.ranking = name, ranker, build, ranking
+        self.source, self.memo = source, TermMemo()
+        #: runner hooks, present only for a streamed source
+        self.prefetch = None if source is None else source.prefetch
+        self.index_snapshot = None if source is None else snapshot_indexer(source, build)
+
+    def index(self, chunks: pl.DataFrame) -> Any:
+        """The index of a snapshot's candidate chunk frame (memo shared across snapshots)."""
+        chunks = check_chunks(chunks)
+        return self.build(chunk_keys(chunks), term_matrix(chunks, self.memo))
+
+    def rank(self, index: Any, query: str) -> ChunkRanking:
+        """One query's chunk ranking."""
+        return self.ranking(index, query)
+
+    def stats(self) -> dict[str, Any]:
+        """Token-memo reuse, or the term cache's hits and misses with a source."""
+        return self.memo.stats() if self.source is None else self.source.stats()
