@@ -1,9 +1,7 @@
 """arbwb-defined process defaults for native libraries (standard library only).
 
 Native libraries read these variables when they load, so :func:`apply` runs before a command
-imports them; a value already in the environment wins. Worker processes started by arbwb
-(:mod:`arbwb.retrievers.termspawn`) replace these defaults with their own, but never a value
-the user set (:func:`is_default`).
+imports them; a value already in the environment wins.
 """
 
 from __future__ import annotations
@@ -21,11 +19,9 @@ DEFAULTS = {
 
 
 def apply() -> None:
-    """Set every default that the environment does not set already."""
+    """Set every default that the environment does not set already (none with
+    ``ARBWB_ABLATE=defaults``, for benchmarks/bench_ablation.py only)."""
+    if "defaults" in os.environ.get("ARBWB_ABLATE", ""):
+        return
     for name, value in DEFAULTS.items():
         os.environ.setdefault(name, value)
-
-
-def is_default(name: str) -> bool:
-    """Whether ``name`` is unset or holds arbwb's default (not a value the user chose)."""
-    return os.environ.get(name, DEFAULTS.get(name)) == DEFAULTS.get(name)
