@@ -64,13 +64,14 @@ META_COLUMNS = ("chunk_id", "path", "kind", "symbol", "start_line", "end_line", 
 PER_CHUNK: tuple[str, ...] = ("doc_len", "n_unique", "path_codes", "tiebreak", "symbol_codes")
 PER_CHUNK += ("kind_codes", "start_line", "end_line", "n_chars")
 #: Threads parsing and tokenising a chunk file's blocks in this process (worker processes
-#: use one, :func:`warm_entry`), and blocks in flight at most.
-WORKERS, AHEAD = 2, 2
+#: use one, :func:`warm_entry`; ``ARBWB_ABLATE=threads``, for the ablation benchmark only:
+#: one), and blocks in flight at most.
+WORKERS, AHEAD = 1 if "threads" in os.environ.get("ARBWB_ABLATE", "") else 2, 2
 #: Bytes per block: fewer, larger Polars and Arrow calls cost less CPU (measured: 4 MiB
 #: about 7% below 2 MiB) for a few MB more per block in flight.
 BLOCK_BYTES = 4 * 2**20
 #: Missing entries from which a run computes them in worker processes, and how many
-#: (``ARBWB_ABLATE=processes``, for benchmarks/bench_ablation.py only: none).
+#: (``ARBWB_ABLATE=processes``, for the ablation benchmark only: none).
 MIN_PREFETCH = 10**9 if "processes" in os.environ.get("ARBWB_ABLATE", "") else 4
 PROCESSES = 2
 #: glibc mallopt (M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, M_TOP_PAD) in the worker processes.
