@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -37,7 +38,7 @@ SWITCHES: dict[str, tuple[dict[str, str], str]] = {
     "C modules": ({"ARBWB_NO_NATIVE": "1"}, "current"),
     "process pool": ({"ARBWB_ABLATE": "processes"}, "current"),
     "counting threads": ({"ARBWB_ABLATE": "processes,threads"}, "process pool"),
-    "libc memmem/madvise": ({"ARBWB_ABLATE": "libc"}, "current"),
+    "libc memmem, madvise": ({"ARBWB_ABLATE": "libc"}, "current"),
     "process defaults": ({"ARBWB_ABLATE": "defaults"}, "current"),
 }
 
@@ -100,7 +101,7 @@ def main() -> None:
                 for phase in ("cold", "warm"):
                     out = ["--out", str(output(tmp, command, side, phase))]
                     fresh = cache if phase == "cold" else None
-                    log = tmp / f"{command}-{side}-{phase}.log"
+                    log = output(tmp, command, side, phase).with_suffix(".log")
                     run_env = env | {"ARBWB_CACHE_DIR": str(cache)}
                     sides[side, phase] = Side([*cmd, *out], run_env, log, fresh)
             results = interleaved(args.repeat, sides)  # type: ignore[arg-type]
@@ -127,7 +128,7 @@ def report(command: str, results: dict[tuple[str, str], tuple[float, float]], tm
 def output(tmp: Path, command: str, side: str, phase: str) -> Path:
     """Where a side's run writes: details rows (rank) or the score document."""
     suffix = ".json" if command.startswith("score") else ".jsonl"
-    return tmp / f"{command}-{side}-{phase}{suffix}".replace(" ", "_")
+    return tmp / re.sub(r"[^A-Za-z0-9.-]+", "_", f"{command}-{side}-{phase}{suffix}")
 
 
 def same_output(path: Path, reference: Path) -> bool:

@@ -43,14 +43,17 @@ from arbwb.metrics.chunks import ChunkTable
 from arbwb.retrievers.common import (
     CHUNK_COLUMNS,
     DOCUMENT_FIELDS,
+    BonusNeedles,
     ChunkKeys,
     ChunkPaths,
     ColumnCounts,
     TermMatrix,
+    bonus_needles,
+    bonus_text,
     chunk_keys,
     codes_of,
 )
-from arbwb.retrievers.strkeys import SortedVocab, StringTable
+from arbwb.retrievers.strkeys import Needles, SortedKeys, SortedVocab, StringTable
 
 if TYPE_CHECKING:  # the term counter (pyarrow) loads only when a chunk file is tokenised
     from arbwb.retrievers.terms import BatchCounts
@@ -163,13 +166,23 @@ def _column_strings(values: pl.Series) -> StringTable:
     return StringTable(np.frombuffer(joined.encode("utf-8"), dtype=np.uint8), offsets)
 
 
+def _needle_arrays(needles: Needles) -> dict[str, npt.NDArray[Any]]:
+    return {
+        "needle_keys": needles.index.keys,
+        "needle_owners": needles.index.owners,
+        "needle_lengths": needles.lengths,
+        "needle_empty": needles.empty,
+    }
+
+
 def _to_arrays(terms: SnapshotTerms) -> dict[str, npt.NDArray[Any]]:
     """The cache entry of a snapshot: its counts plus every per-chunk piece the rankers and
-    details rows need, precomputed (codes, tie order), so a warm run reads arrays instead of
-    parsing a frame per snapshot."""
+    details rows need, precomputed (codes, tie order, bonus needles), so a warm run reads
+    arrays instead of parsing a frame per snapshot."""
     chunks = terms.chunks
     keys = chunk_keys(chunks)
     kind_codes, kinds = codes_of(chunks["kind"])
+    needles = bonus_needles(keys.paths.names, keys.symbols)
     counts = terms.counts
     small = counts.data.size == 0 or int(counts.data.max()) <= np.iinfo(np.uint16).max
     return {
@@ -189,11 +202,25 @@ def _to_arrays(terms: SnapshotTerms) -> dict[str, npt.NDArray[Any]]:
         **_strings("kinds", StringTable.of(kinds)),
         **_strings("chunk_ids", _column_strings(chunks["chunk_id"])),
         **{c: chunks[c].cast(pl.Int64).to_numpy() for c in ("start_line", "end_line", "n_chars")},
+        **_needle_arrays(needles.needles),
     }
 
 
 def _table(arrays: Mapping[str, npt.NDArray[Any]], name: str) -> StringTable:
     return StringTable(arrays[name], arrays[f"{name}_offsets"])
+
+
+def _needles(
+    arrays: Mapping[str, npt.NDArray[Any]], paths: list[str], symbols: Sequence[str]
+) -> BonusNeedles:
+    needles = Needles(
+        size=2 * len(paths) + len(symbols),
+        index=SortedKeys(arrays["needle_keys"], arrays["needle_owners"]),
+        lengths=arrays["needle_lengths"],
+        empty=arrays["needle_empty"],
+        text_of=bonus_text(paths, symbols),
+    )
+    return BonusNeedles(needles, len(paths))
 
 
 @dataclass(frozen=True)
@@ -216,7 +243,10 @@ class StoredTerms:
         counts = ColumnCounts(arrays["indptr"], arrays["indices"], arrays["data"], (rows, cols))
         paths, symbols = _table(arrays, "paths").to_list(), _table(arrays, "symbols")
         path_codes, symbol_codes = arrays["path_codes"], arrays["symbol_codes"]
-        keys = ChunkKeys(ChunkPaths(path_codes, paths), arrays["tiebreak"], symbol_codes, symbols)
+        needles = _needles(arrays, paths, symbols)
+        keys = ChunkKeys(
+            ChunkPaths(path_codes, paths), arrays["tiebreak"], symbol_codes, symbols, needles
+        )
         table = ChunkTable(
             paths=Coded(path_codes, paths),
             kinds=Coded(arrays["kind_codes"], _table(arrays, "kinds")),
