@@ -2,15 +2,13 @@
 ``arbwb score`` with and without each piece, on (part of) the ARB-shaped corpus.
 
 Each remaining piece is turned off by one switch where it lives: ``ARBWB_NO_NATIVE=1`` (the C
-term counter and line scanner), ``ARBWB_ABLATE=processes`` (the worker pool),
-``ARBWB_ABLATE=threads`` (two counting threads in this process: measured with the pool off, the
-only case they run), ``ARBWB_ABLATE=libc`` (ctypes ``memmem``/``madvise``) and
-``ARBWB_ABLATE=defaults`` (the process's allocator/BLAS defaults). The pieces issue 24 removed
-(fork/pipe workers started early, the mapped blob entries, rolling-hash look-ups) are timed as
-``--before``, a checkout of the commit before removal with its C modules built. Cold = an empty
-``ARBWB_CACHE_DIR`` before each run, warm = the same folder again; sides take turns, each the
-fastest of ``--repeat`` rounds; the rankings must equal the current tree's. A piece stays only if
-removing it costs >= 15% of its command's time, cold or warm.
+term counter and line scanner) and ``ARBWB_ABLATE=libc`` (ctypes ``memmem``/``madvise``). The
+pieces issue 24 removed (worker processes, counting threads, the process's allocator defaults,
+the mapped blob entries) are timed together as ``--before``, a checkout of the commit before
+removal with its C modules built (each was first ablated alone, benchmarks/README.md). Cold =
+an empty ``ARBWB_CACHE_DIR`` before each run, warm = the same folder again; sides take turns,
+each the fastest of ``--repeat`` rounds; outputs must equal the current tree's. A piece stays
+only if removing it costs >= 15% of its command's time, cold or warm.
 Usage: .venv/bin/python benchmarks/bench_ablation.py [--large 1] [--repeat 2] [--before DIR]
 [--only 'rank lexical' 'score bcy']
 """
@@ -36,10 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: side -> (the switch's environment, the side it is compared with)
 SWITCHES: dict[str, tuple[dict[str, str], str]] = {
     "C modules": ({"ARBWB_NO_NATIVE": "1"}, "current"),
-    "process pool": ({"ARBWB_ABLATE": "processes"}, "current"),
-    "counting threads": ({"ARBWB_ABLATE": "processes,threads"}, "process pool"),
     "libc memmem, madvise": ({"ARBWB_ABLATE": "libc"}, "current"),
-    "process defaults": ({"ARBWB_ABLATE": "defaults"}, "current"),
 }
 
 

@@ -12,7 +12,6 @@ import numpy as np
 import polars as pl
 import pytest
 
-from arbwb.errors import InputError
 from arbwb.io.corpus import open_corpus
 from arbwb.io.pathclass import keep_path
 from arbwb.metrics.chunks import chunk_table
@@ -155,11 +154,7 @@ def test_term_cache_hits_and_never_serves_a_changed_chunk_file(tmp_path: Path) -
     source = termcache.TermSource(tmp_path / "terms")
     first = source.load(corpus, sid)
     again = source.load(corpus, sid)
-    assert source.stats() == {
-        "term_cache_hits": 1,
-        "term_cache_misses": 1,
-        "term_cache_prefetched": 0,
-    }
+    assert source.stats() == {"term_cache_hits": 1, "term_cache_misses": 1}
     assert again.terms == first.terms
     assert again.chunks.equals(first.chunks)
     assert (again.counts.to_scipy() != first.counts.to_scipy()).nnz == 0
@@ -213,42 +208,18 @@ def write_snapshots(root: Path, letters: str, vary: bool = True) -> tuple[Path, 
     return root / "c", [f"{REPO}@{c}" for c in commits]
 
 
-def test_prefetched_entries_equal_entries_computed_here(tmp_path: Path) -> None:
-    """The worker processes' entries load exactly like entries computed here (issue 10)."""
-    folder, ids = write_snapshots(tmp_path, "abcdef")
-    corpus = open_corpus(folder, use_cache=False)
-    source = termcache.TermSource(tmp_path / "terms")
-    source.prefetch(corpus, ids, "all_files")
-    assert len(source.pending) == 6  # all of them, submitted to the pool in run order
-    loaded = [source.load(corpus, sid) for sid in ids]
-    assert source.stats() == {
-        "term_cache_hits": 6,
-        "term_cache_misses": 0,
-        "term_cache_prefetched": 6,
-    }
-    for sid, found in zip(ids, loaded, strict=True):
-        here = termcache.compute(corpus.chunk_path(sid))
-        assert found.terms == here.terms
-        assert found.chunks.equals(here.chunks)
-        assert (found.counts.to_scipy() != here.counts.to_scipy()).nnz == 0
-        assert found.doc_len.tolist() == here.doc_len.tolist()
-        assert found.n_unique.tolist() == here.n_unique.tolist()
-
-
-def test_one_thread_and_several_count_blocks_alike(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A chunk file read in many blocks gives the same terms, counts and chunks whether its
-    blocks are counted one after the other (worker processes) or by a thread pool."""
+def test_many_blocks_and_one_count_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chunk file read in many blocks gives the same terms, counts and chunks as in one."""
     folder, ids = write_snapshots(tmp_path, "a")
     chunk_file = open_corpus(folder, use_cache=False).chunk_path(ids[0])
+    whole = termcache.compute(chunk_file)
     monkeypatch.setattr(termcache, "BLOCK_BYTES", 64)  # a few lines per block
-    alone, pooled = termcache.compute(chunk_file, threads=1), termcache.compute(chunk_file, 3)
-    assert alone.terms == pooled.terms and alone.chunks.equals(pooled.chunks)
-    assert alone.chunks.height == len(chunk_file.read_text().splitlines()) > 3
-    assert (alone.counts.to_scipy() != pooled.counts.to_scipy()).nnz == 0
-    assert alone.doc_len.tolist() == pooled.doc_len.tolist()
-    assert alone.n_unique.tolist() == pooled.n_unique.tolist()
+    split = termcache.compute(chunk_file)
+    assert whole.terms == split.terms and whole.chunks.equals(split.chunks)
+    assert whole.chunks.height == len(chunk_file.read_text().splitlines()) > 3
+    assert (whole.counts.to_scipy() != split.counts.to_scipy()).nnz == 0
+    assert whole.doc_len.tolist() == split.doc_len.tolist()
+    assert whole.n_unique.tolist() == split.n_unique.tolist()
 
 
 def test_torn_entry_is_recomputed(tmp_path: Path) -> None:
@@ -356,24 +327,3 @@ def test_a_snapshot_computed_here_is_indexed_from_the_entry_just_written(
     uncached = termcache.compute(corpus.chunk_path(f"{REPO}@{COMMIT}"))
     assert termcache.candidate_terms(uncached, "all_files") is not None
     assert calls == [uncached]
-
-
-def test_a_failed_prefetch_is_computed_here_and_reports_the_bad_line(tmp_path: Path) -> None:
-    """A chunk file a worker cannot read is computed by the main process, whose error names
-    the file and line; the other workers' entries are served."""
-    folder, ids = write_snapshots(tmp_path, "abcd", vary=False)
-    bad = folder / "o__r" / f"{'c' * 40}.chunks.jsonl"
-    bad.write_text(bad.read_text().replace('"end_line": 1,', '"end_line": "one",', 1))
-    corpus = open_corpus(folder, use_cache=False)
-    source = termcache.TermSource(tmp_path / "terms")
-    source.prefetch(corpus, ids, "all_files")
-    for commit in "abd":
-        assert source.load(corpus, f"{REPO}@{commit * 40}").terms
-    with pytest.raises(InputError) as error:
-        source.load(corpus, f"{REPO}@{'c' * 40}")
-    assert error.value.field == "end_line" and error.value.line is not None
-    assert source.stats() == {
-        "term_cache_hits": 3,
-        "term_cache_misses": 1,
-        "term_cache_prefetched": 3,
-    }

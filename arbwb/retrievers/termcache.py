@@ -11,22 +11,15 @@ reads arrays and ranks without building a frame or a sort per snapshot. It is an
 file's identity (path, size, mtime, ctime, inode, device, and its bytes while racy:
 :func:`arbwb.cache.file_key`), so a changed chunk file is never served stale; the write is
 atomic (and skipped, with one warning, when the cache cannot be written), so concurrent
-processes at worst compute it twice. Counting here runs on two threads (``WORKERS``); a run's
-missing entries are computed by a pool of ``PROCESSES`` worker processes
-(:meth:`TermSource.prefetch`) while this process ranks.
+processes at worst compute it twice. Counting runs on this process's one thread: worker
+processes and counting threads did not earn 15% of a run's time (benchmarks/README.md).
 """
 
 from __future__ import annotations
 
-import ctypes
-import os
-import sys
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from functools import cached_property
-from multiprocessing import get_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,19 +59,9 @@ META_COLUMNS = ("chunk_id", "path", "kind", "symbol", "start_line", "end_line", 
 #: Entry arrays with one value per chunk (checked when an entry is read).
 PER_CHUNK: tuple[str, ...] = ("doc_len", "n_unique", "path_codes", "tiebreak", "symbol_codes")
 PER_CHUNK += ("kind_codes", "start_line", "end_line", "n_chars")
-#: Threads parsing and tokenising a chunk file's blocks in this process (worker processes
-#: use one, :func:`warm_entry`; ``ARBWB_ABLATE=threads``, for the ablation benchmark only:
-#: one), and blocks in flight at most.
-WORKERS, AHEAD = 1 if "threads" in os.environ.get("ARBWB_ABLATE", "") else 2, 2
 #: Bytes per block: fewer, larger Polars and Arrow calls cost less CPU (measured: 4 MiB
 #: about 7% below 2 MiB) for a few MB more per block in flight.
 BLOCK_BYTES = 4 * 2**20
-#: Missing entries from which a run computes them in worker processes, and how many
-#: (``ARBWB_ABLATE=processes``, for the ablation benchmark only: none).
-MIN_PREFETCH = 10**9 if "processes" in os.environ.get("ARBWB_ABLATE", "") else 4
-PROCESSES = 2
-#: glibc mallopt (M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, M_TOP_PAD) in the worker processes.
-_MALLOPT = ((-3, 32 * 2**20), (-1, 256 * 2**20), (-2, 64 * 2**20))
 
 
 @dataclass(frozen=True)
@@ -95,37 +78,18 @@ class SnapshotTerms:
     n_unique: npt.NDArray[np.int64]  # distinct terms per chunk document
 
 
-def compute(chunk_file: Path, threads: int = WORKERS) -> SnapshotTerms:
-    """Read and tokenise a chunk file block by block (text is never held whole).
-
-    Blocks are parsed and counted by ``threads`` threads (Polars, numpy and Arrow release the
-    GIL), at most ``AHEAD`` blocks in flight, or here one after the other when ``threads`` is
-    1; each block's counts join the file's as it arrives, in file order
-    (:class:`arbwb.retrievers.terms.TermMerger`), so the result does not depend on the
-    scheduling.
-    """
+def compute(chunk_file: Path) -> SnapshotTerms:
+    """Read and tokenise a chunk file block by block (text is never held whole); each block's
+    counts join the file's in file order (:class:`arbwb.retrievers.terms.TermMerger`)."""
     from arbwb.retrievers.terms import TermMerger
 
     metas: list[pl.DataFrame] = []
     merger = TermMerger()
-    pending: deque[Future[tuple[pl.DataFrame, list[BatchCounts]]]] = deque()
-
-    def add(meta: pl.DataFrame, counted: list[BatchCounts]) -> None:
+    for block in iter_raw_blocks(chunk_file, BLOCK_BYTES):
+        meta, counted = _count_block(chunk_file, block)
         metas.append(meta)
         for part in counted:
             merger.add(part)
-
-    if threads <= 1:
-        for block in iter_raw_blocks(chunk_file, BLOCK_BYTES):
-            add(*_count_block(chunk_file, block))
-    else:
-        with ThreadPoolExecutor(threads, thread_name_prefix="arbwb-terms") as pool:
-            for block in iter_raw_blocks(chunk_file, BLOCK_BYTES):
-                pending.append(pool.submit(_count_block, chunk_file, block))
-                if len(pending) >= AHEAD:
-                    add(*pending.popleft().result())
-            while pending:
-                add(*pending.popleft().result())
     found, doc_len = merger.finish()
     chunks = pl.concat(metas) if metas else _empty_meta()
     terms, rows = found.terms, found.counts
@@ -307,35 +271,13 @@ class TermSource:
     folder: Path | None
     hits: int = 0
     misses: int = 0
-    ahead: int = 0
-    pending: dict[Path, Future[bool]] = field(default_factory=dict)
 
     def prefetch(
         self, corpus: Corpus, snapshot_ids: Sequence[str], candidate_filter: CandidateFilter
     ) -> None:
-        """Compute the run's missing entries in a pool of ``PROCESSES`` worker processes.
-
-        arbwb-defined: uses every core while this process only loads entries and ranks, so its
-        memory stays that of a warm run (the workers' is freed when they exit). The files are
-        submitted in run order; :meth:`load` waits for an entry and then reads it like any
-        cached entry. Without a cache folder, or with fewer than ``MIN_PREFETCH`` missing
-        entries, nothing happens (they are computed here).
-        """
-        del candidate_filter  # entries hold every chunk; the filter applies when loading
-        if self.folder is None:
-            return
-        missing = []
-        for snapshot_id in snapshot_ids:
-            chunk_file = corpus.chunk_path(snapshot_id)
-            entry = cache.entry_path(self.folder, chunk_file, VERSION, SUFFIX)
-            if chunk_file not in missing and not entry.is_file():
-                missing.append(chunk_file)
-        if len(missing) < MIN_PREFETCH:
-            return
-        # spawn, not fork: this process already runs Polars' and Arrow's threads
-        pool = ProcessPoolExecutor(PROCESSES, get_context("spawn"), initializer=worker_init)
-        self.pending = {f: pool.submit(warm_entry, self.folder, f) for f in missing}
-        pool.shutdown(wait=False)  # the submitted files still run; the workers then exit
+        """Nothing to prepare (:class:`RetrievalMethod`'s hook): each entry is read or computed
+        when loaded."""
+        del corpus, snapshot_ids, candidate_filter
 
     def load(self, corpus: Corpus, snapshot_id: str) -> StoredTerms:
         """The snapshot's term statistics: the cached entry if valid, else computed (and saved);
@@ -348,9 +290,6 @@ class TermSource:
 
     def _load(self, chunk_file: Path) -> StoredTerms:
         entry = None
-        ahead = self.pending.pop(chunk_file, None)
-        if ahead is not None and ahead.exception() is None and ahead.result():
-            self.ahead += 1
         if self.folder is not None:
             entry = cache.entry_path(self.folder, chunk_file, VERSION, SUFFIX)
             arrays = cache.read_arrays(entry)
@@ -365,43 +304,8 @@ class TermSource:
         return StoredTerms.of(arrays)
 
     def stats(self) -> dict[str, Any]:
-        """Snapshots whose term statistics came from the disk cache vs were computed (here or,
-        ``term_cache_prefetched`` of the hits, by the worker processes this run)."""
-        return {
-            "term_cache_hits": self.hits,
-            "term_cache_misses": self.misses,
-            "term_cache_prefetched": self.ahead,
-        }
-
-
-def warm_entry(folder: Path, chunk_file: Path) -> bool:
-    """Compute and save a chunk file's entry unless present (a worker process's task).
-
-    On one thread: the ``PROCESSES`` worker processes already fill the cores, and threads
-    competing for them only added CPU (measured). False (an error, or a cache that cannot be
-    written) makes the main process recompute the file, report the error or warn once.
-    """
-    entry = cache.entry_path(folder, chunk_file, VERSION, SUFFIX)
-    if entry.is_file():
-        return True
-    try:
-        return cache.write_arrays(entry, _to_arrays(compute(chunk_file, threads=1)), warn=False)
-    except Exception:
-        return False
-
-
-def worker_init() -> None:
-    """Tune a worker's malloc (Linux glibc, via ctypes): keep freed memory for reuse instead
-    of returning and faulting it in again for every block; the worker's memory is returned
-    when it exits. Elsewhere, or if the call fails, nothing changes."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
-        return
-    for option, value in _MALLOPT:
-        mallopt(option, value)
+        """Snapshots whose term statistics came from the disk cache vs were computed."""
+        return {"term_cache_hits": self.hits, "term_cache_misses": self.misses}
 
 
 def candidate_terms(
