@@ -30,8 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
-import mmap
 import os
 import re
 import sys
@@ -49,8 +47,6 @@ if TYPE_CHECKING:  # numpy and polars load with the entries, not with every cach
     import numpy.typing as npt
     import polars as pl
 
-_BLOB_MAGIC = b"ARBWB-BLOB-1\n"
-_ALIGN = 64
 #: Files changed this close to (or after) the time a key is taken get their bytes hashed too.
 RACY_WINDOW_NS = 3 * 10**9
 #: How long after its last change a settled file's missing entry is looked for among the
@@ -70,7 +66,7 @@ _HEX = r"[0-9a-f]{32,64}"
 #: :func:`arbwb.jsonio.atomic_open`).
 _ENTRY_NAMES: Mapping[str, tuple[str, str]] = {
     "file-costs": (r"(?:bundles/)?", rf"{_HEX}(?:\.paths)?\.parquet"),
-    "terms": ("", rf"{_HEX}\.bin"),
+    "terms": ("", rf"{_HEX}\.npz"),
     "embeddings": (r"[0-9a-f]{16}/", r"shard-[0-9]+-[0-9]+\.npz(?:\.tmp\.npz)?"),
     "repomap": ("", rf"{_HEX}\.npz"),
     "checked": ("", rf"{_HEX}\.ok"),
@@ -245,72 +241,15 @@ def read_arrays(path: Path) -> dict[str, npt.NDArray[Any]] | None:
         return None
 
 
-def write_arrays(path: Path, arrays: Mapping[str, npt.NDArray[Any]]) -> bool:
+def write_arrays(path: Path, arrays: Mapping[str, npt.NDArray[Any]], *, warn: bool = True) -> bool:
     """Write an uncompressed ``.npz`` entry atomically (:func:`store`); False when the cache
-    is unwritable."""
+    is unwritable (then, with ``warn``, the one warning)."""
     import numpy as np
-
-    return store(path, lambda handle: np.savez(handle, **dict(arrays)))  # type: ignore[arg-type]
-
-
-def write_blob(path: Path, arrays: Mapping[str, npt.NDArray[Any]], *, warn: bool = True) -> bool:
-    """Write arrays as one raw entry (magic, JSON header, 64-byte aligned buffers) atomically
-    (:func:`store`); False when the cache is unwritable.
-
-    arbwb-defined format: no compression and no checksum, so reading maps the file and views
-    its buffers without a copy; a torn or foreign file fails the size checks of
-    :func:`read_blob` and is recomputed.
-    """
-    import numpy as np
-
-    layout, offset = {}, 0
-    for name, array in arrays.items():
-        layout[name] = {"dtype": array.dtype.str, "shape": list(array.shape), "offset": offset}
-        offset += -(-array.nbytes // _ALIGN) * _ALIGN
-    header = json.dumps({"arrays": layout, "size": offset}, sort_keys=True).encode("ascii")
-    head = _BLOB_MAGIC + len(header).to_bytes(8, "little") + header
-    head += bytes(-len(head) % _ALIGN)
 
     def write(handle: IO[bytes]) -> None:
-        handle.write(head)
-        for array in arrays.values():
-            data = np.ascontiguousarray(array)
-            handle.write(data.tobytes() if data.nbytes < 2**16 else data.data.cast("B"))
-            handle.write(bytes(-data.nbytes % _ALIGN))
+        np.savez(handle, **dict(arrays))  # type: ignore[arg-type]
 
     return store(path, write, warn=warn)
-
-
-def read_blob(path: Path) -> dict[str, npt.NDArray[Any]] | None:
-    """A :func:`write_blob` entry's arrays (read-only views of the mapped file), or None when
-    it is absent, torn or not such an entry (then it is recomputed)."""
-    import numpy as np
-
-    try:
-        with path.open("rb") as handle:
-            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):  # ValueError: an empty file cannot be mapped
-        return None
-    try:
-        if mapped[: len(_BLOB_MAGIC)] != _BLOB_MAGIC:
-            return None
-        start = len(_BLOB_MAGIC) + 8
-        length = int.from_bytes(mapped[len(_BLOB_MAGIC) : start], "little")
-        header = json.loads(mapped[start : start + length])
-        base = start + length + (-(start + length) % _ALIGN)
-        if base + int(header["size"]) != len(mapped):
-            return None
-        out = {}
-        for name, spec in header["arrays"].items():
-            dtype = np.dtype(spec["dtype"])
-            shape = tuple(int(n) for n in spec["shape"])
-            count = int(np.prod(shape, dtype=np.int64))
-            at = base + int(spec["offset"])
-            array = np.frombuffer(mapped, dtype=dtype, count=count, offset=at)
-            out[name] = array.reshape(shape)
-        return out
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
-        return None
 
 
 def _walk(folder: Path) -> list[tuple[str, Path]]:

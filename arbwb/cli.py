@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from arbwb import __version__
 from arbwb.commands import COMMANDS, module_name
 from arbwb.errors import user_message
-from arbwb.native import libc as native
 
 EXIT_USAGE = 2  # bad input, like argparse's usage errors
 EXIT_INTERRUPTED = 130  # 128 + SIGINT
@@ -55,7 +54,6 @@ def _silence_stdout() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one subcommand inside the error boundary described in the module docstring."""
-    native.apply()
     words = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(_selected(words)).parse_args(words)
     prefix = f"arbwb {args.command}"

@@ -400,7 +400,7 @@ def test_clear_refuses_a_shared_untagged_folder(
     (shared / "pip" / "http").mkdir(parents=True)
     (shared / "pip" / "http" / "x").write_text("pip\n")
     (shared / "terms").mkdir()
-    (shared / "terms" / f"{'a' * 32}.bin").write_text("someone's\n")
+    (shared / "terms" / f"{'a' * 32}.npz").write_text("someone's\n")
     monkeypatch.setenv("ARBWB_CACHE_DIR", str(shared))
     before = _tree(shared)
     code, _, err = _cache(["clear"], capsys)
@@ -461,7 +461,7 @@ def test_unwritable_entries_warn_once_and_report_false(
     blocker.write_text("x")
     frame = pl.DataFrame({"a": [1]})
     assert cache.write_frame(blocker / "e.parquet", frame) is False
-    assert cache.write_blob(blocker / "e.bin", {}) is False
+    assert cache.write_arrays(blocker / "e.npz", {}) is False
     err = capsys.readouterr().err
     assert err.count("arbwb: warning: cannot write the cache") == 1
     assert cache.write_frame(tmp_path / "ok" / "e.parquet", frame) is True

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import random
@@ -13,12 +12,10 @@ import numpy as np
 import polars as pl
 import pytest
 
-from arbwb.errors import InputError
 from arbwb.io.corpus import open_corpus
 from arbwb.io.pathclass import keep_path
 from arbwb.metrics.chunks import chunk_table
-from arbwb.native import libc as native
-from arbwb.retrievers import termcache, termspawn, termworker
+from arbwb.retrievers import termcache
 from arbwb.retrievers.common import (
     bonus_strings,
     candidate_chunks,
@@ -144,7 +141,7 @@ def test_streamed_index_ranks_exactly_like_chunk_frames(
     cache_dir = tmp_path / "terms"
     streamed = MethodOptions(stream_terms=True, term_cache_dir=cache_dir)
     assert rankings(name, tmp_path / "c", streamed, filt) == expected  # computed, saved
-    assert len(list(cache_dir.glob("*.bin"))) == 1
+    assert len(list(cache_dir.glob("*.npz"))) == 1
     assert rankings(name, tmp_path / "c", streamed, filt) == expected  # from the entry
     uncached = MethodOptions(stream_terms=True)
     assert rankings(name, tmp_path / "c", uncached, filt) == expected
@@ -157,11 +154,7 @@ def test_term_cache_hits_and_never_serves_a_changed_chunk_file(tmp_path: Path) -
     source = termcache.TermSource(tmp_path / "terms")
     first = source.load(corpus, sid)
     again = source.load(corpus, sid)
-    assert source.stats() == {
-        "term_cache_hits": 1,
-        "term_cache_misses": 1,
-        "term_cache_prefetched": 0,
-    }
+    assert source.stats() == {"term_cache_hits": 1, "term_cache_misses": 1}
     assert again.terms == first.terms
     assert again.chunks.equals(first.chunks)
     assert (again.counts.to_scipy() != first.counts.to_scipy()).nnz == 0
@@ -178,7 +171,7 @@ def test_term_cache_hits_and_never_serves_a_changed_chunk_file(tmp_path: Path) -
     assert source.stats()["term_cache_misses"] == 2
     assert "zebra" in changed.terms
     # an unreadable entry is recomputed, not trusted
-    for entry in (tmp_path / "terms").glob("*.bin"):
+    for entry in (tmp_path / "terms").glob("*.npz"):
         entry.write_bytes(b"not a zip")
     assert "zebra" in source.load(corpus, sid).terms
     assert source.stats()["term_cache_misses"] == 3
@@ -215,54 +208,30 @@ def write_snapshots(root: Path, letters: str, vary: bool = True) -> tuple[Path, 
     return root / "c", [f"{REPO}@{c}" for c in commits]
 
 
-def test_prefetched_entries_equal_entries_computed_here(tmp_path: Path) -> None:
-    """The worker processes' entries load exactly like entries computed here (issue 10)."""
-    folder, ids = write_snapshots(tmp_path, "abcdef")
-    corpus = open_corpus(folder, use_cache=False)
-    source = termcache.TermSource(tmp_path / "terms")
-    source.prefetch(corpus, ids, "all_files")
-    assert len(source.pending) == 6  # all of them, claimed by the workers in run order
-    loaded = [source.load(corpus, sid) for sid in ids]
-    assert source.stats() == {
-        "term_cache_hits": 6,
-        "term_cache_misses": 0,
-        "term_cache_prefetched": 6,
-    }
-    for sid, found in zip(ids, loaded, strict=True):
-        here = termcache.compute(corpus.chunk_path(sid))
-        assert found.terms == here.terms
-        assert found.chunks.equals(here.chunks)
-        assert (found.counts.to_scipy() != here.counts.to_scipy()).nnz == 0
-        assert found.doc_len.tolist() == here.doc_len.tolist()
-        assert found.n_unique.tolist() == here.n_unique.tolist()
-
-
-def test_one_thread_and_several_count_blocks_alike(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A chunk file read in many blocks gives the same terms, counts and chunks whether its
-    blocks are counted one after the other (worker processes) or by a thread pool."""
+def test_many_blocks_and_one_count_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chunk file read in many blocks gives the same terms, counts and chunks as in one."""
     folder, ids = write_snapshots(tmp_path, "a")
     chunk_file = open_corpus(folder, use_cache=False).chunk_path(ids[0])
+    whole = termcache.compute(chunk_file)
     monkeypatch.setattr(termcache, "BLOCK_BYTES", 64)  # a few lines per block
-    alone, pooled = termcache.compute(chunk_file, threads=1), termcache.compute(chunk_file, 3)
-    assert alone.terms == pooled.terms and alone.chunks.equals(pooled.chunks)
-    assert alone.chunks.height == len(chunk_file.read_text().splitlines()) > 3
-    assert (alone.counts.to_scipy() != pooled.counts.to_scipy()).nnz == 0
-    assert alone.doc_len.tolist() == pooled.doc_len.tolist()
-    assert alone.n_unique.tolist() == pooled.n_unique.tolist()
+    split = termcache.compute(chunk_file)
+    assert whole.terms == split.terms and whole.chunks.equals(split.chunks)
+    assert whole.chunks.height == len(chunk_file.read_text().splitlines()) > 3
+    assert (whole.counts.to_scipy() != split.counts.to_scipy()).nnz == 0
+    assert whole.doc_len.tolist() == split.doc_len.tolist()
+    assert whole.n_unique.tolist() == split.n_unique.tolist()
 
 
 def test_torn_entry_is_recomputed(tmp_path: Path) -> None:
-    """An entry cut short (or padded) fails the blob's size check and is computed again."""
+    """An entry cut short (or emptied) is not a readable ``.npz`` and is computed again."""
     write_corpus(tmp_path / "c", FILES)
     corpus = open_corpus(tmp_path / "c", use_cache=False)
     sid = f"{REPO}@{COMMIT}"
     source = termcache.TermSource(tmp_path / "terms")
     first = source.load(corpus, sid)
-    (entry,) = (tmp_path / "terms").glob("*.bin")
+    (entry,) = (tmp_path / "terms").glob("*.npz")
     whole = entry.read_bytes()
-    for torn in (whole[:-1], whole + b"\0", b""):
+    for torn in (whole[:-1], whole[: len(whole) // 2], b""):
         entry.write_bytes(torn)
         assert source.load(corpus, sid).terms == first.terms
     assert source.stats()["term_cache_misses"] == 4
@@ -304,10 +273,9 @@ def test_stored_pieces_equal_pieces_recomputed_from_the_frame(tmp_path: Path) ->
     probe = [*computed.terms, "zebra", "", "refresh_token"]
     assert stored.vocab.columns(probe) == [vocab.get(t) for t in probe]
     strings = bonus_strings(paths.names, symbols)
-    assert keys.needles is not None
     for query in [*QUERIES, "SRC/ÜNÏ/X.PY and résumé", ""]:
         lowered = query.lower()
-        hit_paths, hit_bases, hit_symbols = keys.needles.hits(lowered)
+        hit_paths, hit_bases, hit_symbols = keys.bonus().hits(lowered)
         got = [*hit_paths.tolist(), *hit_bases.tolist(), *hit_symbols.tolist()]
         n_bonus_paths = 2 * len(paths.names)
         want = [s in lowered and (i < n_bonus_paths or s != "") for i, s in enumerate(strings)]
@@ -359,100 +327,3 @@ def test_a_snapshot_computed_here_is_indexed_from_the_entry_just_written(
     uncached = termcache.compute(corpus.chunk_path(f"{REPO}@{COMMIT}"))
     assert termcache.candidate_terms(uncached, "all_files") is not None
     assert calls == [uncached]
-
-
-def test_worker_claims_give_every_file_once_in_run_order() -> None:
-    """Processes reading the claims pipe in turn (here two readers interleaved at random)
-    each get ascending indices, and together every index exactly once."""
-    rng = random.Random(7)
-    for n in (1, 5, 40_000):  # 40 000 records need a pipe grown past 64 KiB
-        read = termworker._claims_pipe(n)
-        assert read is not None
-        readers = {k: termworker._claims(read) for k in range(2)}
-        got: dict[int, list[int]] = {0: [], 1: []}
-        while readers:
-            k = rng.choice(sorted(readers))
-            index = next(readers[k], None)
-            if index is None:
-                del readers[k]
-            else:
-                got[k].append(index)
-        os.close(read)
-        assert sorted(got[0] + got[1]) == list(range(n))
-        assert all(claimed == sorted(claimed) for claimed in got.values())
-
-
-def test_a_failed_prefetch_is_computed_here_and_reports_the_bad_line(tmp_path: Path) -> None:
-    """A chunk file a worker cannot read is computed by the main process, whose error names
-    the file and line; the other workers' entries are served."""
-    folder, ids = write_snapshots(tmp_path, "abcd", vary=False)
-    bad = folder / "o__r" / f"{'c' * 40}.chunks.jsonl"
-    bad.write_text(bad.read_text().replace('"end_line": 1,', '"end_line": "one",', 1))
-    corpus = open_corpus(folder, use_cache=False)
-    source = termcache.TermSource(tmp_path / "terms")
-    source.prefetch(corpus, ids, "all_files")
-    for commit in "abd":
-        assert source.load(corpus, f"{REPO}@{commit * 40}").terms
-    with pytest.raises(InputError) as error:
-        source.load(corpus, f"{REPO}@{'c' * 40}")
-    assert error.value.field == "end_line" and error.value.line is not None
-    assert source.stats() == {
-        "term_cache_hits": 3,
-        "term_cache_misses": 1,
-        "term_cache_prefetched": 3,
-    }
-
-
-def test_abandoned_workers_are_stopped(tmp_path: Path) -> None:
-    """A run that stops before loading its entries (e.g. on an error) leaves no worker behind."""
-    folder, ids = write_snapshots(tmp_path, "abcd")
-    corpus = open_corpus(folder, use_cache=False)
-    source = termcache.TermSource(tmp_path / "terms")
-    source.prefetch(corpus, ids, "all_files")
-    processes = {id(w): w.process for w in source.pending.values()}.values()
-    assert len(processes) == 1  # it forks the second worker, which dies with it
-    del source
-    gc.collect()
-    assert all(p.returncode is not None for p in processes)
-
-
-def test_worker_settings_replace_arbwb_defaults_but_never_the_users(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The CLI sets its own allocator default before a worker starts; the worker still gets
-    its measured settings, and a value the user chose reaches it unchanged."""
-    monkeypatch.delenv("POLARS_MAX_THREADS", raising=False)
-    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")  # the user's
-    monkeypatch.delenv("_RJEM_MALLOC_CONF", raising=False)
-    native.apply()  # what `arbwb` does first
-    assert os.environ["_RJEM_MALLOC_CONF"] == "dirty_decay_ms:5000,muzzy_decay_ms:5000"
-    env = termspawn.worker_env()
-    assert env["_RJEM_MALLOC_CONF"] == "dirty_decay_ms:1000,muzzy_decay_ms:0"
-    assert env["POLARS_MAX_THREADS"] == "1"
-    assert env["MALLOC_ARENA_MAX"] == "4"
-    monkeypatch.setenv("_RJEM_MALLOC_CONF", "narenas:2")
-    assert termspawn.worker_env()["_RJEM_MALLOC_CONF"] == "narenas:2"
-
-
-def test_a_worker_started_early_gets_the_job_and_is_ended_when_unused(tmp_path: Path) -> None:
-    """A cold run's worker starts before the job is known (issue 10); prefetching hands it the
-    job; a warm folder starts none; an unused one reads an empty job and exits cleanly."""
-    folder, ids = write_snapshots(tmp_path, "abcd")
-    corpus = open_corpus(folder, use_cache=False)
-    terms = tmp_path / "terms"
-    termspawn.start_early(terms)
-    early = termspawn._EARLY[0]
-    source = termcache.TermSource(terms)
-    source.prefetch(corpus, ids, "all_files")
-    assert {w.process for w in source.pending.values()} == {early}
-    for sid in ids:
-        source.load(corpus, sid)
-    assert source.stats()["term_cache_prefetched"] == 4
-    assert early.wait(timeout=60) == 0
-    termspawn.start_early(terms)  # entries exist now: nothing started
-    assert termspawn.take_early() is None
-    termspawn.start_early(tmp_path / "empty")
-    unused = termspawn._EARLY[0]
-    termcache.TermSource(terms).prefetch(corpus, ids, "all_files")  # nothing missing
-    assert termspawn.take_early() is None
-    assert unused.wait(timeout=60) == 0

@@ -119,7 +119,7 @@ def _list_methods() -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Validate everything that can fail (method, model, inputs) before ranking anything."""
-    from arbwb.cache import kind_dir  # light: the heavy imports follow the early worker
+    from arbwb.cache import kind_dir
 
     if args.list:
         return _list_methods()
@@ -136,12 +136,6 @@ def run(args: argparse.Namespace) -> int:
     weights = (args.query_weight, args.pagerank_weight, args.affinity_weight)
     if args.method != "repomap" and any(w is not None for w in weights):
         raise InputError("only applies to --method repomap", field="--*-weight")
-    terms = args.method in ("lexical", "bm25", "bm25-arb") and not (args.runs or args.weights)
-    term_dir = kind_dir("terms") if terms and not args.no_cache else None
-    if term_dir is not None:  # started before our own heavy imports
-        from arbwb.retrievers.termspawn import start_early
-
-        start_early(term_dir)  # cold: its imports overlap ours
     from arbwb.io.samples import release_samples, select_tasks
 
     if args.method == "rrf":
@@ -174,11 +168,12 @@ def run(args: argparse.Namespace) -> int:
 
         cached = not args.no_cache
         dense = args.method == "dense"
+        terms = args.method in ("lexical", "bm25", "bm25-arb")
         options = MethodOptions(
             model=args.model,
             cache_dir=args.cache_dir or (kind_dir("embeddings") if cached and dense else None),
             stream_terms=True,
-            term_cache_dir=term_dir,
+            term_cache_dir=kind_dir("terms") if cached and terms else None,
             checked_dir=kind_dir("checked") if cached and args.method.startswith("grep") else None,
         )
         if args.method == "repomap":

@@ -12,6 +12,7 @@ import ctypes
 import io
 import json
 import mmap
+import os
 import re
 import sys
 import threading
@@ -278,8 +279,9 @@ def _page_in(data: mmap.mmap) -> None:
 @cache
 def _libc_function(name: str, restype: Any, *argtypes: Any) -> Callable[..., Any] | None:
     """libc's ``name`` on Linux, else None; ctypes releases the GIL while it runs. Its first
-    two parameters are an address and a length; ``argtypes`` are the rest."""
-    if not sys.platform.startswith("linux"):
+    two parameters are an address and a length; ``argtypes`` are the rest (none with
+    ``ARBWB_ABLATE=libc``, for benchmarks/bench_ablation.py only)."""
+    if not sys.platform.startswith("linux") or "libc" in os.environ.get("ARBWB_ABLATE", ""):
         return None
     try:
         function = getattr(ctypes.CDLL(None, use_errno=True), name)

@@ -20,7 +20,8 @@ from arbwb import schemas
 from arbwb.io.corpus import Corpus
 from arbwb.io.pathclass import CandidateFilter, keep_path
 from arbwb.metrics.chunks import ChunkTable
-from arbwb.retrievers.strkeys import HashedVocab, Needles
+from arbwb.retrievers.strkeys import Needles
+from arbwb.retrievers.strkeys import SortedVocab as HashedVocab
 from arbwb.tokenize import split_identifiers
 
 if TYPE_CHECKING:  # scipy and the term counter load only for the methods that use them

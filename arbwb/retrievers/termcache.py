@@ -5,30 +5,20 @@ documents are tokenised (:mod:`arbwb.retrievers.terms`) and its text dropped, so
 flat however large the file. What is kept is small: the chunk columns without ``text`` (plus
 ``n_chars``, the text length the 8k packing uses) and the chunk x term counts (CSC). The
 entry (format ``VERSION``, :func:`_to_arrays`) stores them as plain arrays together with every
-piece a ranker derives per snapshot (path/symbol/kind codes, the tie order, the vocabulary's
-sorted string keys, lexical's bonus needles), so a warm run maps the file and ranks without
-building a frame, a dict or a sort per snapshot. It is written to ``<cache>/terms/<key>.bin``
-(:func:`arbwb.cache.write_blob`) keyed by the chunk file's identity (path, size, mtime, ctime,
-inode, device, and its bytes while racy: :func:`arbwb.cache.file_key`), so a changed chunk
-file is never served stale; the write is atomic (and skipped, with one warning, when the
-cache cannot be written), so concurrent processes at worst compute it twice. Counting here
-runs on two threads (``WORKERS``); a run's missing entries are computed by ``PROCESSES``
-worker processes of one thread each (:meth:`TermSource.prefetch`,
-:mod:`arbwb.retrievers.termworker`) while this process ranks.
+piece a ranker derives per snapshot (path/symbol/kind codes, the tie order), so a warm run
+reads arrays and ranks without building a frame or a sort per snapshot. It is an uncompressed
+``.npz`` (:func:`arbwb.cache.write_arrays`) at ``<cache>/terms/<key>.npz``, keyed by the chunk
+file's identity (path, size, mtime, ctime, inode, device, and its bytes while racy:
+:func:`arbwb.cache.file_key`), so a changed chunk file is never served stale; the write is
+atomic (and skipped, with one warning, when the cache cannot be written), so concurrent
+processes at worst compute it twice. Counting runs on this process's one thread: worker
+processes and counting threads did not earn 15% of a run's time (benchmarks/README.md).
 """
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import json
-import subprocess
-import sys
-import weakref
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,7 +33,6 @@ from arbwb.io.corpus import Corpus
 from arbwb.io.lazycols import Coded, Ints, Picked
 from arbwb.io.pathclass import CandidateFilter, keep_path
 from arbwb.metrics.chunks import ChunkTable
-from arbwb.retrievers import termspawn
 from arbwb.retrievers.common import (
     CHUNK_COLUMNS,
     DOCUMENT_FIELDS,
@@ -57,28 +46,22 @@ from arbwb.retrievers.common import (
     chunk_keys,
     codes_of,
 )
-from arbwb.retrievers.strkeys import HashedVocab, Needles, SortedKeys, StringTable
+from arbwb.retrievers.strkeys import Needles, SortedKeys, SortedVocab, StringTable
 
 if TYPE_CHECKING:  # the term counter (pyarrow) loads only when a chunk file is tokenised
     from arbwb.retrievers.terms import BatchCounts
 
-VERSION = "terms-v3"
+VERSION = "terms-v4"
 KIND = "terms"
+SUFFIX = ".npz"
 #: The chunk columns kept beside the counts (the CHUNKS columns rankers use, minus text).
 META_COLUMNS = ("chunk_id", "path", "kind", "symbol", "start_line", "end_line", "n_chars")
 #: Entry arrays with one value per chunk (checked when an entry is read).
 PER_CHUNK: tuple[str, ...] = ("doc_len", "n_unique", "path_codes", "tiebreak", "symbol_codes")
 PER_CHUNK += ("kind_codes", "start_line", "end_line", "n_chars")
-#: Threads parsing and tokenising a chunk file's blocks in this process (worker processes
-#: use one, :func:`warm_entry`), and blocks in flight at most.
-WORKERS, AHEAD = 2, 2
 #: Bytes per block: fewer, larger Polars and Arrow calls cost less CPU (measured: 4 MiB
 #: about 7% below 2 MiB) for a few MB more per block in flight.
 BLOCK_BYTES = 4 * 2**20
-#: Missing entries from which a run computes them in worker processes, and how many.
-MIN_PREFETCH, PROCESSES = 4, 2
-#: glibc mallopt (M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, M_TOP_PAD) in the worker processes.
-_MALLOPT = ((-3, 32 * 2**20), (-1, 256 * 2**20), (-2, 64 * 2**20))
 
 
 @dataclass(frozen=True)
@@ -95,37 +78,18 @@ class SnapshotTerms:
     n_unique: npt.NDArray[np.int64]  # distinct terms per chunk document
 
 
-def compute(chunk_file: Path, threads: int = WORKERS) -> SnapshotTerms:
-    """Read and tokenise a chunk file block by block (text is never held whole).
-
-    Blocks are parsed and counted by ``threads`` threads (Polars, numpy and Arrow release the
-    GIL), at most ``AHEAD`` blocks in flight, or here one after the other when ``threads`` is
-    1; each block's counts join the file's as it arrives, in file order
-    (:class:`arbwb.retrievers.terms.TermMerger`), so the result does not depend on the
-    scheduling.
-    """
+def compute(chunk_file: Path) -> SnapshotTerms:
+    """Read and tokenise a chunk file block by block (text is never held whole); each block's
+    counts join the file's in file order (:class:`arbwb.retrievers.terms.TermMerger`)."""
     from arbwb.retrievers.terms import TermMerger
 
     metas: list[pl.DataFrame] = []
     merger = TermMerger()
-    pending: deque[Future[tuple[pl.DataFrame, list[BatchCounts]]]] = deque()
-
-    def add(meta: pl.DataFrame, counted: list[BatchCounts]) -> None:
+    for block in iter_raw_blocks(chunk_file, BLOCK_BYTES):
+        meta, counted = _count_block(chunk_file, block)
         metas.append(meta)
         for part in counted:
             merger.add(part)
-
-    if threads <= 1:
-        for block in iter_raw_blocks(chunk_file, BLOCK_BYTES):
-            add(*_count_block(chunk_file, block))
-    else:
-        with ThreadPoolExecutor(threads, thread_name_prefix="arbwb-terms") as pool:
-            for block in iter_raw_blocks(chunk_file, BLOCK_BYTES):
-                pending.append(pool.submit(_count_block, chunk_file, block))
-                if len(pending) >= AHEAD:
-                    add(*pending.popleft().result())
-            while pending:
-                add(*pending.popleft().result())
     found, doc_len = merger.finish()
     chunks = pl.concat(metas) if metas else _empty_meta()
     terms, rows = found.terms, found.counts
@@ -175,34 +139,24 @@ def _needle_arrays(needles: Needles) -> dict[str, npt.NDArray[Any]]:
     }
 
 
-#: The entry ``_to_arrays`` made last and of what, so the process that computed a snapshot
-#: (and wrote its entry) reuses it for ranking instead of deriving it twice (one
-#: slot, consumed by :func:`_stored`; a weak reference, so it never keeps a snapshot alive).
-_LAST_WRITTEN: tuple[weakref.ref[SnapshotTerms], dict[str, npt.NDArray[Any]]] | None = None
-
-
 def _to_arrays(terms: SnapshotTerms) -> dict[str, npt.NDArray[Any]]:
     """The cache entry of a snapshot: its counts plus every per-chunk piece the rankers and
-    details rows need, precomputed (codes, tie order, bonus needles, term keys), so a warm
-    run maps arrays instead of parsing a frame or building a dict per snapshot."""
-    global _LAST_WRITTEN
+    details rows need, precomputed (codes, tie order, bonus needles), so a warm run reads
+    arrays instead of parsing a frame per snapshot."""
     chunks = terms.chunks
     keys = chunk_keys(chunks)
     kind_codes, kinds = codes_of(chunks["kind"])
     needles = bonus_needles(keys.paths.names, keys.symbols)
-    vocab = HashedVocab.of(terms.terms)
     counts = terms.counts
     small = counts.data.size == 0 or int(counts.data.max()) <= np.iinfo(np.uint16).max
-    arrays: dict[str, npt.NDArray[Any]] = {
+    return {
         "indptr": counts.indptr.astype(np.int64, copy=False),
         "indices": counts.indices.astype(np.int32, copy=False),
         "data": counts.data.astype(np.uint16 if small else np.int32),
         "shape": np.array(counts.shape, dtype=np.int64),
         "doc_len": terms.doc_len.astype(np.int64, copy=False),
         "n_unique": terms.n_unique.astype(np.int64, copy=False),
-        **_strings("terms", vocab.terms),
-        "term_keys": vocab.index.keys,
-        "term_owners": vocab.index.owners,
+        **_strings("terms", StringTable.of(terms.terms)),
         "path_codes": keys.paths.codes.astype(np.int64, copy=False),
         **_strings("paths", StringTable.of(keys.paths.names)),
         "tiebreak": keys.tiebreak.astype(np.int64, copy=False),
@@ -214,8 +168,6 @@ def _to_arrays(terms: SnapshotTerms) -> dict[str, npt.NDArray[Any]]:
         **{c: chunks[c].cast(pl.Int64).to_numpy() for c in ("start_line", "end_line", "n_chars")},
         **_needle_arrays(needles.needles),
     }
-    _LAST_WRITTEN = (weakref.ref(terms), arrays)
-    return arrays
 
 
 def _table(arrays: Mapping[str, npt.NDArray[Any]], name: str) -> StringTable:
@@ -235,20 +187,27 @@ def _needles(
     return BonusNeedles(needles, len(paths))
 
 
-class StoredTerms(SnapshotTerms):
+@dataclass(frozen=True)
+class StoredTerms:
     """A snapshot's entry as stored: counts, ``keys`` (:class:`ChunkKeys`), the details
     ``table`` and the ``vocab`` are views of the entry's arrays; the chunk frame and the term
     list are materialised only when read (the rankers never read them)."""
 
-    def __init__(self, arrays: Mapping[str, npt.NDArray[Any]]) -> None:
-        shape = tuple(int(x) for x in arrays["shape"])
-        counts = ColumnCounts(
-            arrays["indptr"], arrays["indices"], arrays["data"], (shape[0], shape[1])
-        )
-        paths = _table(arrays, "paths").to_list()
-        symbols = _table(arrays, "symbols")
-        needles = _needles(arrays, paths, symbols)
+    counts: ColumnCounts
+    doc_len: npt.NDArray[np.int64]
+    n_unique: npt.NDArray[np.int64]
+    keys: ChunkKeys
+    table: ChunkTable
+    vocab: SortedVocab
+
+    @classmethod
+    def of(cls, arrays: Mapping[str, npt.NDArray[Any]]) -> StoredTerms:
+        """The entry's pieces (a KeyError or ValueError when it is not such an entry)."""
+        rows, cols = (int(x) for x in arrays["shape"])
+        counts = ColumnCounts(arrays["indptr"], arrays["indices"], arrays["data"], (rows, cols))
+        paths, symbols = _table(arrays, "paths").to_list(), _table(arrays, "symbols")
         path_codes, symbol_codes = arrays["path_codes"], arrays["symbol_codes"]
+        needles = _needles(arrays, paths, symbols)
         keys = ChunkKeys(
             ChunkPaths(path_codes, paths), arrays["tiebreak"], symbol_codes, symbols, needles
         )
@@ -261,24 +220,8 @@ class StoredTerms(SnapshotTerms):
             chunk_ids=_table(arrays, "chunk_ids"),
             n_chars=Ints(arrays["n_chars"]),
         )
-        for name, value in (
-            ("counts", counts),
-            ("doc_len", arrays["doc_len"]),
-            ("n_unique", arrays["n_unique"]),
-            ("keys", keys),
-            ("table", table),
-            (
-                "vocab",
-                HashedVocab(
-                    _table(arrays, "terms"), SortedKeys(arrays["term_keys"], arrays["term_owners"])
-                ),
-            ),
-        ):
-            object.__setattr__(self, name, value)
-
-    keys: ChunkKeys
-    table: ChunkTable
-    vocab: HashedVocab
+        vocab = SortedVocab(_table(arrays, "terms"))
+        return cls(counts, arrays["doc_len"], arrays["n_unique"], keys, table, vocab)
 
     @cached_property
     def chunks(self) -> pl.DataFrame:
@@ -304,10 +247,10 @@ class StoredTerms(SnapshotTerms):
         return self.vocab.terms.to_list()
 
 
-def _from_arrays(arrays: dict[str, npt.NDArray[Any]]) -> SnapshotTerms | None:
+def _from_arrays(arrays: dict[str, npt.NDArray[Any]]) -> StoredTerms | None:
     """The entry's :class:`StoredTerms`, or None when it is not a complete, consistent entry."""
     try:
-        stored = StoredTerms(arrays)
+        stored = StoredTerms.of(arrays)
     except (KeyError, ValueError, IndexError, UnicodeDecodeError):
         return None
     rows, cols = stored.counts.shape
@@ -328,37 +271,15 @@ class TermSource:
     folder: Path | None
     hits: int = 0
     misses: int = 0
-    ahead: int = 0
-    pending: dict[Path, _Worker] = field(default_factory=dict)
 
     def prefetch(
         self, corpus: Corpus, snapshot_ids: Sequence[str], candidate_filter: CandidateFilter
     ) -> None:
-        """Compute the run's missing entries in ``PROCESSES`` worker processes.
+        """Nothing to prepare (:class:`RetrievalMethod`'s hook): each entry is read or computed
+        when loaded."""
+        del corpus, snapshot_ids, candidate_filter
 
-        arbwb-defined: uses every core while this process only loads entries and ranks, so its
-        memory stays that of a warm run (the workers' is freed when they exit). Each worker
-        takes the next missing chunk file in run order whenever it is free
-        (:mod:`arbwb.retrievers.termworker`); :meth:`load` waits for an entry and then reads
-        it like any cached entry. Without a cache folder, or with fewer than
-        ``MIN_PREFETCH`` missing entries, nothing happens (they are computed here).
-        """
-        del candidate_filter  # entries hold every chunk; the filter applies when loading
-        if self.folder is None:
-            return
-        missing = []
-        for snapshot_id in snapshot_ids:
-            chunk_file = corpus.chunk_path(snapshot_id)
-            entry = cache.entry_path(self.folder, chunk_file, VERSION, ".bin")
-            if chunk_file not in missing and not entry.is_file():
-                missing.append(chunk_file)
-        if len(missing) < MIN_PREFETCH:
-            termspawn.discard_early()
-            return
-        worker = _Worker.start(self.folder, missing)
-        self.pending.update(dict.fromkeys(worker.files, worker))
-
-    def load(self, corpus: Corpus, snapshot_id: str) -> SnapshotTerms:
+    def load(self, corpus: Corpus, snapshot_id: str) -> StoredTerms:
         """The snapshot's term statistics: the cached entry if valid, else computed (and saved);
         either way its chunks are counted against the manifest row (:meth:`Corpus.check_counts`).
         """
@@ -367,115 +288,28 @@ class TermSource:
         corpus.check_counts(snapshot_id, chunk_file, terms.counts.shape[0])
         return terms
 
-    def _load(self, chunk_file: Path) -> SnapshotTerms:
+    def _load(self, chunk_file: Path) -> StoredTerms:
         entry = None
-        worker = self.pending.pop(chunk_file, None)
-        if worker is not None and worker.wait_for(chunk_file):
-            self.ahead += 1
         if self.folder is not None:
-            entry = cache.entry_path(self.folder, chunk_file, VERSION, ".bin")
-            arrays = cache.read_blob(entry)
+            entry = cache.entry_path(self.folder, chunk_file, VERSION, SUFFIX)
+            arrays = cache.read_arrays(entry)
             found = None if arrays is None else _from_arrays(arrays)
             if found is not None:
                 self.hits += 1
                 return found
         self.misses += 1
-        terms = compute(chunk_file)
+        arrays = _to_arrays(compute(chunk_file))
         if entry is not None:
-            cache.write_blob(entry, _to_arrays(terms))
-        return terms
+            cache.write_arrays(entry, arrays)
+        return StoredTerms.of(arrays)
 
     def stats(self) -> dict[str, Any]:
-        """Snapshots whose term statistics came from the disk cache vs were computed (here or,
-        ``term_cache_prefetched`` of the hits, by the worker processes this run)."""
-        return {
-            "term_cache_hits": self.hits,
-            "term_cache_misses": self.misses,
-            "term_cache_prefetched": self.ahead,
-        }
-
-
-@dataclass
-class _Worker:
-    """The worker processes computing the run's entries (in run order; one process started
-    here, which forks the others) and which entries they have reported (True: saved; False:
-    failed, so the parent computes it and reports the located error)."""
-
-    process: subprocess.Popen[str]
-    files: list[Path]
-    done: dict[Path, bool] = field(default_factory=dict)
-
-    @classmethod
-    def start(cls, folder: Path, files: list[Path]) -> _Worker:
-        """Give ``files`` (run order) to the worker started early, else to a new one
-        (:mod:`arbwb.retrievers.termworker`), to compute in ``PROCESSES`` processes."""
-        job = {"folder": str(folder), "files": [str(f) for f in files], "processes": PROCESSES}
-        process = termspawn.take_early() or termspawn.spawn()
-        worker = cls(process, list(files))
-        weakref.finalize(worker, _stop, process)  # abandoned (e.g. the run failed): stopped
-        assert process.stdin is not None
-        process.stdin.write(json.dumps(job))
-        process.stdin.close()
-        return worker
-
-    def wait_for(self, chunk_file: Path) -> bool:
-        """Wait until the worker reports ``chunk_file``; False if it failed or the worker
-        ended without reporting it."""
-        stdout = self.process.stdout
-        assert stdout is not None
-        while chunk_file not in self.done:
-            line = stdout.readline()
-            index, _, status = line.rstrip("\n").partition("\t")
-            if not index.isdigit() or int(index) >= len(self.files):  # ended (or garbled)
-                self.done.update((f, False) for f in self.files if f not in self.done)
-                break
-            self.done[self.files[int(index)]] = status == "ok"
-        if len(self.done) == len(self.files) and self.process.poll() is None:
-            stdout.close()
-            self.process.wait()
-        return self.done[chunk_file]
-
-
-def _stop(process: subprocess.Popen[str]) -> None:
-    """Terminate a worker if it still runs (its entries are written atomically) and reap it;
-    the processes it forked die with it."""
-    process.terminate()  # a no-op once it has been waited for
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(timeout=5)
-
-
-def warm_entry(folder: Path, chunk_file: Path) -> bool:
-    """Compute and save a chunk file's entry unless present (a worker process's task).
-
-    On one thread: the ``PROCESSES`` worker processes already fill the cores, and threads
-    competing for them only added CPU (measured). False (an error, or a cache that cannot be
-    written) makes the main process recompute the file, report the error or warn once.
-    """
-    entry = cache.entry_path(folder, chunk_file, VERSION, ".bin")
-    if entry.is_file():
-        return True
-    try:
-        return cache.write_blob(entry, _to_arrays(compute(chunk_file, threads=1)), warn=False)
-    except Exception:
-        return False
-
-
-def worker_init() -> None:
-    """Tune a worker's malloc (Linux glibc, via ctypes): keep freed memory for reuse instead
-    of returning and faulting it in again for every block; the worker's memory is returned
-    when it exits. Elsewhere, or if the call fails, nothing changes."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
-        return
-    for option, value in _MALLOPT:
-        mallopt(option, value)
+        """Snapshots whose term statistics came from the disk cache vs were computed."""
+        return {"term_cache_hits": self.hits, "term_cache_misses": self.misses}
 
 
 def candidate_terms(
-    snapshot: SnapshotTerms, candidate_filter: CandidateFilter
+    snapshot: SnapshotTerms | StoredTerms, candidate_filter: CandidateFilter
 ) -> tuple[ChunkKeys, ChunkTable, TermMatrix] | None:
     """The candidate chunks (spec §6.2, file order): their keys, details table and term
     matrix; None if none is left.
@@ -484,7 +318,7 @@ def candidate_terms(
     the kept rows (a name no kept chunk has is never ranked); rows and the tie order are
     renumbered, the counts' rows kept with numpy (no scipy).
     """
-    stored = snapshot if isinstance(snapshot, StoredTerms) else _stored(snapshot)
+    stored = snapshot if isinstance(snapshot, StoredTerms) else StoredTerms.of(_to_arrays(snapshot))
     keys, table, counts = stored.keys, stored.table, stored.counts
     doc_len, n_unique = stored.doc_len, stored.n_unique
     if candidate_filter != "all_files":
@@ -506,16 +340,6 @@ def candidate_terms(
         df=np.diff(counts.indptr).astype(np.int64),
     )
     return keys, table, matrix
-
-
-def _stored(snapshot: SnapshotTerms) -> StoredTerms:
-    """A snapshot computed in this process in its stored form (the entry just written for it
-    when there is one, else derived now)."""
-    global _LAST_WRITTEN
-    last, _LAST_WRITTEN = _LAST_WRITTEN, None
-    arrays = last[1] if last is not None and last[0]() is snapshot else _to_arrays(snapshot)
-    _LAST_WRITTEN = None  # set again when derived now; not needed past this call
-    return StoredTerms(arrays)
 
 
 def _renumber(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
