@@ -339,8 +339,13 @@ class SampleMaker:
         words = self._words(snap, gold[0], 12)
         signals = ["symbol_or_path_overlap", "explicit_behavior_or_api_dependency"]
         meta: dict[str, Any] = {"evidence": {"signals": signals, "source": "generated"}}
-        base = {"fix_commit": fix, "negative_distractors": [], "supporting_files": []}
+        base: dict[str, Any] = {
+            "fix_commit": fix,
+            "negative_distractors": [],
+            "supporting_files": [],
+        }
         query: dict[str, Any]
+        gold_map: dict[str, Any]
         if task == "code2test":
             gold_map = base | {
                 "related_tests": gold,
@@ -662,6 +667,7 @@ def repeated(snaps: Sequence[Snapshot]) -> float:
         for path, _, rev in snap.files:
             key = (snap.repo, path, rev)
             seen[key] = seen.get(key, 0) + 1
+    split_used(snaps)
     pool = _SPLIT
     total = again = 0
     for snap in snaps:

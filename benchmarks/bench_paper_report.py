@@ -23,6 +23,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -116,7 +117,9 @@ def measure(data: Path, cache: Path, out: Path) -> Step:
     wall = time.perf_counter() - start
     sampler.join()
     lines = err.strip().splitlines()
-    usage = json.loads(lines[-1]) if lines else {"code": proc.returncode, "cpu": 0.0, "rss": 0}
+    usage: dict[str, Any] = (
+        json.loads(lines[-1]) if lines else {"code": proc.returncode, "cpu": 0.0, "rss": 0}
+    )
     if usage["code"]:
         print("\n".join(lines[-30:-1]), file=sys.stderr)
     manifest = out / "manifest.json"
