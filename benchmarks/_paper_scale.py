@@ -6,7 +6,7 @@ once per pool file into a file row (``truncate(content, 8000)``) and symbol rows
 every def/class line and at every paragraph (a line after a blank one) inside a symbol, named
 after the enclosing def/class, so rows are as small and as many as upstream's. Repositories come
 in a fixed cycle of size classes: small (40-70 files, ~1 MB chunk files), medium (400-800 files,
-~15 MB) and large (2400-3600 files, 50-100 MB). Consecutive snapshots of one repository keep
+~15 MB) and large (2400-3600 files, 60-120 MB). Consecutive snapshots of one repository keep
 20-35% of the files unchanged and give every other file a new revision; each chunk text ends in
 ``# r<repo>.<revision>``, so text recurs only within a repository (20-40% of a snapshot's rows
 have their text in another snapshot of it). Rows are written as upstream serialises them
