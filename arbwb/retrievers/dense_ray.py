@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,18 +60,22 @@ class EncoderActor:
 
 class PoolEncoder:
     """A dense ``Encoder`` that cuts each call into ``batch_size`` batches, maps them over an
-    ``ActorPool`` and joins the vectors in order; counts the texts it sent."""
+    ``ActorPool`` made on the first call (a fully cached run starts no actor) and joins the
+    vectors in order; counts the texts it sent."""
 
-    def __init__(self, pool: Any, batch_size: int = BATCH) -> None:
-        self.pool = pool
+    def __init__(self, make_pool: Callable[[], Any], batch_size: int = BATCH) -> None:
+        self.make_pool = make_pool
         self.batch_size = batch_size
         self.encoded = 0
+        self._pool: Any = None
 
     def __call__(self, texts: Sequence[str], is_query: bool) -> npt.NDArray[np.floating]:
         del is_query  # passages only: queries are encoded by the driver's own model
+        if self._pool is None:
+            self._pool = self.make_pool()
         size = self.batch_size
         batches = [list(texts[i : i + size]) for i in range(0, len(texts), size)]
-        parts = list(self.pool.map(lambda actor, batch: actor.encode.remote(batch), batches))
+        parts = list(self._pool.map(lambda actor, batch: actor.encode.remote(batch), batches))
         self.encoded += len(texts)
         return np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
 
@@ -129,8 +133,9 @@ def encode(
     try:
         actors, device, resources = actor_plan(ray.cluster_resources())
         actor = ray.remote(**resources)(EncoderActor)
-        pool = ray.util.ActorPool([actor.remote(model, device) for _ in range(actors)])
-        encoder = PoolEncoder(pool)
+        encoder = PoolEncoder(
+            lambda: ray.util.ActorPool([actor.remote(model, device) for _ in range(actors)])
+        )
         cache = dense.EmbeddingCache(encoder, directory, batch_size=GROUP)
         if cache.directory is None:
             msg = f"needs a writable embedding cache ({directory}); set ARBWB_CACHE_DIR"
