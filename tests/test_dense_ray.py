@@ -86,7 +86,9 @@ def test_ray_encoding_resumes_and_ranks_as_one_process(tmp_path: Path, local_ray
     }
 
     def encode(ids: list[str]) -> int:
-        report = dense_ray.encode("auto", corpus, ids, "all_files", model=model, directory=directory)
+        report = dense_ray.encode(
+            "auto", corpus, ids, "all_files", model=model, directory=directory
+        )
         assert (report.actors, report.device) == (2, "cpu")
         return report.encoded
 
