@@ -52,6 +52,8 @@ def main() -> None:
     start = time.perf_counter()
     single.prefetch(texts)
     single_s = time.perf_counter() - start
+    n = len(texts)
+    print(f"one process: {single_s:7.2f} s  {n / single_s:7.1f} texts/s", flush=True)
 
     ray.init(address="local", num_cpus=args.cpus, include_dashboard=False, log_to_driver=False)
     try:
@@ -65,6 +67,11 @@ def main() -> None:
         start = time.perf_counter()
         on_ray.prefetch(texts)
         ray_s = time.perf_counter() - start
+        rate = f"{n / ray_s:7.1f} texts/s  ratio {single_s / ray_s:.2f}"
+        print(f"Ray (warm):  {ray_s:7.2f} s  {rate}", flush=True)
+        keys = [dense.text_key(t) for t in texts]
+        diff = max(float(np.abs(single.vectors[k] - on_ray.vectors[k]).max()) for k in keys)
+        print(f"largest vector difference: {diff:.2e}", flush=True)
         with tempfile.TemporaryDirectory() as tmp:
             report = dense_ray.encode(
                 "auto", corpus, snapshots, "all_files", model=model, directory=Path(tmp)
@@ -72,13 +79,7 @@ def main() -> None:
     finally:
         ray.shutdown()
 
-    keys = [dense.text_key(t) for t in texts]
-    diff = max(float(np.abs(single.vectors[k] - on_ray.vectors[k]).max()) for k in keys)
-    n = len(texts)
-    print(f"one process: {single_s:7.2f} s  {n / single_s:7.1f} texts/s")
-    print(f"Ray (warm):  {ray_s:7.2f} s  {n / ray_s:7.1f} texts/s  ratio {single_s / ray_s:.2f}")
     print(f"Ray end to end (actor start + model loads): {report.seconds:.2f} s")
-    print(f"largest vector difference: {diff:.2e}")
 
 
 if __name__ == "__main__":

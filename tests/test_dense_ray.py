@@ -74,31 +74,37 @@ def rows(path: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+@pytest.mark.ray
 @NEEDS_RAY
 def test_ray_encoding_resumes_and_ranks_as_one_process(tmp_path: Path, local_ray: None) -> None:
     sample_set, corpus, snapshots = kvcache()
-    model = dense.default_model()
+    encoder, model = dense.sentence_transformer_encoder()
     directory = dense.cache_folder(tmp_path / "ray", model)
     distinct = {
         text
         for sid in snapshots
         for text in dense.passages(candidate_chunks(corpus.chunks(sid), "all_files"))
     }
+    interrupted = dense.EmbeddingCache(encoder, directory)  # got through the first snapshot
+    dense.prefetch(interrupted, corpus, snapshots[:1], "all_files")
+    done = len(interrupted.vectors)
+    assert 0 < done < len(distinct)
 
-    def encode(ids: list[str]) -> int:
+    def encode() -> int:
         report = dense_ray.encode(
-            "auto", corpus, ids, "all_files", model=model, directory=directory
+            "auto", corpus, snapshots, "all_files", model=model, directory=directory
         )
         assert (report.actors, report.device) == (2, "cpu")
         return report.encoded
 
-    first = encode(snapshots[:1])  # an interrupted run: only the first snapshot got encoded
-    assert 0 < first < len(distinct)
-    assert encode(snapshots) == len(distinct) - first  # the rest, nothing twice
-    assert encode(snapshots) == 0  # all cached: no actor started
+    assert encode() == len(distinct) - done  # resumed: the rest, nothing twice
+    assert encode() == 0  # all cached: no actor started
 
     single = run_method(
-        dense.method(model, cache_dir=tmp_path / "single"), sample_set, corpus, tmp_path / "1.jsonl"
+        dense.method(model, encoder=encoder, cache_dir=tmp_path / "single"),
+        sample_set,
+        corpus,
+        tmp_path / "1.jsonl",
     )
     ray_method = dense_ray.method(
         "auto", corpus, sample_set, "all_files", model=None, cache_dir=tmp_path / "ray"
