@@ -72,6 +72,8 @@ def main() -> None:
         keys = [dense.text_key(t) for t in texts]
         diff = max(float(np.abs(single.vectors[k] - on_ray.vectors[k]).max()) for k in keys)
         print(f"largest vector difference: {diff:.2e}", flush=True)
+        for a in actors:  # free their CPUs for the end-to-end run's own actors
+            ray.kill(a)
         with tempfile.TemporaryDirectory() as tmp:
             report = dense_ray.encode(
                 "auto", corpus, snapshots, "all_files", model=model, directory=Path(tmp)
