@@ -20,7 +20,7 @@ $(VENV)/.core-installed: pyproject.toml constraints.txt setup.py arbwb/native/_t
 
 $(VENV)/.dev-installed: pyproject.toml constraints.txt setup.py arbwb/native/_termcount.c arbwb/native/_jsonlines.c | $(BIN)/python
 	$(PIP) install --quiet $(TORCH)
-	$(PIP) install --quiet -c constraints.txt -e '.[dev,dense,contextbench]'
+	$(PIP) install --quiet -c constraints.txt -e '.[dev,dense,contextbench,ray]'
 	touch $(VENV)/.core-installed $@
 
 ## report: run every analysis on the embedded demo release; figures land in figures/

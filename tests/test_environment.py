@@ -55,4 +55,4 @@ def test_make_test_installs_the_contextbench_pins() -> None:
     assert pinned == {"tree-sitter==0.20.4", "tree-sitter-languages==1.10.2"}  # spec §4
     constraints = set((ROOT / "constraints.txt").read_text().splitlines())
     assert pinned <= constraints
-    assert "-e '.[dev,dense,contextbench]'" in (ROOT / "Makefile").read_text()
+    assert "-e '.[dev,dense,contextbench,ray]'" in (ROOT / "Makefile").read_text()

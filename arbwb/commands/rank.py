@@ -50,6 +50,12 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--model", default=None, help="dense: SentenceTransformers path or name")
     parser.add_argument(
+        "--ray",
+        default=None,
+        metavar="ADDRESS|auto",
+        help="dense: encode the passages on a Ray cluster first (needs the arbwb[ray] extra)",
+    )
+    parser.add_argument(
         "--cache-dir",
         default=None,
         help="dense: embedding cache (default <cache>/embeddings); repomap: index cache folder",
@@ -129,8 +135,15 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     check_output_path(out)
     candidate_filter: CandidateFilter = args.candidate_filter
-    if args.method != "dense" and args.model:
-        raise InputError("only applies to --method dense", field="--model")
+    for flag, value in (("--model", args.model), ("--ray", args.ray)):
+        if args.method != "dense" and value:
+            raise InputError("only applies to --method dense", field=flag)
+    if args.ray is not None:
+        from arbwb.retrievers.dense_ray import import_ray
+
+        if args.no_cache:
+            raise InputError("fills the embedding cache; drop --no-cache", field="--ray")
+        import_ray()  # the install hint before anything is read
     if args.method not in ("dense", "repomap") and args.cache_dir:
         raise InputError("only applies to --method dense or repomap", field="--cache-dir")
     weights = (args.query_weight, args.pagerank_weight, args.affinity_weight)
@@ -178,12 +191,27 @@ def run(args: argparse.Namespace) -> int:
         )
         if args.method == "repomap":
             options = _repomap_options(args)
-        method = method_for(
-            args.method, parse_options(args.option), lambda: get_method(args.method, options)
-        )
+        if args.ray is not None and args.option:
+            raise InputError("only applies to plug-in retrievers", field="--option")
+        method = None  # --ray: made once the release is read, its passages encoded on Ray
+        if args.ray is None:
+            method = method_for(
+                args.method, parse_options(args.option), lambda: get_method(args.method, options)
+            )
         data = _data(args)
         sample_set = select_tasks(release_samples(data, args.release), args.task)
         corpus = open_corpus_for(args, data, args.release)
+        if method is None:
+            from arbwb.retrievers import dense_ray
+
+            method = dense_ray.method(
+                args.ray,
+                corpus,
+                sample_set,
+                candidate_filter,
+                model=args.model,
+                cache_dir=options.cache_dir,
+            )
         summary = run_method(
             method,
             sample_set,

