@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import html
 from collections.abc import Iterator
 from typing import Any
@@ -86,3 +87,10 @@ def test_no_match_says_so(release: Release) -> None:
     controls["stratum"].value = "positive"  # demo abstention samples are natural/counterfactual
     assert not controls["sample"].options
     assert view.value == explorer_widget.NO_MATCH
+
+
+def test_without_corpus_no_packing_and_budget_disabled(release: Release) -> None:
+    bare = dataclasses.replace(release, corpus=None)
+    controls, view = _controls(explorer_widget.explorer(bare))
+    assert controls["budget"].disabled
+    assert "packing not shown" in view.value and "[packed]" not in view.value
