@@ -29,18 +29,14 @@ def pick_sample(samples: pl.DataFrame, sample_id: str = "", **filters: str) -> s
     ``filters`` are equality tests on ``task``, ``repo``, ``stratum`` or ``split``; empty values
     are ignored, so notebook parameters can default to ``""``.
     """
-    unknown = sorted(set(filters) - set(FILTER_COLUMNS))
-    if unknown:
-        msg = f"unknown sample filters {unknown}; use {list(FILTER_COLUMNS)}"
-        raise ValueError(msg)
+    matching = matching_samples(samples, **filters)
     if sample_id:
         if sample_id not in samples["sample_id"].to_list():
             msg = f"sample id {sample_id!r} is not in this release; leave it empty to filter"
             raise ValueError(msg)
         return sample_id
-    active = {k: v for k, v in filters.items() if v}
-    matching = samples.filter(*[pl.col(k) == v for k, v in active.items()]) if active else samples
     if matching.is_empty():
+        active = {k: v for k, v in filters.items() if v}
         msg = f"no sample matches {active}; loosen the filters"
         raise ValueError(msg)
     return str(matching["sample_id"][0])
@@ -230,3 +226,16 @@ def run(release: Release, options: ExplorerOptions) -> ExplorerResult:
         ranked_lists=mark(lists).drop("gold", "given"),
         first_gold_rank=first_gold_ranks(rankings, release.labels, picked, sorted(release.runs)),
     )
+
+
+def matching_samples(samples: pl.DataFrame, **filters: str) -> pl.DataFrame:
+    """The samples rows (file order) passing the equality ``filters``; empty values are ignored.
+
+    Shared by :func:`pick_sample` and the JupyterLab picker (:mod:`.explorer_widget`).
+    """
+    unknown = sorted(set(filters) - set(FILTER_COLUMNS))
+    if unknown:
+        msg = f"unknown sample filters {unknown}; use {list(FILTER_COLUMNS)}"
+        raise ValueError(msg)
+    active = {k: v for k, v in filters.items() if v}
+    return samples.filter(*[pl.col(k) == v for k, v in active.items()]) if active else samples
