@@ -174,7 +174,6 @@ def recall_precision(
     ax.set_ylim(0, 1.02)
     ax.set_xlabel(f"{level} coverage (recall)")
     ax.set_ylabel(f"{level} precision")
-    ax.margins(0.03)
     legend_outside(ax, fontsize="x-small", frameon=False)
     ax.set_title(demo_title(f"Recall-precision trade-off, {level} level", demo=demo))
     return ax
