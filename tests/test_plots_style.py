@@ -27,6 +27,7 @@ def test_run_colors_depend_on_names_not_order() -> None:
 def test_demo_title_and_new_axes() -> None:
     assert demo_title("MRR by task", demo=True) == "MRR by task — demo data"
     assert demo_title("MRR by task", demo=False) == "MRR by task"
+    assert demo_title("MRR by task — demo", demo=True) == "MRR by task — demo data"
     ax = new_axes(None, (3.0, 2.0))
     assert new_axes(ax, (9.0, 9.0)) is ax
     assert tuple(ax.figure.get_size_inches()) == (3.0, 2.0)

@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import polars as pl
-import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from arbwb.plots.style import demo_title
+from arbwb.plots.style import (
+    demo_title,
+    figure_legend_outside,
+    legend_outside,
+    run_colors,
+    task_order,
+)
 
 
 def budget_label(budget: int) -> str:
@@ -43,7 +48,7 @@ def plot_bcy_curves(
     if ax is None:
         _, ax = plt.subplots(figsize=(5.5, 3.8))
     runs = part["run"].unique(maintain_order=True).to_list()
-    colors = dict(zip(runs, sns.color_palette("colorblind", len(runs)), strict=True))
+    colors = run_colors(runs)
     for run in runs:
         line = part.filter(pl.col("run") == run)
         x, y = line["budget"].to_numpy(), line["bcy"].to_numpy()
@@ -64,22 +69,24 @@ def plot_bcy_curves(
     title = f"{task} (n={n})"
     ax.set_title(demo_title(title, demo=demo))
     if legend:
-        ax.legend(fontsize="small", frameon=False, loc="lower right")
+        legend_outside(ax, fontsize="small", frameon=False)
     return ax
 
 
 def plot_bcy_grid(
     curves: pl.DataFrame, *, tau: int = 1, ncols: int = 3, demo: bool = False
 ) -> Figure:
-    """One :func:`plot_bcy_curves` panel per task ("overall" first), one shared legend."""
-    tasks = ["overall", *sorted(t for t in curves["task"].unique().to_list() if t != "overall")]
+    """One :func:`plot_bcy_curves` panel per task (paper order, "overall" first), one shared
+    legend right of the panels."""
+    tasks = task_order(curves["task"].to_list())
     ncols = max(1, min(ncols, len(tasks)))
     nrows = -(-len(tasks) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 4.0 * nrows), squeeze=False)
     for i, ax in enumerate(axes.flat):
         if i < len(tasks):
-            plot_bcy_curves(curves, task=tasks[i], tau=tau, demo=demo, legend=i == 0, ax=ax)
+            plot_bcy_curves(curves, task=tasks[i], tau=tau, demo=demo, legend=False, ax=ax)
         else:
             ax.axis("off")
     fig.tight_layout()
+    figure_legend_outside(fig, axes[0, 0], fontsize="small", frameon=False)
     return fig

@@ -14,13 +14,21 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
-import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
+from matplotlib.ticker import MaxNLocator
 
 from arbwb.contextbench.compare import ARB, CONTEXTBENCH
-from arbwb.plots.style import demo_title, new_axes, run_colors
+from arbwb.plots.style import (
+    BENCHMARK_COLORS,
+    demo_title,
+    figure_legend_outside,
+    fixed_color,
+    legend_outside,
+    new_axes,
+    run_colors,
+)
 
 LEVEL_ORDER = ("file", "symbol", "span", "line")
 STATS = ("coverage", "precision", "f1")
@@ -41,14 +49,20 @@ def composition(
         _, ax = plt.subplots(figsize=(5.5, 3.2))
     keys = counts.group_by(by).agg(pl.col("len").sum()).sort("len", descending=True)[by].to_list()
     hues = sorted(counts[hue].unique().to_list())
-    colors = dict(zip(hues, sns.color_palette("colorblind", len(hues)), strict=True))
     bottom = np.zeros(len(keys))
     for value in hues:
         part = dict(counts.filter(pl.col(hue) == value).select(by, "len").iter_rows())
         heights = np.array([part.get(k, 0) for k in keys], dtype=float)
-        ax.bar(keys, heights, bottom=bottom, color=colors[value], label=str(value))
+        ax.bar(
+            keys,
+            heights,
+            bottom=bottom,
+            color=fixed_color(BENCHMARK_COLORS, str(value)),
+            label=str(value),
+        )
         bottom += heights
     ax.set_ylabel("instances")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel(by)
     ax.tick_params(axis="x", rotation=30)
     ax.legend(title=hue, fontsize="small", frameon=False)
@@ -67,7 +81,7 @@ def granularity_bars(board: pl.DataFrame, *, demo: bool = False) -> Figure:
     ).filter(pl.col("stat").is_in(list(STATS)), pl.col("level").is_in(list(LEVEL_ORDER)))
     levels = [lv for lv in LEVEL_ORDER if lv in part["level"].to_list()]
     runs = part["run"].unique(maintain_order=True).to_list()
-    colors = dict(zip(runs, sns.color_palette("colorblind", len(runs)), strict=True))
+    colors = run_colors(runs)
     fig, axes = plt.subplots(1, len(STATS), figsize=(4.0 * len(STATS), 3.4), sharey=True)
     width = 0.8 / max(1, len(runs))
     for ax, stat in zip(axes, STATS, strict=True):
@@ -90,10 +104,9 @@ def granularity_bars(board: pl.DataFrame, *, demo: bool = False) -> Figure:
         ax.set_title("F1 (mean per instance)" if stat == "f1" else stat)
         ax.set_ylim(0, 1.05)
     axes[0].set_ylabel("macro mean, 95% bootstrap CI")
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, fontsize="small", frameon=False, loc="lower center", ncol=len(runs))
     fig.suptitle(demo_title("ContextBench final context per granularity", demo=demo))
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    fig.tight_layout()
+    figure_legend_outside(fig, axes[0], fontsize="small", frameon=False)
     return fig
 
 
@@ -120,10 +133,18 @@ def recall_precision(
             prec = value * grid / (2 * grid - value)
         keep = (prec > 0) & (prec <= 1)
         ax.plot(grid[keep], prec[keep], color="0.85", lw=0.8, zorder=1)
-        ax.annotate(f"F1={value}", (1.0, value / (2 - value)), fontsize=7, color="0.6")
+        ax.annotate(
+            f"F1={value}",
+            (1.0, value / (2 - value)),
+            xytext=(-2, 2),
+            textcoords="offset points",
+            ha="right",
+            fontsize=7,
+            color="0.6",
+        )
     runs = part["run"].unique(maintain_order=True).to_list()
     names = runs + ([] if ranked is None else ranked["run"].unique(maintain_order=True).to_list())
-    colors = dict(zip(names, sns.color_palette("colorblind", len(names)), strict=True))
+    colors = run_colors(names)
     for row in part.iter_rows(named=True):
         ax.scatter(
             row["coverage"],
@@ -132,6 +153,7 @@ def recall_precision(
             color=colors[row["run"]],
             label=row["run"],
             zorder=3,
+            clip_on=False,
         )
     if ranked is not None:
         for run in ranked["run"].unique(maintain_order=True).to_list():
@@ -144,6 +166,7 @@ def recall_precision(
                 color=colors[run],
                 label=f"{run} (whole files, P lower bound)",
                 zorder=2,
+                clip_on=False,
             )
             for k, x, y in line.select("k", "coverage", "precision").iter_rows():
                 ax.annotate(f"k={k}", (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
@@ -151,7 +174,7 @@ def recall_precision(
     ax.set_ylim(0, 1.02)
     ax.set_xlabel(f"{level} coverage (recall)")
     ax.set_ylabel(f"{level} precision")
-    ax.legend(fontsize="x-small", frameon=False, loc="lower left")
+    legend_outside(ax, fontsize="x-small", frameon=False)
     ax.set_title(demo_title(f"Recall-precision trade-off, {level} level", demo=demo))
     return ax
 
@@ -166,7 +189,7 @@ def coverage_by_step(
     if ax is None:
         _, ax = plt.subplots(figsize=(5.0, 3.4))
     runs = part["run"].unique(maintain_order=True).to_list()
-    colors = dict(zip(runs, sns.color_palette("colorblind", len(runs)), strict=True))
+    colors = run_colors(runs)
     for run in runs:
         mine = part.filter(pl.col("run") == run)
         horizon = int(mine.select(pl.col("step").max()).item() or 0)
@@ -185,9 +208,10 @@ def coverage_by_step(
         curve = filled.group_by("step").agg(pl.col("coverage").mean()).sort("step")
         ax.plot(curve["step"], curve["coverage"], "o-", ms=3, color=colors[run], label=run)
     ax.set_ylim(0, 1.02)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("step t")
     ax.set_ylabel(f"cumulative {level} coverage (mean)")
-    ax.legend(fontsize="small", frameon=False, loc="lower right")
+    legend_outside(ax, fontsize="small", frameon=False)
     ax.set_title(demo_title(f"Coverage by trajectory step, {level} level", demo=demo))
     return ax
 

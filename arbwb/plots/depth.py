@@ -12,12 +12,18 @@ from collections.abc import Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
-import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from arbwb.analysis.rank_analysis import DEPTHS
-from arbwb.plots.style import demo_title
+from arbwb.plots.style import (
+    demo_title,
+    figure_legend_outside,
+    legend_outside,
+    run_colors,
+    task_color,
+    task_order,
+)
 
 
 def plot_first_gold_cdf(
@@ -42,7 +48,7 @@ def plot_first_gold_cdf(
     if ax is None:
         _, ax = plt.subplots(figsize=(5.5, 3.8))
     runs = sorted(part["run"].unique().to_list())
-    colors = dict(zip(runs, sns.color_palette("colorblind", len(runs)), strict=True))
+    colors = run_colors(runs)
     ks = np.arange(1, max_rank + 1)
     for run in runs:
         ranks = part.filter(pl.col("run") == run)["first_gold_rank"]
@@ -61,7 +67,7 @@ def plot_first_gold_cdf(
     title = f"{task} (n={n})"
     ax.set_title(demo_title(title, demo=demo))
     if legend:
-        ax.legend(fontsize="small", frameon=False, loc="lower right")
+        legend_outside(ax, fontsize="small", frameon=False)
     return ax
 
 
@@ -73,19 +79,22 @@ def plot_first_gold_cdf_grid(
     ncols: int = 3,
     demo: bool = False,
 ) -> Figure:
-    """One :func:`plot_first_gold_cdf` panel per task in ``tasks`` (legend on ``overall``)."""
+    """One :func:`plot_first_gold_cdf` panel per task of ``tasks`` (paper order), one shared
+    legend right of the panels."""
     if not tasks:
         msg = "plot_first_gold_cdf_grid needs at least one task, e.g. ['overall']"
         raise ValueError(msg)
+    tasks = task_order(tasks)
     ncols = max(1, min(ncols, len(tasks)))
     nrows = -(-len(tasks) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(4.6 * ncols, 3.6 * nrows), squeeze=False)
     for ax in axes.flat[len(tasks) :]:
         ax.set_visible(False)
     for ax, task in zip(axes.flat, tasks, strict=False):
-        plot_first_gold_cdf(per, task=task, demo=demo, legend=task == "overall", ax=ax)
+        plot_first_gold_cdf(per, task=task, demo=demo, legend=False, ax=ax)
     fig.suptitle(title)
     fig.tight_layout()
+    figure_legend_outside(fig, axes.flat[0], fontsize="small", frameon=False)
     return fig
 
 
@@ -97,24 +106,23 @@ def plot_coverage_distribution(
     The bar at h = 0 is the all-run miss set; the per-task panels exclude ``overall``
     unless it is the only one.
     """
-    tasks = [t for t in dist["task"].unique(maintain_order=True).to_list() if t != "overall"]
+    tasks = task_order(t for t in dist["task"].to_list() if t != "overall")
     tasks = tasks or ["overall"]
     if ax is None:
         _, ax = plt.subplots(figsize=(5.5, 3.8))
     hits = sorted(dist["hit_models"].unique().to_list())
     width = 0.8 / len(tasks)
-    colors = sns.color_palette("colorblind", len(tasks))
     for i, task in enumerate(tasks):
         part = dist.filter(pl.col("task") == task).sort("hit_models")
         share = part["samples"].to_numpy() / max(int(part["samples"].sum()), 1)
         x = part["hit_models"].to_numpy() + (i - (len(tasks) - 1) / 2) * width
         n = int(part["samples"].sum())
-        ax.bar(x, share, width=width, color=colors[i], label=f"{task} (n={n})")
+        ax.bar(x, share, width=width, color=task_color(task), label=f"{task} (n={n})")
     ax.set_xticks(hits, [str(h) for h in hits])
     ax.set_ylim(0, 1)
     ax.set_xlabel(f"runs with Recall@{k} > 0")
     ax.set_ylabel("share of samples")
     title = f"cross-run coverage at {k}"
     ax.set_title(demo_title(title, demo=demo))
-    ax.legend(fontsize="small", frameon=False)
+    legend_outside(ax, fontsize="small", frameon=False)
     return ax

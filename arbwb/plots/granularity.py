@@ -15,9 +15,17 @@ import polars as pl
 import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
 
 from arbwb.plots.budget import budget_label
-from arbwb.plots.style import demo_title
+from arbwb.plots.style import (
+    TASK_COLORS,
+    color,
+    demo_title,
+    legend_outside,
+    run_colors,
+    task_order,
+)
 
 
 def plot_file_lines(
@@ -32,13 +40,26 @@ def plot_file_lines(
     if resolved.is_empty():
         msg = "no resolved gold-file occurrences to plot; check the corpus (see `unresolved`)"
         raise ValueError(msg)
-    order = list(tasks) if tasks else sorted(resolved["task"].unique().to_list())
+    order = task_order(tasks or resolved["task"].to_list())
     if ax is None:
         _, ax = plt.subplots(figsize=(6.0, 3.8))
     data = resolved.select("task", "file_lines").to_pandas()
     sns.boxplot(data=data, x="task", y="file_lines", order=order, color="0.9", fliersize=0, ax=ax)
-    sns.stripplot(data=data, x="task", y="file_lines", order=order, size=3, alpha=0.6, ax=ax)
+    sns.stripplot(
+        data=data,
+        x="task",
+        y="file_lines",
+        order=order,
+        hue="task",
+        palette={t: TASK_COLORS.get(t, (0.6, 0.6, 0.6)) for t in order},
+        legend=False,
+        size=3,
+        alpha=0.6,
+        ax=ax,
+    )
     ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("")
     ax.set_ylabel("gold file lines (log scale)")
     ax.set_title(demo_title(f"gold-file size (n={resolved.height} occurrences)", demo=demo))
@@ -55,11 +76,30 @@ def plot_evidence_ratio(
     if ax is None:
         _, ax = plt.subplots(figsize=(6.0, 3.8))
     data = density.select("task", "ratio").to_pandas()
+    order = task_order(density["task"].to_list())
     sns.histplot(
-        data=data, x="ratio", hue="task", bins=20, binrange=(0, 1), multiple="stack", ax=ax
+        data=data,
+        x="ratio",
+        hue="task",
+        hue_order=order,
+        palette={t: TASK_COLORS.get(t, (0.6, 0.6, 0.6)) for t in order},
+        bins=20,
+        binrange=(0, 1),
+        multiple="stack",
+        ax=ax,
     )
-    for threshold in (0.10, 0.25):
-        ax.axvline(threshold, color="0.4", lw=0.8, ls="--")
+    for threshold, style in ((0.10, "--"), (0.25, ":")):
+        ax.axvline(threshold, color="0.4", lw=0.8, ls=style)
+        ax.annotate(
+            f"{threshold:.0%} of the file",
+            (threshold, 1.0),
+            xycoords=("data", "axes fraction"),
+            xytext=(2, -10),
+            textcoords="offset points",
+            fontsize="x-small",
+            color="0.3",
+        )
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlim(0, 1)
     ax.set_xlabel("evidence lines / gold file lines")
     ax.set_ylabel("span-file pairs")
@@ -101,15 +141,21 @@ def plot_file_vs_line(
     capable = [r for r in rows if r["span_capable"]]
     if ax is None:
         _, ax = plt.subplots(figsize=(6.0, 4.2))
-    colors = sns.color_palette("colorblind", max(len(capable), 1))
-    for color, row in zip(colors, capable, strict=False):
+    for row in capable:
         x, y = row["file_recall@20"], row["line_f1@8k_chars"]
         got = (intervals or {}).get(row["method"], {})
         xi, yi = got.get("file_recall@20"), got.get("line_f1@8k_chars")
         xerr = None if xi is None else [[x - xi[0]], [xi[1] - x]]
         yerr = None if yi is None else [[y - yi[0]], [yi[1] - y]]
         ax.errorbar(
-            x, y, xerr=xerr, yerr=yerr, fmt="o", color=color, capsize=3, label=row["method"]
+            x,
+            y,
+            xerr=xerr,
+            yerr=yerr,
+            fmt="o",
+            color=color(row["method"]),
+            capsize=3,
+            label=row["method"],
         )
     not_capable = [r["method"] for r in rows if not r["span_capable"]]
     if not_capable:
@@ -124,7 +170,7 @@ def plot_file_vs_line(
     ax.set_xlabel("file recall@20")
     ax.set_ylabel("line F1 @8k chars")
     if capable:
-        ax.legend(fontsize="small", frameon=False)
+        legend_outside(ax, fontsize="small", frameon=False)
     ax.set_title(demo_title("file-level vs line-level", demo=demo))
     return ax
 
@@ -148,7 +194,7 @@ def plot_span_yield(
     if ax is None:
         _, ax = plt.subplots(figsize=(7.0, 4.5))
     runs = part["run"].unique(maintain_order=True).to_list()
-    colors = dict(zip(runs, sns.color_palette("colorblind", len(runs)), strict=True))
+    colors = run_colors(runs)
     for (run, packing), line in part.group_by("run", "packing", maintain_order=True):
         x, y = line["budget"].to_numpy(), line[metric].to_numpy()
         err = [y - line[f"{metric}_low"].to_numpy(), line[f"{metric}_high"].to_numpy() - y]
@@ -174,5 +220,5 @@ def plot_span_yield(
     ax.set_ylabel({"line_recall": "gold evidence lines packed (share)"}.get(metric, metric))
     ax.set_title(demo_title("span yield: whole files vs chunks", demo=demo))
     if legend:
-        ax.legend(fontsize="x-small", frameon=False, loc="lower right")
+        legend_outside(ax, fontsize="x-small", frameon=False)
     return ax

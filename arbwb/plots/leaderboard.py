@@ -11,7 +11,7 @@ import seaborn as sns
 from matplotlib.axes import Axes
 
 from arbwb.analysis.leaderboard import metric_label
-from arbwb.plots.style import demo_title, new_axes
+from arbwb.plots.style import color, demo_title, legend_outside, new_axes, task_order
 
 
 def _weighted(board: pl.DataFrame, group: str, metric: str) -> pl.DataFrame:
@@ -40,7 +40,7 @@ def _by_task(
     overall = part.filter(pl.col("task") == "overall").sort(
         ["value", "run"], descending=[True, False]
     )
-    tasks = ["overall", *sorted(set(part["task"]) - {"overall"})]
+    tasks = task_order(part["task"].to_list())
     return part, overall["run"].to_list(), tasks
 
 
@@ -56,14 +56,13 @@ def task_bars(
     part, runs, tasks = _by_task(board, group, metric)
     ax = new_axes(ax, (1.6 + 1.4 * len(tasks), 4.0))
     width = 0.8 / max(len(runs), 1)
-    palette = sns.color_palette("colorblind", len(runs))
     for i, run in enumerate(runs):
         rows = {r["task"]: r for r in part.filter(pl.col("run") == run).iter_rows(named=True)}
         xs = np.arange(len(tasks)) + (i - (len(runs) - 1) / 2) * width
         values = np.array([rows[t]["value"] if t in rows else np.nan for t in tasks])
         low = np.array([rows[t]["ci_low"] if t in rows else np.nan for t in tasks])
         high = np.array([rows[t]["ci_high"] if t in rows else np.nan for t in tasks])
-        ax.bar(xs, values, width, label=run, color=palette[i])
+        ax.bar(xs, values, width, label=run, color=color(run))
         ax.errorbar(
             xs,
             values,
@@ -76,7 +75,7 @@ def task_bars(
     ax.set_xticks(np.arange(len(tasks)), tasks)
     ax.set_ylabel(f"{metric_label(metric)} (95% bootstrap CI)")
     ax.set_ylim(0, 1.05 * max(1e-9, float(np.nanmax(part["ci_high"].to_numpy()))))
-    ax.legend(fontsize="small", frameon=False)
+    legend_outside(ax, fontsize="small", frameon=False)
     ax.set_title(demo_title(f"{metric_label(metric)} by task — {group}", demo=demo))
     return ax
 
@@ -119,36 +118,36 @@ def significance_matrix(
     demo: bool = False,
     ax: Axes | None = None,
 ) -> Axes:
-    """Holm-adjusted paired p-values between runs; cells marked * are significant (p < 0.05).
-
-    Cell (row, column) reads ``mean(row) - mean(column)`` above its Holm-adjusted p-value.
-    """
+    """Paired differences between runs, coloured by ``mean(row) - mean(column)`` (the effect);
+    cells marked * are significant (Holm-adjusted p < 0.05) and show that p-value below."""
     part = tests.filter(pl.col("group") == group, pl.col("metric") == metric)
     if part.is_empty():
         msg = f"no pairwise tests of {metric!r} for group {group!r}; need at least two runs"
         raise ValueError(msg)
     runs = order or list(dict.fromkeys([*part["run_a"], *part["run_b"]]))
     size = len(runs)
-    pvals = np.full((size, size), np.nan)
+    diffs = np.full((size, size), np.nan)
     notes = np.full((size, size), "", dtype=object)
     for row in part.iter_rows(named=True):
         i, j = runs.index(row["run_a"]), runs.index(row["run_b"])
         star = "*" if row["significant"] else ""
-        pvals[i, j] = pvals[j, i] = row["p_holm"]
+        diffs[i, j], diffs[j, i] = row["diff"], -row["diff"]
         p_text = f"p={row['p_holm']:.3f}{star}"
         notes[i, j] = f"{row['diff']:+.3f}\n{p_text}"
         notes[j, i] = f"{-row['diff']:+.3f}\n{p_text}"
     ax = new_axes(ax, (2.0 + 1.4 * size, 1.2 + 0.9 * size))
+    reach = max(1e-9, float(np.nanmax(np.abs(diffs))))
     sns.heatmap(
-        pvals,
+        diffs,
         annot=notes,
         fmt="",
-        cmap="rocket",
-        vmin=0.0,
-        vmax=1.0,
+        cmap="vlag",
+        center=0.0,
+        vmin=-reach,
+        vmax=reach,
         xticklabels=runs,
         yticklabels=runs,
-        cbar_kws={"label": "Holm-adjusted p"},
+        cbar_kws={"label": f"{metric_label(metric)} difference (row - column); * p_Holm < 0.05"},
         ax=ax,
     )
     title = f"Paired randomization tests, {metric_label(metric)} (row - column) — {group}"

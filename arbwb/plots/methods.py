@@ -1,4 +1,5 @@
-"""Method leaderboard figures: ranked bars with intervals coloured by family, BCY per budget.
+"""Method leaderboard figures: ranked bars with intervals (colour the method, label its family),
+BCY per budget.
 
 Inputs are the board of :func:`arbwb.analysis.method_leaderboard.scores` and a method -> family
 mapping.
@@ -11,12 +12,10 @@ from collections.abc import Mapping
 import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
-import seaborn as sns
 from matplotlib.axes import Axes
-from matplotlib.patches import Patch
 
 from arbwb.analysis.leaderboard import metric_label
-from arbwb.plots.style import demo_title
+from arbwb.plots.style import demo_title, legend_outside, run_colors
 
 
 def _weighted(board: pl.DataFrame, group: str, metrics: list[str]) -> pl.DataFrame:
@@ -32,11 +31,6 @@ def _weighted(board: pl.DataFrame, group: str, metrics: list[str]) -> pl.DataFra
     return part
 
 
-def _colors(names: list[str]) -> dict[str, tuple[float, float, float]]:
-    unique = sorted(set(names))
-    return dict(zip(unique, sns.color_palette("colorblind", len(unique)), strict=True))
-
-
 def method_bars(
     board: pl.DataFrame,
     family: Mapping[str, str],
@@ -48,28 +42,21 @@ def method_bars(
 ) -> Axes:
     """Horizontal bars of the weighted ``metric`` per method, best on top, 95% intervals.
 
-    Bars are coloured by family (the v2 leaderboard's Family column).
+    Bars take the method's report-wide colour; the tick label names its family (the v2
+    leaderboard's Family column).
     """
     part = _weighted(board, group, [metric]).sort(["value", "run"], descending=[False, True])
     methods = part["run"].to_list()
-    kinds = [family.get(m, "?") for m in methods]
-    colors = _colors(kinds)
+    colors = run_colors(methods)
     if ax is None:
         _, ax = plt.subplots(figsize=(6.0, 1.2 + 0.4 * len(methods)))
     values = part["value"].to_numpy()
     err = [values - part["ci_low"].to_numpy(), part["ci_high"].to_numpy() - values]
     ys = np.arange(len(methods))
-    ax.barh(ys, values, color=[colors[k] for k in kinds])
+    ax.barh(ys, values, color=[colors[m] for m in methods])
     ax.errorbar(values, ys, xerr=err, fmt="none", ecolor="black", elinewidth=0.8, capsize=2)
-    ax.set_yticks(ys, methods)
+    ax.set_yticks(ys, [f"{m} ({family.get(m, '?')})" for m in methods])
     ax.set_xlabel(f"{metric_label(metric)} (sample-weighted, 95% bootstrap CI)")
-    ax.legend(
-        handles=[Patch(color=c, label=k) for k, c in colors.items()],
-        title="Family",
-        fontsize="small",
-        frameon=False,
-        loc="lower right",
-    )
     ax.set_title(demo_title(f"{metric_label(metric)} by method — {group}", demo=demo))
     return ax
 
@@ -98,7 +85,7 @@ def bcy_by_budget(
         .to_list()
     )
     methods += [m for m in part["run"].unique(maintain_order=True) if m not in methods]
-    colors = dict(zip(methods, sns.color_palette("colorblind", len(methods)), strict=True))
+    colors = run_colors(methods)
     kinds = sorted({family.get(m, "?") for m in methods})
     styles = dict(zip(kinds, ["-", "--", ":", "-."] * len(kinds), strict=False))
     if ax is None:
@@ -117,6 +104,6 @@ def bcy_by_budget(
     ax.set_ylim(0, 1)
     ax.set_xlabel("context budget (regex_code_tokenizer_v1 tokens)")
     ax.set_ylabel("BCY (sample-weighted, 95% bootstrap CI)")
-    ax.legend(fontsize="small", frameon=False)
+    legend_outside(ax, fontsize="small", frameon=False)
     ax.set_title(demo_title(f"BCY by budget and method — {group}", demo=demo))
     return ax

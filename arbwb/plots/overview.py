@@ -1,14 +1,22 @@
-"""Dataset composition figure: samples per repository, stacked by task and no-gold stratum."""
+"""Dataset composition figure: samples per repository, stacked by task and no-gold stratum (the
+tasks' and strata's fixed colours)."""
 
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import polars as pl
-import seaborn as sns
 from matplotlib.axes import Axes
+from matplotlib.ticker import MaxNLocator
 
 from arbwb.analysis.overview import NO_GOLD_STRATA, POSITIVE_TASKS
-from arbwb.plots.style import demo_title
+from arbwb.plots.style import (
+    STRATUM_COLORS,
+    demo_title,
+    fixed_color,
+    legend_outside,
+    task_color,
+    task_order,
+)
 
 
 def composition_bars(table: pl.DataFrame, *, demo: bool = False, ax: Axes | None = None) -> Axes:
@@ -16,7 +24,7 @@ def composition_bars(table: pl.DataFrame, *, demo: bool = False, ax: Axes | None
 
     One segment per positive task and per no-gold stratum; the label shows the language.
     """
-    columns = [*POSITIVE_TASKS, *NO_GOLD_STRATA]
+    columns = [*task_order(POSITIVE_TASKS), *NO_GOLD_STRATA]
     missing = [c for c in ("repo", "language", *columns) if c not in table.columns]
     if missing:
         msg = f"composition_bars needs a repo_table frame; missing columns {missing}"
@@ -26,12 +34,16 @@ def composition_bars(table: pl.DataFrame, *, demo: bool = False, ax: Axes | None
     rows = table.reverse()
     labels = [f"{r} ({lang})" for r, lang in rows.select("repo", "language").iter_rows()]
     left = [0] * rows.height
-    for column, colour in zip(columns, sns.color_palette("tab10", len(columns)), strict=True):
+    for column in columns:
+        colour = (
+            fixed_color(STRATUM_COLORS, column) if column in NO_GOLD_STRATA else task_color(column)
+        )
         values = rows[column].to_list()
         ax.barh(labels, values, left=left, color=colour, label=column)
         left = [a + b for a, b in zip(left, values, strict=True)]
     ax.set_xlabel("samples")
-    ax.legend(loc="lower right", fontsize="small", frameon=False)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    legend_outside(ax, fontsize="small", frameon=False)
     title = "Samples per repository by task and stratum"
     ax.set_title(demo_title(title, demo=demo))
     return ax

@@ -13,7 +13,14 @@ import polars as pl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from arbwb.plots.style import demo_title, run_colors
+from arbwb.plots.style import (
+    PROTOCOL_COLORS,
+    STRATUM_COLORS,
+    demo_title,
+    fixed_color,
+    legend_outside,
+    run_colors,
+)
 
 STRATUM_ORDER = ("positive", "natural", "counterfactual")
 NOTHING = "analysis skipped: nothing to draw"
@@ -54,10 +61,16 @@ def plot_confidence_by_stratum(
     data = [part.filter(pl.col("stratum") == s)["confidence"].to_numpy() for s in present]
     ax.boxplot(data, positions=range(len(present)), widths=0.5, showfliers=False)
     rng = np.random.default_rng(0)
-    colors = run_colors(list(STRATUM_ORDER))
     for i, (stratum, values) in enumerate(zip(present, data, strict=True)):
         jitter = rng.uniform(-0.15, 0.15, values.size)
-        ax.scatter(i + jitter, values, s=12, alpha=0.7, color=colors[stratum], zorder=3)
+        ax.scatter(
+            i + jitter,
+            values,
+            s=12,
+            alpha=0.7,
+            color=fixed_color(STRATUM_COLORS, stratum),
+            zorder=3,
+        )
     ax.set_xticks(
         range(len(present)), [f"{s}\n(n={d.size})" for s, d in zip(present, data, strict=True)]
     )
@@ -118,15 +131,17 @@ def plot_fold_thresholds(
         rows = part.filter(pl.col("protocol") == protocol).sort("fold")
         x = rows["fold"].to_numpy() + (i - (len(protocols) - 1) / 2) * 0.15
         y = rows["threshold"].to_numpy()  # null (-inf: never abstain) is not drawn
-        ax.scatter(x, y, s=40, marker="os"[i % 2], label=protocol, zorder=3)
+        shade = fixed_color(PROTOCOL_COLORS, protocol)
+        ax.scatter(x, y, s=40, marker="os"[i % 2], label=protocol, color=shade, zorder=3)
         finite = y[np.isfinite(y.astype(float))] if y.size else y
         if finite.size:
-            ax.axhline(float(np.mean(finite)), lw=0.8, ls="--", color=f"C{i}")
+            mean = float(np.mean(finite))
+            ax.axhline(mean, lw=0.8, ls="--", color=shade, label=f"{protocol}: mean of folds")
     ax.set_xticks(sorted(set(part["fold"].to_list())))
     ax.set_xlabel("fold (held-out repositories)")
     ax.set_ylabel("threshold selected on the other folds")
     ax.set_title(demo_title(run, demo=demo))
-    ax.legend(fontsize="small", frameon=False)
+    legend_outside(ax, fontsize="small", frameon=False)
     return ax
 
 
@@ -156,7 +171,7 @@ def plot_protocol_contrast(
             heights,
             width,
             label=f"{protocol}: {point}",
-            color=f"C{i // 2}",
+            color=fixed_color(PROTOCOL_COLORS, protocol),
             hatch=hatch,
             alpha=0.85,
         )
@@ -164,7 +179,7 @@ def plot_protocol_contrast(
     ax.set_ylim(0, 1)
     ax.set_ylabel(metric)
     ax.set_title(demo_title("mixed vs natural-only evidence", demo=demo))
-    ax.legend(fontsize="x-small", frameon=False, ncols=2, loc="lower left")
+    legend_outside(ax, fontsize="x-small", frameon=False)
     return ax
 
 
@@ -183,13 +198,21 @@ def plot_auroc(separability: pl.DataFrame, *, demo: bool = False, ax: Axes | Non
         x = np.array([index[r] for r in part["run"]]) + (i - (len(strata) - 1) / 2) * width
         y = part["auroc"].to_numpy()
         err = [y - part["auroc_low"].to_numpy(), part["auroc_high"].to_numpy() - y]
-        ax.errorbar(x, y, yerr=err, fmt="o", capsize=3, label=stratum, color=f"C{i}")
-    ax.axhline(0.5, color="grey", lw=0.8, ls=":")
+        ax.errorbar(
+            x,
+            y,
+            yerr=err,
+            fmt="o",
+            capsize=3,
+            label=stratum,
+            color=fixed_color(STRATUM_COLORS, stratum),
+        )
+    ax.axhline(0.5, color="grey", lw=0.8, ls=":", label="chance (0.5)")
     ax.set_xticks(range(len(runs)), runs, rotation=15, ha="right", fontsize="small")
     ax.set_ylim(0, 1.02)
     ax.set_ylabel("AUROC (positive vs no-gold)")
     ax.set_title(demo_title("separability by no-gold stratum", demo=demo))
-    ax.legend(fontsize="small", frameon=False, loc="lower right")
+    legend_outside(ax, fontsize="small", frameon=False)
     return ax
 
 

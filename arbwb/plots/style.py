@@ -11,6 +11,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import seaborn as sns
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 Color = tuple[float, float, float]
 
@@ -24,8 +25,9 @@ def new_axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
 
 
 def demo_title(text: str, *, demo: bool) -> str:
-    """``text``, marked " — demo data" when the figure is fed by the embedded demo release."""
-    return f"{text} — demo data" if demo else text
+    """``text``, marked " — demo data" when the figure is fed by the embedded demo release (a
+    trailing " — demo" group name is dropped so the title does not say "demo" twice)."""
+    return f"{text.removesuffix(' — demo')} — demo data" if demo else text
 
 
 #: The paper's task order; every figure and table that lists tasks uses it ("overall" first).
@@ -101,6 +103,50 @@ def run_colors(names: Iterable[str]) -> dict[str, Color]:
     return {name: color(name) for name in dict.fromkeys(names)}
 
 
+#: One fixed colour per task (and "overall"), for figures whose hue is the task.
+TASK_COLORS: dict[str, Color] = dict(
+    zip(("overall", *TASK_ORDER), sns.color_palette("Set2", 6), strict=True)
+)
+#: One fixed colour per sample stratum (positive gold, the two no-gold strata).
+STRATUM_COLORS: dict[str, Color] = {
+    "positive": sns.color_palette("colorblind")[2],
+    "natural": sns.color_palette("colorblind")[7],
+    "counterfactual": sns.color_palette("colorblind")[4],
+}
+#: One fixed colour per calibration protocol of the abstention analysis.
+PROTOCOL_COLORS: dict[str, Color] = {
+    "mixed": sns.color_palette("colorblind")[0],
+    "natural": sns.color_palette("colorblind")[7],
+}
+#: One fixed colour per benchmark when a figure's hue is the benchmark.
+BENCHMARK_COLORS: dict[str, Color] = {
+    "ARB": sns.color_palette("colorblind")[0],
+    "ContextBench": sns.color_palette("colorblind")[1],
+}
+#: One fixed colour per relevance label (the taxonomy's primary labels).
+LABEL_COLORS: dict[str, Color] = dict(
+    zip(
+        ("semantic_direct", "structural_indirect", "workflow_conventional", "causal_indirect"),
+        sns.color_palette("Dark2", 4),
+        strict=True,
+    )
+)
+#: An ordered variable gets a sequential palette, darkest for its first (strongest) level.
+CONFIDENCE_COLORS: dict[str, Color] = dict(
+    zip(("high", "medium", "low"), sns.color_palette("Blues_r", 4)[:3], strict=True)
+)
+
+
+def fixed_color(mapping: dict[str, Color], name: str) -> Color:
+    """``mapping[name]``, or a grey for a value the mapping does not know."""
+    return mapping.get(name, (0.6, 0.6, 0.6))
+
+
+def task_color(task: str) -> Color:
+    """The fixed colour of a task (:data:`TASK_COLORS`); unknown tasks share a grey."""
+    return fixed_color(TASK_COLORS, task)
+
+
 def task_order(tasks: Iterable[str]) -> list[str]:
     """``tasks`` in the paper's order: "overall" first, then :data:`TASK_ORDER`, then others
     sorted."""
@@ -112,3 +158,9 @@ def task_order(tasks: Iterable[str]) -> list[str]:
 def legend_outside(ax: Axes, **kwargs: Any) -> None:
     """The legend to the right of the axes, clear of bars, lines and whiskers."""
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, **kwargs)
+
+
+def figure_legend_outside(fig: Figure, ax: Axes, **kwargs: Any) -> None:
+    """One legend for a grid of panels (the handles of ``ax``), right of every panel."""
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.0, 0.95), **kwargs)

@@ -9,26 +9,41 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
-import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from arbwb.analysis.leaderboard import metric_label
 from arbwb.analysis.relevance import CONFIDENCES, LABELS
 from arbwb.analysis.slices import VIEWS
-from arbwb.plots.style import demo_title, new_axes, run_colors
+from arbwb.plots.style import (
+    CONFIDENCE_COLORS,
+    LABEL_COLORS,
+    Color,
+    demo_title,
+    fixed_color,
+    legend_outside,
+    new_axes,
+    run_colors,
+    task_order,
+)
 
 
 def _stacked(
-    ax: Axes, counts: pl.DataFrame, rows: list[str], column: str, stacks: list[str]
+    ax: Axes,
+    counts: pl.DataFrame,
+    rows: list[str],
+    column: str,
+    stacks: list[str],
+    colors: dict[str, Color],
 ) -> None:
-    """Horizontal stacked bars: one bar per ``rows`` value, segments per ``stacks`` value."""
-    palette = sns.color_palette("colorblind", len(stacks))
+    """Horizontal stacked bars: one bar per ``rows`` value, segments per ``stacks`` value in
+    its fixed colour."""
     left = np.zeros(len(rows))
-    for i, stack in enumerate(stacks):
+    for stack in stacks:
         got = dict(counts.filter(pl.col(column) == stack).select("row", "n").iter_rows())
         widths = np.array([float(got.get(r, 0)) for r in rows])
-        ax.barh(rows, widths, left=left, color=palette[i], label=stack)
+        ax.barh(rows, widths, left=left, color=fixed_color(colors, stack), label=stack)
         for y, (x0, w) in enumerate(zip(left, widths, strict=True)):
             if w > 0:
                 ax.text(x0 + w / 2, y, f"{int(w)}", ha="center", va="center", fontsize="small")
@@ -36,7 +51,8 @@ def _stacked(
     ax.invert_yaxis()
     ax.set_xlabel("samples")
     ax.set_xlim(0, max(1.0, float(left.max())) * 1.02)
-    ax.legend(fontsize="small", frameon=False, bbox_to_anchor=(1.01, 1), loc="upper left")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    legend_outside(ax, fontsize="small", frameon=False)
 
 
 def label_distribution(
@@ -48,9 +64,9 @@ def label_distribution(
     counts = annotations.group_by(pl.col("task_type").alias("row"), "primary_relevance_type").agg(
         pl.len().alias("n")
     )
-    tasks = sorted(annotations["task_type"].unique().to_list())
+    tasks = task_order(annotations["task_type"].to_list())
     ax = new_axes(ax, (7.5, 1.2 + 0.5 * len(tasks)))
-    _stacked(ax, counts, tasks, "primary_relevance_type", list(LABELS))
+    _stacked(ax, counts, tasks, "primary_relevance_type", list(LABELS), LABEL_COLORS)
     ax.set_title(demo_title("Primary relevance type by task", demo=demo))
     return ax
 
@@ -67,7 +83,7 @@ def confidence_mix(
     present = set(annotations["primary_relevance_type"].to_list())
     labels = [label for label in LABELS if label in present]
     ax = new_axes(ax, (7.5, 1.2 + 0.5 * len(labels)))
-    _stacked(ax, counts, labels, "confidence", list(CONFIDENCES))
+    _stacked(ax, counts, labels, "confidence", list(CONFIDENCES), CONFIDENCE_COLORS)
     ax.set_title(demo_title("Annotation confidence per primary label", demo=demo))
     return ax
 
@@ -128,7 +144,7 @@ def slice_intervals(
     ax.invert_yaxis()
     ax.set_xlabel(f"{metric_label(metric)} (95% bootstrap CI, arbwb-defined)")
     ax.set_xlim(0, 1.02)
-    ax.legend(fontsize="small", frameon=False, bbox_to_anchor=(1.02, 1), loc="upper left")
+    legend_outside(ax, fontsize="small", frameon=False)
     ax.set_title(demo_title(f"{metric_label(metric)} per {view} slice — {group}", demo=demo))
     return ax
 
