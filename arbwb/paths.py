@@ -12,6 +12,7 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = PROJECT_DIR / "data"
 DEMO_DIR = DATA_DIR / "demo"
 DEMO_SRC_DIR = DATA_DIR / "demo-src"
+DOCS_DIR = PROJECT_DIR / "docs"
 FIGURES_DIR = PROJECT_DIR / "figures"
 NOTEBOOKS_DIR = PROJECT_DIR / "notebooks"
 REPORTS_DIR = PROJECT_DIR / "reports"

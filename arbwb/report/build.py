@@ -29,8 +29,8 @@ from typing import Any
 from arbwb.errors import InputError
 from arbwb.io.release import DEFAULT_RUNS_GLOB
 from arbwb.jsonio import new_file_mode, read_json, write_json, write_text_atomic
-from arbwb.paths import DEMO_DIR, NOTEBOOKS_DIR
-from arbwb.report.html import Section, render_index, render_notebook
+from arbwb.paths import DEMO_DIR, DOCS_DIR, NOTEBOOKS_DIR
+from arbwb.report.html import Section, render_docs, render_index, render_notebook
 
 #: The report's folder of runs ``arbwb report --method`` ranked (kept when the report is rebuilt).
 RUNS_DIR = "runs"
@@ -99,6 +99,8 @@ def run_report(config: ReportConfig) -> ReportResult:
         work.chmod(new_file_mode(folder=True))  # mkdtemp makes it 0700; it becomes the report
         parameters = _parameters(config, data_dir, work)
         sections = _execute_all(notebooks, work, parameters, config)
+        if DOCS_DIR.is_dir():  # the rules the notebooks link to, readable offline
+            render_docs(DOCS_DIR, work / "docs")
         manifest = _manifest(config, data_dir, parameters, sections)
         write_json(work / "manifest.json", manifest)
         header = {"generated": manifest["generated_at"], "data": str(data_dir)}

@@ -12,10 +12,13 @@ import html
 import io
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+
+from arbwb.jsonio import write_text_atomic
 
 _INLINE_ROWS = 30  # table rows shown in the index; the files hold them all
 _OPEN_ENTRIES = 12  # nested records longer than this start collapsed
@@ -119,7 +122,43 @@ def render_notebook(executed: Path) -> str:
     )
     nb = nbformat.read(executed, as_version=4)  # type: ignore[no-untyped-call]
     body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": executed.stem}})
-    return str(body)
+    return docs_links_to_html(str(body))
+
+
+#: A link from a notebook to one of our docs pages (``../docs/<page>.md#anchor``).
+_DOCS_LINK = re.compile(r"""(href=["'])\.\./docs/([\w-]+)\.md""")
+
+
+def docs_links_to_html(page: str) -> str:
+    """Links to ``../docs/<page>.md`` pointed at the report's rendered copy, ``<page>.html``."""
+    return _DOCS_LINK.sub(r"\1../docs/\2.html", page)
+
+
+def render_docs(source: Path, target: Path) -> None:
+    """Our rule pages (``docs/*.md``) as standalone HTML in the report, so a notebook's links to
+    them work offline; headings get GitHub's anchor ids, links between pages stay relative."""
+    import mistune
+
+    target.mkdir(parents=True, exist_ok=True)
+    for page in sorted(source.glob("*.md")):
+        body = str(mistune.html(page.read_text(encoding="utf-8")))
+        body = re.sub(r"""href="([\w-]+)\.md""", r'href="\1.html', body)
+        body = re.sub(r"<h([1-6])>(.*?)</h\1>", _heading_with_id, body)
+        title = _esc(page.stem)
+        write_text_atomic(
+            target / f"{page.stem}.html",
+            "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+            f"<title>{title}</title><style>{_INDEX_CSS}</style></head><body>"
+            f"<nav><a href='README.html'>docs index</a></nav>{body}</body></html>\n",
+        )
+
+
+def _heading_with_id(match: re.Match[str]) -> str:
+    """``<hN>`` with GitHub's slug of its text as id (lower case, punctuation out, ``-``)."""
+    level, inner = match.group(1), match.group(2)
+    text = html.unescape(re.sub(r"<[^>]+>", "", inner)).strip().lower()
+    slug = re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+    return f"<h{level} id='{_esc(slug)}'>{inner}</h{level}>"
 
 
 def _title_and_question(notebook: Path) -> tuple[str, str]:
@@ -393,12 +432,18 @@ def render_index(
         for _, s, title, _ in titled
     )
     meta = "".join(f"<li>{_esc(k)}: {_esc(v)}</li>" for k, v in (header or {}).items())
+    rules = (
+        f"<li>{_link('docs/README.html', 'how every number is computed')}: the rules arbwb "
+        "implements, one page per analysis</li>"
+        if (report / "docs" / "README.html").is_file()
+        else ""
+    )
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>arbwb report</title><style>{_INDEX_CSS}</style></head><body>",
         "<h1>arbwb report</h1>",
         f"<ul>{meta}<li>{_link('manifest.json', 'manifest.json')}: inputs with SHA-256, "
-        "package versions, parameters, seeds and each notebook's status</li></ul>",
+        f"package versions, parameters, seeds and each notebook's status</li>{rules}</ul>",
         summary,
         _first_screen(report, titled),
         f"<nav><h2>Contents</h2><ol>{toc}</ol></nav>",
