@@ -13,9 +13,10 @@ mtime or ctime lies within :data:`RACY_WINDOW_NS` of the time the key is taken, 
 the key also hashes the file's bytes (BLAKE2b, streamed). A later edit then either lands in
 a later tick (a new ctime) or changes the digest. Readers and writers take keys with this
 one function, so a racy/settled mismatch costs at most a miss, never a stale hit; and once a
-recently changed file has settled, its racy entry is moved to the stat key (the file hashed
-once, :func:`entry_path`), so a release scored right after it was extracted is not
-recomputed. A warm run over files older than the window hashes nothing. Residual holes: a
+racy file has settled, its racy entry is moved to the stat key (:func:`entry_path`), so a
+release scored right after it was extracted is not recomputed. Only a file looked up while it
+was racy is ever hashed again after it settled: a cold or warm run over settled files hashes
+nothing, however recently they were written. Residual holes: a
 clock set back; a file system whose clock is more than the window away from this machine's;
 a racy file edited and restored to the same bytes while an entry was computed from it.
 
@@ -49,9 +50,8 @@ if TYPE_CHECKING:  # numpy and polars load with the entries, not with every cach
 
 #: Files changed this close to (or after) the time a key is taken get their bytes hashed too.
 RACY_WINDOW_NS = 3 * 10**9
-#: How long after its last change a settled file's missing entry is looked for among the
-#: entries keyed while it was racy (:func:`entry_path`).
-PROMOTE_WINDOW_NS = 24 * 3600 * 10**9
+#: Suffix of the empty mark left beside an entry's settled name while its file is racy.
+RACY_MARK = ".racy"
 #: Every kind of entry arbwb writes: its folder under the root, and what it holds.
 KINDS: Mapping[str, str] = {
     "file-costs": "per-file token costs of a snapshot (BCY), and bundles of them",
@@ -65,11 +65,11 @@ _HEX = r"[0-9a-f]{32,64}"
 #: removes only these, and the temporaries of interrupted writes (``.<name>.<random>.tmp``,
 #: :func:`arbwb.jsonio.atomic_open`).
 _ENTRY_NAMES: Mapping[str, tuple[str, str]] = {
-    "file-costs": (r"(?:bundles/)?", rf"{_HEX}(?:\.paths)?\.parquet"),
-    "terms": ("", rf"{_HEX}\.npz"),
+    "file-costs": (r"(?:bundles/)?", rf"{_HEX}(?:\.paths)?\.parquet(?:\{RACY_MARK})?"),
+    "terms": ("", rf"{_HEX}\.npz(?:\{RACY_MARK})?"),
     "embeddings": (r"[0-9a-f]{16}/", r"shard-[0-9]+-[0-9]+\.npz(?:\.tmp\.npz)?"),
-    "repomap": ("", rf"{_HEX}\.npz"),
-    "checked": ("", rf"{_HEX}\.ok"),
+    "repomap": ("", rf"{_HEX}\.npz(?:\{RACY_MARK})?"),
+    "checked": ("", rf"{_HEX}\.ok(?:\{RACY_MARK})?"),
 }
 _ENTRY_RE = {
     kind: re.compile(rf"{folder}(?:{name}|\.{name}\.[a-z0-9_]+\.tmp)")
@@ -81,7 +81,6 @@ _TAG_TEXT = (
     f"{_TAG_SIGNATURE}\n# This file is a cache directory tag created by arbwb.\n"
     "# For information about cache directory tags, see https://bford.info/cachedir/\n"
 )
-_SETTLED: dict[tuple[object, ...], str] = {}  # digests of settled files by their final stat
 _WARNED: list[str] = []  # the one warning this process printed about an unwritable cache
 
 
@@ -150,15 +149,15 @@ def file_key(source: Path, version: str) -> str:
     return _file_key(source, version)[0]
 
 
-def _file_key(source: Path, version: str) -> tuple[str, os.stat_result, list[object] | None]:
-    """:func:`file_key`, the stat it was taken from, and its stat parts when ``source`` has
-    settled (None while it is racy)."""
+def _file_key(source: Path, version: str) -> tuple[str, list[object], bool]:
+    """:func:`file_key`, its stat parts (the key's once ``source`` settles), and whether
+    ``source`` is racy now."""
     stat = source.stat()
     parts: list[object] = [version, source.resolve(), stat.st_size, stat.st_mtime_ns]
     parts += [stat.st_ctime_ns, stat.st_ino, stat.st_dev]
     if max(stat.st_mtime_ns, stat.st_ctime_ns) > time.time_ns() - RACY_WINDOW_NS:
-        return _hash([*parts, content_digest(source)]), stat, None
-    return _hash(parts), stat, parts
+        return _hash([*parts, content_digest(source)]), parts, True
+    return _hash(parts), parts, False
 
 
 def _hash(parts: list[object]) -> str:
@@ -174,20 +173,24 @@ def content_digest(source: Path) -> str:
 def entry_path(folder: Path, source: Path, version: str, suffix: str) -> Path:
     """Where the entry of ``source`` lives under ``folder`` (e.g. ``<root>/file-costs``).
 
-    A settled ``source`` that changed less than :data:`PROMOTE_WINDOW_NS` ago and has no
-    entry yet may have one from while it was racy: its bytes are hashed (once per process,
-    its stat being final) and that entry, if present, is moved to the stat key, so a file
-    scored right after it was written is not recomputed later. Older files are never hashed.
+    A racy ``source`` leaves an empty mark under the name its entry will have once it settles
+    (``<stat key><suffix>.racy``); a settled one with no entry but such a mark (its stat
+    unchanged since) is hashed once and its racy entry, if one was written, moved to the stat
+    key. A settled file without a mark is never hashed (a fresh download costs nothing).
     """
-    key, stat, parts = _file_key(source, version)
+    key, parts, racy = _file_key(source, version)
+    if racy:
+        with contextlib.suppress(OSError):  # a cache that cannot be written: no promotion
+            (folder / f"{_hash(parts)}{suffix}{RACY_MARK}").touch()
+        return folder / f"{key}{suffix}"
     path = folder / f"{key}{suffix}"
-    changed = max(stat.st_mtime_ns, stat.st_ctime_ns)
-    if parts is None or changed < time.time_ns() - PROMOTE_WINDOW_NS or path.exists():
+    mark = path.with_name(path.name + RACY_MARK)
+    if path.exists() or not mark.exists():
         return path
-    settled = tuple(parts[1:])  # path, size, mtime, ctime, inode, device
-    digest = _SETTLED.get(settled) or _SETTLED.setdefault(settled, content_digest(source))
-    with contextlib.suppress(OSError):  # FileNotFoundError: no racy entry (or moved already)
-        os.replace(folder / f"{_hash([*parts, digest])}{suffix}", path)
+    with contextlib.suppress(OSError):  # FileNotFoundError: no racy entry was written
+        os.replace(folder / f"{_hash([*parts, content_digest(source)])}{suffix}", path)
+    with contextlib.suppress(OSError):
+        mark.unlink()
     return path
 
 
@@ -297,7 +300,7 @@ def foreign(root: Path | None = None) -> list[str]:
 
 def info(root: Path | None = None) -> pl.DataFrame:
     """Entries and bytes per known kind present in the cache (:data:`KINDS`; other files are
-    :func:`foreign`)."""
+    :func:`foreign`; racy marks are neither)."""
     import polars as pl
 
     root = cache_root() if root is None else root
@@ -306,7 +309,11 @@ def info(root: Path | None = None) -> pl.DataFrame:
         folder = _kind_folder(root, kind)
         if folder is None:
             continue
-        files = [path for rel, path in _walk(folder) if _is_entry(kind, rel, path)]
+        files = [
+            path
+            for rel, path in _walk(folder)
+            if _is_entry(kind, rel, path) and not rel.endswith(RACY_MARK)
+        ]
         rows.append((kind, len(files), sum(f.stat().st_size for f in files)))
     return pl.DataFrame(
         rows, schema={"kind": pl.String, "entries": pl.Int64, "bytes": pl.Int64}, orient="row"
@@ -351,7 +358,7 @@ def clear(root: Path | None = None, kind: str | None = None) -> Cleared:
         for rel, path in _walk(folder):
             if _is_entry(name, rel, path):
                 path.unlink(missing_ok=True)
-                removed += 1
+                removed += not rel.endswith(RACY_MARK)  # racy marks are not counted
         for top, _, _ in sorted(os.walk(folder), reverse=True):  # deepest first
             if not os.listdir(top):
                 os.rmdir(top)

@@ -195,7 +195,8 @@ def test_entry_written_while_racy_is_served_once_the_file_settles(
     sid = corpus.snapshot_ids()[0]
     first = corpus.files(sid)
     folder = cache.cache_root() / costcache.KIND
-    (racy,) = folder.iterdir()
+    (racy,) = (path for path in folder.iterdir() if path.suffix != cache.RACY_MARK)
+    marks = {path.name for path in folder.glob(f"*{cache.RACY_MARK}")}  # complete + paths
     entry = racy.read_bytes()
     later = time.time_ns() + cache.RACY_WINDOW_NS + 10**9
     monkeypatch.setattr(cache.time, "time_ns", lambda: later)
@@ -207,8 +208,30 @@ def test_entry_written_while_racy_is_served_once_the_file_settles(
     monkeypatch.setattr(chunkscan, "parse_file_rows", unread)
     assert_frame_equal(open_corpus(release).files(sid), first)
     settled = cache.entry_path(folder, corpus.chunk_path(sid), costcache.VERSION, ".parquet")
-    assert list(folder.iterdir()) == [settled]
+    assert list(folder.iterdir()) == [settled]  # the racy mark is gone with the promotion
     assert settled.name != racy.name and settled.read_bytes() == entry
+    assert settled.name + cache.RACY_MARK in marks
+
+
+def test_a_settled_file_never_looked_up_while_racy_is_not_hashed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A release extracted minutes ago but first scored after the window (the benchmark's
+    fresh corpus): its lookups are stat keys alone, with no read of the chunk bytes."""
+    path = tmp_path / "snap.chunks.jsonl"
+    path.write_bytes(b'{"text": "abc"}\n')
+    later = max(path.stat().st_mtime_ns, path.stat().st_ctime_ns) + cache.RACY_WINDOW_NS + 1
+    monkeypatch.setattr(cache.time, "time_ns", lambda: later)
+
+    def unread(source: Path) -> str:
+        raise AssertionError(f"{source} was hashed")
+
+    monkeypatch.setattr(cache, "content_digest", unread)
+    folder = tmp_path / "terms"
+    folder.mkdir()
+    entry = cache.entry_path(folder, path, "v1", ".npz")
+    assert entry == folder / f"{cache.file_key(path, 'v1')}.npz"
+    assert list(folder.iterdir()) == []
 
 
 @pytest.mark.parametrize("lookup", ["files", "file_costs"])
