@@ -1,10 +1,10 @@
 """Ablation of the term pipeline's speed machinery (issue 24): whole-process ``arbwb rank`` and
 ``arbwb score`` with and without each piece, on (part of) the ARB-shaped corpus.
 
-Each remaining piece is turned off by one switch where it lives: ``ARBWB_NO_NATIVE=1`` (the C
-term counter and line scanner) and ``ARBWB_ABLATE=libc`` (ctypes ``memmem``/``madvise``). The
-pieces issue 24 removed (worker processes, counting threads, the process's allocator defaults,
-the mapped blob entries) are timed together as ``--before``, a checkout of the commit before
+The remaining piece is turned off by its switch: ``ARBWB_NO_NATIVE=1`` (the C term counter and
+line scanner). The pieces issue 24 removed (worker processes, counting threads, the process's
+allocator defaults, the mapped blob entries, ctypes ``memmem``/``madvise``, the radix tie sort)
+are timed together as ``--before``, a checkout of the commit before
 removal with its C modules built (each was first ablated alone, benchmarks/README.md). Cold =
 an empty ``ARBWB_CACHE_DIR`` before each run, warm = the same folder again; sides take turns,
 each the fastest of ``--repeat`` rounds; outputs must equal the current tree's. A piece stays
@@ -34,7 +34,6 @@ ROOT = Path(__file__).resolve().parent.parent
 #: side -> (the switch's environment, the side it is compared with)
 SWITCHES: dict[str, tuple[dict[str, str], str]] = {
     "C modules": ({"ARBWB_NO_NATIVE": "1"}, "current"),
-    "libc memmem, madvise": ({"ARBWB_ABLATE": "libc"}, "current"),
 }
 
 

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from arbwb.retrievers import strkeys
-from arbwb.retrievers.common import _stable_by_score
 from arbwb.retrievers.strkeys import (
     Needles,
     SortedVocab,
@@ -81,20 +80,3 @@ def test_needles_equal_python_in(monkeypatch: pytest.MonkeyPatch, collide: bool)
     for _ in range(60):
         text = "".join(rng.choice(ALPHABET) for _ in range(rng.randrange(0, 40))).lower()
         assert built.contained(text).tolist() == [s in text for s in needles]
-
-
-def test_stable_by_score_equals_the_stable_sort() -> None:
-    """Both the 16-bit rank path (few distinct scores) and the wide path, with ±0.0 ties."""
-    rng = np.random.default_rng(2)
-    for trial in range(200):
-        n = int(rng.integers(0, 300))
-        few = np.array([0.0, -0.0, 1.5, 2.25, -3.0, 7.0, 1e-300])
-        scores = rng.choice(few, n) if trial % 2 else rng.random(n).round(int(rng.integers(3)))
-        tiebreak = rng.permutation(n).astype(np.int64)
-        expected = tiebreak[np.argsort(-scores[tiebreak], kind="stable")]
-        assert _stable_by_score(scores, tiebreak).tolist() == expected.tolist()
-    n = 2**16 + 500  # more distinct scores than 16 bits hold
-    scores = rng.permutation(n).astype(np.float64) // 2 - 1000.0
-    tiebreak = rng.permutation(n).astype(np.int64)
-    expected = tiebreak[np.argsort(-scores[tiebreak], kind="stable")]
-    assert _stable_by_score(scores, tiebreak).tolist() == expected.tolist()

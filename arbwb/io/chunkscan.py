@@ -1,27 +1,20 @@
 """Reading chunk files fast (internal): the file rows of a chunk file and their token costs.
 
-A byte scanner finds upstream-serialised file rows without parsing the symbol rows around
-them (libc ``memmem`` and ``madvise`` through ctypes where available, plain ``find``
-elsewhere); a full Polars parse is the fallback that validates and locates every error.
+A byte scanner finds upstream-serialised file rows in the memory-mapped file without parsing
+the symbol rows around them; a full Polars parse is the fallback that validates and locates
+every error.
 Texts are tokenised in batches, each distinct text once (:class:`TokenCounter`).
 """
 
 from __future__ import annotations
 
-import ctypes
 import io
 import json
 import mmap
-import os
 import re
-import sys
-import threading
-from collections import deque
 from collections.abc import Callable, Generator, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from functools import cache
 from pathlib import Path
-from typing import Any, NamedTuple, cast
+from typing import NamedTuple
 
 import numpy as np
 import polars as pl
@@ -43,8 +36,6 @@ _END_LINE = b'"end_line": '
 _JSON_INT = re.compile(rb"-?(?:0|[1-9][0-9]*)")
 _PLAIN = re.compile(r'[^"\\\x00-\x1f]*')  # serialised as is inside a JSON string
 _PLAIN_BYTES = re.compile(_PLAIN.pattern.encode())
-_MADV_POPULATE_READ = 22  # Linux uapi asm-generic/mman-common.h; not in Python 3.11's mmap
-_MAP_AHEAD = 2  # chunk files mapped and paged in ahead of the one scanned
 _COUNT_BLOCK = 1 << 22  # newlines are counted in blocks of this many bytes
 _BLANK_START = np.array([9, 10, 13, 32], dtype=np.uint8)  # bytes a blank line can start with
 Key = tuple[int, int]  # (hash, length) of a text as the chunk file escapes it
@@ -212,84 +203,19 @@ class TokenCounter:
 
 
 def mapped_files(paths: Sequence[Path]) -> Generator[mmap.mmap | None, None, None]:
-    """Each file mapped read-only with its pages in (None if it cannot be mapped), valid until
-    the next is asked for; a worker thread pages the next file in meanwhile.
-
-    Paging a chunk file in costs nearly as much as scanning it; done with the GIL released
-    (:func:`_page_in`) it overlaps the scan on a second core and costs nothing extra without
-    one. At most ``_MAP_AHEAD + 1`` files are mapped at once.
-    """
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbwb-page-in") as pool:
-        ahead = deque(_map_ahead(pool, path) for path in paths[:_MAP_AHEAD])
+    """Each file mapped read-only (None if it cannot be mapped: vanished or emptied since
+    listed, so the full parse reports it), valid until the next is asked for."""
+    for path in paths:
         try:
-            for index in range(len(paths)):
-                current = ahead.popleft().result()
-                if index + _MAP_AHEAD < len(paths):
-                    ahead.append(_map_ahead(pool, paths[index + _MAP_AHEAD]))
-                try:
-                    yield current
-                finally:
-                    if current is not None:
-                        current.close()
-        finally:  # closed early: unmap the files mapped ahead
-            for future in ahead:
-                mapped = future.result()
-                if mapped is not None:
-                    mapped.close()
-
-
-def _map_ahead(pool: ThreadPoolExecutor, path: Path) -> Future[mmap.mmap | None]:
-    """:func:`_map_file` submitted to ``pool``, returning once the worker has mapped the file.
-
-    A worker merely handed the job could wait for the GIL, held by the scanning caller, for up
-    to the interpreter's switch interval, and the paging in would not overlap the scan.
-    """
-    mapped = threading.Event()
-    future = pool.submit(_map_file, path, mapped)
-    mapped.wait()
-    return future
-
-
-def _map_file(path: Path, mapped: threading.Event) -> mmap.mmap | None:
-    """``path`` mapped read-only and paged in (:func:`_page_in`); None if it cannot be mapped
-    (vanished or emptied since listed: the full parse then reports it). Sets ``mapped`` once
-    the mapping exists, before the paging in."""
-    try:
-        with path.open("rb") as handle:
-            data = mmap.mmap(handle.fileno(), 0, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ)
-    except (OSError, ValueError):
-        return None
-    finally:
-        mapped.set()
-    _page_in(data)
-    return data
-
-
-def _page_in(data: mmap.mmap) -> None:
-    """Map every page of ``data`` in with the GIL released: Linux ``madvise`` with
-    MADV_POPULATE_READ (kernel 5.14+) through ctypes, as Python 3.11's ``mmap`` holds the GIL
-    while it populates. Elsewhere, or if the call fails, the pages fault in during the scan
-    instead, at about the same cost."""
-    madvise = _libc_function("madvise", ctypes.c_int, ctypes.c_int)
-    if madvise is not None:
-        view = np.frombuffer(data, dtype=np.uint8)  # released on return, so data can close
-        madvise(view.ctypes.data, len(data), _MADV_POPULATE_READ)
-
-
-@cache
-def _libc_function(name: str, restype: Any, *argtypes: Any) -> Callable[..., Any] | None:
-    """libc's ``name`` on Linux, else None; ctypes releases the GIL while it runs. Its first
-    two parameters are an address and a length; ``argtypes`` are the rest (none with
-    ``ARBWB_ABLATE=libc``, for benchmarks/bench_ablation.py only)."""
-    if not sys.platform.startswith("linux") or "libc" in os.environ.get("ARBWB_ABLATE", ""):
-        return None
-    try:
-        function = getattr(ctypes.CDLL(None, use_errno=True), name)
-    except (OSError, AttributeError):
-        return None
-    function.argtypes = [ctypes.c_void_p, ctypes.c_size_t, *argtypes]
-    function.restype = restype
-    return cast("Callable[..., Any]", function)
+            with path.open("rb") as handle:
+                data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):
+            yield None
+            continue
+        try:
+            yield data
+        finally:
+            data.close()
 
 
 class RowCounts(NamedTuple):
@@ -334,10 +260,9 @@ def scan_upstream(
     A file row alone contains ``", "repo": "R", "start_line": 1, "symbol": "", "text":``
     (spec §3.1, §3.3: sorted keys, ``", "``/``": "`` separators, start_line 1, empty symbol;
     a quote after a space cannot lie inside a JSON string, where quotes are escaped). One
-    search (:func:`_searcher`) per file row skips the symbol rows (most of the bytes)
-    unparsed; the repo makes the needle long, which searches skip through fastest. A row of a
-    path not wanted costs a look at its path; wanted rows are read by :func:`_file_row`.
-    Returns None, so the caller
+    ``find`` per file row skips the symbol rows (most of the bytes) unparsed; the repo makes
+    the needle long, which searches skip through fastest. A row of a path not wanted costs a
+    look at its path; wanted rows are read by :func:`_file_row`. Returns None, so the caller
     parses and validates everything, when the file does not start like an upstream row, a
     found row is not shaped as expected, or the rows differ from ``counts``, the manifest's
     ``(file_count, chunk_count)`` (e.g. rows carrying another repo, a cut file; a None
@@ -350,8 +275,8 @@ def scan_upstream(
     rows: dict[str, tuple[int, Key]] = {}
     escaped = None if wanted is None else {_escape(p) for p in wanted}
     n_found = 0
-    find, rfind, search = data.find, data.rfind, _searcher(data, needle)
-    at = search(0)
+    find, rfind = data.find, data.rfind
+    at = find(needle)
     while at != -1:
         n_found += 1
         start = rfind(b"\n", 0, at) + 1
@@ -368,26 +293,10 @@ def scan_upstream(
             if wanted is None or path in wanted:
                 rows.pop(path, None)  # the last row of a path wins, at its position
                 rows[path] = (n_lines, key)
-        at = search(resume)
+        at = find(needle, resume)
     if n_found != file_count or (chunk_count is not None and row_count(data) != chunk_count):
         return None
     return rows
-
-
-def _searcher(data: mmap.mmap, needle: bytes) -> Callable[[int], int]:
-    """``lambda start: data.find(needle, start)``, through libc ``memmem`` where there is one:
-    about a quarter faster on chunk files, and it releases the GIL, so the paging-in thread is
-    not kept waiting. Valid while ``data`` is open."""
-    memmem = _libc_function("memmem", ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t)
-    if memmem is None:
-        return lambda start: data.find(needle, start)
-    base, size = np.frombuffer(data, dtype=np.uint8).ctypes.data, len(data)  # view released
-
-    def search(start: int) -> int:
-        hit: int | None = memmem(base + start, size - start, needle, len(needle))
-        return -1 if hit is None else hit - base
-
-    return search
 
 
 def _file_row(

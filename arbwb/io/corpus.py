@@ -26,7 +26,7 @@ from arbwb.io.costcache import Costs, Known, files_frame
 from arbwb.jsonio import iter_jsonl
 from arbwb.schemas import CHUNKS, validate
 
-if TYPE_CHECKING:  # the chunk reader (numpy, ctypes, threads) loads only when a file is read
+if TYPE_CHECKING:  # the chunk reader (numpy) loads only when a file is read
     from arbwb.io.chunkscan import Key
 
 MANIFEST_NAME = "corpus_manifest.jsonl"
@@ -240,11 +240,10 @@ class Corpus:
     def _resolve(self, wanted: Mapping[str, set[str] | None]) -> dict[str, Known]:
         """Known costs of each snapshot, covering its wanted paths (None: all file rows).
 
-        Chunk files whose manifest row has a ``file_count`` are byte-scanned
-        (:func:`scan_upstream`), each paged in by a worker thread while the previous one is
-        scanned (:func:`mapped_files`); the others, and any scan that cannot vouch for its rows
-        (nor for the manifest row's counts), get the full parse, whose counts are checked
-        (:meth:`check_counts`).
+        Chunk files whose manifest row has a ``file_count`` are byte-scanned through a memory
+        map (:func:`scan_upstream`, :func:`mapped_files`); the others, and any scan that cannot
+        vouch for its rows (nor for the manifest row's counts), get the full parse, whose
+        counts are checked (:meth:`check_counts`).
         """
         unread = {sid: self.chunk_path(sid) for sid in wanted if sid not in self._known}
         self._known |= costcache.load_many(self.cache_dir, unread)

@@ -22,8 +22,8 @@ from arbwb.retrievers.termcache import TermSource, snapshot_indexer
 class TermRetriever:
     """Lexical/BM25 as a retriever (:mod:`arbwb.retrievers.interface`): chunk frames indexed
     with a run-level :class:`TermMemo`, or, with a ``source``, snapshots streamed from the
-    chunk files with their term statistics cached on disk (hooks ``index_snapshot`` and
-    ``prefetch``). ``build(keys, terms)`` makes the index, ``ranking`` ranks a query."""
+    chunk files with their term statistics cached on disk (runner hook ``index_snapshot``).
+    ``build(keys, terms)`` makes the index, ``ranking`` ranks a query."""
 
     def __init__(
         self,
@@ -35,8 +35,7 @@ class TermRetriever:
     ) -> None:
         self.name, self.ranker, self.build, self.ranking = name, ranker, build, ranking
         self.source, self.memo = source, TermMemo()
-        #: runner hooks, present only for a streamed source
-        self.prefetch = None if source is None else source.prefetch
+        #: runner hook, present only for a streamed source
         self.index_snapshot = None if source is None else snapshot_indexer(source, build)
 
     def index(self, chunks: pl.DataFrame) -> Any:

@@ -272,13 +272,6 @@ class TermSource:
     hits: int = 0
     misses: int = 0
 
-    def prefetch(
-        self, corpus: Corpus, snapshot_ids: Sequence[str], candidate_filter: CandidateFilter
-    ) -> None:
-        """Nothing to prepare (:class:`RetrievalMethod`'s hook): each entry is read or computed
-        when loaded."""
-        del corpus, snapshot_ids, candidate_filter
-
     def load(self, corpus: Corpus, snapshot_id: str) -> StoredTerms:
         """The snapshot's term statistics: the cached entry if valid, else computed (and saved);
         either way its chunks are counted against the manifest row (:meth:`Corpus.check_counts`).
