@@ -17,6 +17,8 @@ from typing import Any, NoReturn
 
 import pytest
 
+from arbwb.report.html import _csv_table, with_table_script
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 WIDTH, HEIGHT = 1400, 900
@@ -33,6 +35,7 @@ _PROBE = """() => {
     broken: [...document.images].filter(i => !i.complete || i.naturalWidth === 0)
       .map(i => (i.getAttribute('alt') || i.src).slice(0, 80)),
     frames_as_text: pre.filter(p => FRAME.every(t => p.textContent.includes(t))).length,
+    long_tables: document.querySelectorAll('table.arbwb-enhanced').length,
   };
 }""".replace("FRAME", json.dumps(FRAME_AS_TEXT))
 
@@ -82,6 +85,34 @@ def _visit(browser: Any, page_path: Path, screenshot: Path | None = None) -> dic
     return result | {"errors": errors}
 
 
+#: The text of each body row a table shows (Polars puts a dtype row of ``td`` in its head).
+_VISIBLE = """t => [...t.tBodies[0].rows]
+  .filter(r => r.querySelector('td') && r.style.display !== 'none').map(r => r.textContent)"""
+
+
+def _search_a_long_table(browser: Any, path: Path) -> None:
+    """On a real report page: a header click marks the sort, typing one row's text in the
+    search box leaves only the rows holding it, and the page stays error-free."""
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(path.as_uri())
+    table = page.locator("table.arbwb-enhanced >> visible=true").first
+    assert 12 < len(table.evaluate(_VISIBLE)) <= 25  # one page of a long table
+    header = table.locator("th.arbwb-sortable").first
+    header.click()
+    assert header.get_attribute("aria-sort") == "ascending"
+    needle = table.evaluate(_VISIBLE)[-1].strip()
+    table.locator("xpath=preceding-sibling::input[1]").fill(needle)
+    after = table.evaluate(_VISIBLE)
+    assert after and all(needle.lower() in row.lower() for row in after)
+    pager = table.locator("xpath=following-sibling::div[@class='arbwb-pager'][1]").inner_text()
+    shown, total = (int(n) for n in pager.split("(")[1].split(" rows")[0].split(" of "))
+    assert shown == len(after) < total, pager
+    page.close()
+    assert not errors, errors
+
+
 def test_the_probe_sees_overflow_broken_images_and_text_frames(
     browser: Any, tmp_path: Path
 ) -> None:
@@ -111,10 +142,12 @@ def test_every_report_page_reads_cleanly_in_chromium(browser: Any, demo_report: 
     wanted = {"index", "01-leaderboard", "05-budget-curves"}
     problems = {}
     images = 0
+    long_tables: dict[Path, int] = {}
     for path in pages:
         screenshot = Path(shots) / f"{path.stem}.png" if shots and path.stem in wanted else None
         seen = _visit(browser, path, screenshot)
         images += seen["images"]
+        long_tables[path] = seen["long_tables"]
         bad = {
             k: v
             for k, v in seen.items()
@@ -126,3 +159,52 @@ def test_every_report_page_reads_cleanly_in_chromium(browser: Any, demo_report: 
             problems[path.name] = bad
     assert not problems, problems
     assert images >= 30  # the index shows every figure, the notebook pages embed theirs
+    with_long = [path for path, count in long_tables.items() if count]
+    assert with_long, long_tables  # some table is long enough to sort, filter and page
+    _search_a_long_table(browser, with_long[-1])
+
+
+_ROWS = """() => [...document.querySelectorAll('table.arbwb-enhanced tr')]
+  .filter(r => r.querySelector('td') && r.style.display !== 'none')
+  .map(r => [...r.cells].map(c => c.textContent.trim()))"""
+
+
+def _long_table_page(tmp_path: Path) -> Path:
+    """A page with one 40-row table as the index renders it: scores with infinities and a gap."""
+    scores = {3: "inf", 7: "-inf", 11: ""}
+    lines = ["run,score", *(f"r{i},{scores.get(i, (i * 7) % 40 / 4)}" for i in range(40))]
+    (tmp_path / "scores.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    table = _csv_table(tmp_path / "scores.csv", max_rows=40, collapse=False)
+    page = tmp_path / "long.html"
+    page.write_text(with_table_script(f"<html><body>{table}</body></html>"), encoding="utf-8")
+    return page
+
+
+def test_a_long_table_sorts_filters_and_pages(browser: Any, tmp_path: Path) -> None:
+    """A header click sorts numbers as numbers (infinities as words at the ends, the blank
+    last), the search box keeps matching rows, 25 rows show per page; no console errors."""
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(_long_table_page(tmp_path).as_uri())
+    rows = page.evaluate(_ROWS)
+    assert [r[0] for r in rows] == [f"r{i}" for i in range(25)]  # page 1 of 2, file order
+    assert page.inner_text(".arbwb-page") == "page 1 of 2 (40 of 40 rows)"
+    page.click("th:has-text('score')")
+    rows = page.evaluate(_ROWS)
+    assert rows[0] == ["r7", "minus infinity"] and rows[1][1] == "0.0000"
+    values = [float(v) for _, v in rows[1:]]
+    assert values == sorted(values)
+    page.click("th:has-text('score')")  # again: descending, the blank still last
+    assert page.evaluate(_ROWS)[0] == ["r3", "infinity"]
+    page.click(".arbwb-next")
+    assert page.evaluate(_ROWS)[-1][0] == "r11"
+    page.fill(".arbwb-search", "r3")
+    rows = page.evaluate(_ROWS)
+    assert sorted(r[0] for r in rows) == sorted(["r3", *(f"r{i}" for i in range(30, 40))])
+    assert rows[0] == ["r3", "infinity"]  # the filter keeps the sort
+    assert page.inner_text(".arbwb-page") == "page 1 of 1 (11 of 40 rows)"
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    page.close()
+    assert not errors, errors

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 import pkgutil
+from collections.abc import Iterator
 
 import pytest
 
@@ -30,3 +32,31 @@ def test_version_prints_the_package_version(capsys: pytest.CaptureFixture[str]) 
         cli.main(["--version"])
     assert info.value.code == 0
     assert capsys.readouterr().out == f"arbwb {__version__}\n"
+
+
+def _options(parser: argparse.ArgumentParser) -> Iterator[argparse.Action]:
+    """Every option of ``parser`` and of its subcommands, nested ones included."""
+    for action in parser._actions:
+        yield action
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                yield from _options(child)
+
+
+def test_every_format_option_has_help_and_a_default() -> None:
+    formats = [
+        (name, action)
+        for name in commands.COMMANDS
+        for action in _options(cli.build_parser(name))
+        if "--format" in action.option_strings
+    ]
+    assert len(formats) >= 6, [name for name, _ in formats]  # score, depth, ..., taxonomy
+    for name, action in formats:
+        assert action.help and action.default in (action.choices or ()), name
+
+
+def test_score_help_names_the_metrics(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["score", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "recall@K" in out and "mrr" in out and "bcy@B" in out and "(default: json)" in out

@@ -437,8 +437,10 @@ def test_first_gold_cdf_grid_has_a_panel_per_task() -> None:
 
     part = depth.run(load_release(DEMO_DIR), depth.DepthOptions()).groups["demo"]
     tasks = part.report.coverage["task"].to_list()
-    fig = plot_first_gold_cdf_grid(part.report.per, tasks=tasks, title="t", demo=True)
+    panels = plot_first_gold_cdf_grid(part.report.per, tasks=tasks, title="t", demo=True)
+    fig = panels[0].figure
     shown = [ax for ax in fig.axes if ax.get_visible()]
+    assert shown == panels  # one panel per task, the grid's spare cells hidden
     assert [ax.get_title().split(" (")[0] for ax in shown] == tasks
     assert len(fig.legends) == 1  # one legend, right of the panels, clear of every curve
     assert all(ax.get_legend() is None for ax in shown)

@@ -77,29 +77,31 @@ def _figures() -> Iterator[tuple[str, Figure]]:
     yield "confidence_mix", tax_plots.confidence_mix(tax.labelled, demo=True).figure
     if tax.slices:
         for group in tax.slices.groups:
-            yield "slice_intervals", tax_plots.slice_interval_views(tax.slices.scores, group=group)
+            views = tax_plots.slice_interval_views(tax.slices.scores, group=group)
+            yield "slice_intervals", views[0].figure
     gran = granularity.run(
         release, granularity.GranularityOptions(resampling=FAST, data_dir=data_dir)
     )
     sizes, density = gran.analysis.sizes, gran.analysis.density
-    yield "sizes_and_density", gran_plots.sizes_and_density(sizes, density, tasks=gran.tasks)
+    both = gran_plots.sizes_and_density(sizes, density, tasks=gran.tasks)
+    yield "sizes_and_density", both[0].figure
     rows, intervals = gran.report["method_sensitivity"], gran.report["arbwb"]["intervals"]
     yield "file_vs_line", gran_plots.plot_file_vs_line(rows, intervals=intervals).figure
     yield "span_yield", gran_plots.plot_span_yield(gran.line_packing).figure
     sel_release = load_release(DEMO_DIR, selective.RUNS_GLOB)
     sel = selective.run(sel_release, selective.SelectiveOptions(resampling=FAST))
-    yield "confidence_by_stratum", sel_plots.plot_confidence_panels(sel.rows)
-    yield "risk_coverage", sel_plots.plot_risk_coverage_panels(sel.risk_coverage)
-    yield "fold_thresholds", sel_plots.plot_fold_threshold_panels(sel.fold_thresholds)
+    yield "confidence_by_stratum", sel_plots.plot_confidence_panels(sel.rows)[0].figure
+    yield "risk_coverage", sel_plots.plot_risk_coverage_panels(sel.risk_coverage)[0].figure
+    yield "fold_thresholds", sel_plots.plot_fold_threshold_panels(sel.fold_thresholds)[0].figure
     yield "protocol_contrast", sel_plots.plot_protocol_contrast(sel.selective_table).figure
     yield "auroc", sel_plots.plot_auroc(sel.separability).figure
     curves = budget.run(release, budget.BudgetOptions(resampling=FAST)).curves
-    yield "bcy_by_task", budget_plots.plot_bcy_grid(curves, demo=True)
+    yield "bcy_by_task", budget_plots.plot_bcy_grid(curves, demo=True)[0].figure
     cb = contextbench.run(release, contextbench.ContextBenchOptions(data_dir, resampling=FAST))
     if cb.composition is not None:
         yield "cb_composition", cb_plots.composition(cb.composition.rows.instances).figure
     if cb.agents is not None:
-        yield "cb_granularity", cb_plots.granularity_bars(cb.agents.board)
+        yield "cb_granularity", cb_plots.granularity_bars(cb.agents.board)[0].figure
         for level in ("file", "line"):
             curve = None if cb.ranked is None else cb.ranked.curve(level)
             pr = cb_plots.recall_precision(cb.agents.macro, level=level, ranked=curve)
@@ -113,7 +115,8 @@ def _figures() -> Iterator[tuple[str, Figure]]:
     for group, part in ranks.groups.items():
         tasks = part.report.coverage["task"].to_list()
         per = part.report.per
-        yield "first_gold_cdf", depth_plots.plot_first_gold_cdf_grid(per, tasks=tasks, title=group)
+        cdf = depth_plots.plot_first_gold_cdf_grid(per, tasks=tasks, title=group)
+        yield "first_gold_cdf", cdf[0].figure
         dist = part.report.distribution
         yield "coverage", depth_plots.plot_coverage_distribution(dist).figure
 

@@ -18,7 +18,7 @@ from arbwb.cli import main
 from arbwb.jsonio import sha256_file
 from arbwb.paths import DEMO_DIR, NOTEBOOKS_DIR
 from arbwb.report.build import _progress, declared_parameters
-from arbwb.report.html import Section, render_index
+from arbwb.report.html import Section, render_docs, render_index
 
 INJECTED = 'raise RuntimeError("injected failure for the report test")'
 
@@ -367,6 +367,23 @@ def test_index_reads_as_an_appendix(tmp_path: Path) -> None:
     assert "<td>minus infinity</td>" in page and "-inf" not in page
     assert "<th>command</th><td>pytest</td>" in page and "&quot;" not in page
     assert page.index("zz_first") < page.index("aa_later")  # recorded order, not alphabetical
+    assert page.count("<script>") == 1 and "arbwb-enhanced" in page  # tables.js, inlined once
+
+
+def test_an_unreadable_docs_page_fails_naming_the_file(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "README.md").write_text("# Rules\n\nSee [metrics](metrics.md).\n", encoding="utf-8")
+    (docs / "metrics.md").write_bytes(b"# Metrics\n\nlatin-1 \xe9 is not UTF-8\n")
+    with pytest.raises(ValueError, match=r"docs page .*metrics\.md as UTF-8 Markdown"):
+        render_docs(docs, tmp_path / "out")
+    (docs / "metrics.md").unlink()
+    (docs / "folder.md").mkdir()  # a name that matches but cannot be read
+    with pytest.raises(ValueError, match=r"folder\.md"):
+        render_docs(docs, tmp_path / "out")
+    (docs / "folder.md").rmdir()
+    render_docs(docs, tmp_path / "out")
+    assert 'href="metrics.html"' in (tmp_path / "out" / "README.html").read_text()
 
 
 def test_progress_bar_names_each_notebook(capsys: pytest.CaptureFixture[str]) -> None:

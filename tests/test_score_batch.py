@@ -298,7 +298,7 @@ def test_score_with_bcy_loads_no_numpy(
 
     runs, corpus = loaded
     argv = ["score", *(r.path for r in runs), "--corpus", str(corpus.root)]
-    argv += ["--metrics", "recall@5,mrr,bcy@512", "--by", "task", "--out", str(tmp_path / "s.json")]
+    argv += ["--metrics", "recall@5,mrr,bcy@512", "--by", "repo", "--out", str(tmp_path / "s.json")]
     probe = (
         "import sys, warnings\n"
         "warnings.simplefilter('ignore')\n"

@@ -62,6 +62,19 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
     return code, out, err
 
 
+def test_by_task_is_refused_as_per_task_means_are_always_given(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--by task`` would print exactly what no ``--by`` prints, so it is a usage error."""
+    argv = ["score", str(files["preds"]), "--samples", str(files["samples"])]
+    code, out, _ = _run(argv, capsys)
+    assert code == 0 and "by_task" in json.loads(out)["runs"][0]
+    with pytest.raises(SystemExit) as info:
+        cli.main([*argv, "--by", "task"])
+    assert info.value.code == 2
+    assert "invalid choice: 'task'" in capsys.readouterr().err
+
+
 def test_json_summary_counts_missing_and_errors(
     files: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:

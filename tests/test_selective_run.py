@@ -89,9 +89,9 @@ def test_no_selective_runs_is_a_skip_and_the_panels_say_so(tmp_path: Path) -> No
     reason = "no selective runs (ranking positives and no-gold samples) under the demo"
     assert result.records() == {"skipped": reason} and result.tables() == ()
     figures = [
-        plots.plot_confidence_panels(result.rows),
-        plots.plot_risk_coverage_panels(result.risk_coverage),
-        plots.plot_fold_threshold_panels(result.fold_thresholds),
+        plots.plot_confidence_panels(result.rows)[0].figure,
+        plots.plot_risk_coverage_panels(result.risk_coverage)[0].figure,
+        plots.plot_fold_threshold_panels(result.fold_thresholds)[0].figure,
         plots.plot_protocol_contrast(result.selective_table).figure,
         plots.plot_auroc(result.separability).figure,
     ]

@@ -5,6 +5,8 @@ them without importing any. A command module defines ``add_parser(subparsers)`` 
 ``func``) and imports its library modules only inside ``run``, so ``arbwb X --help`` stays fast.
 """
 
+import argparse
+
 COMMANDS: dict[str, str] = {
     "score": "score ranking files (ARB details, predictions, TREC, Parquet/CSV)",
     "report": "run every notebook with papermill; write figures, tables, notebook HTML, index.html",
@@ -26,3 +28,12 @@ COMMANDS: dict[str, str] = {
 def module_name(command: str) -> str:
     """The module of a subcommand: ``merge-corpus`` -> ``arbwb.commands.merge_corpus``."""
     return f"arbwb.commands.{command.replace('-', '_')}"
+
+
+def add_format(
+    parser: argparse.ArgumentParser, choices: tuple[str, ...], default: str = "json"
+) -> None:
+    """``--format``: the same help and shown default in every command that prints a summary."""
+    parser.add_argument(
+        "--format", choices=choices, default=default, help="output format (default: %(default)s)"
+    )

@@ -8,7 +8,7 @@ import sys
 from collections import Counter
 from typing import Any
 
-from arbwb.commands import COMMANDS
+from arbwb.commands import COMMANDS, add_format
 from arbwb.errors import InputError
 from arbwb.paths import check_output_path
 
@@ -33,7 +33,7 @@ def add_parser(subparsers: Any) -> None:
     score.add_argument(
         "--symbols", action="store_true", help="block level (needs the optional tree-sitter extra)"
     )
-    score.add_argument("--format", choices=("json", "markdown"), default="json")
+    add_format(score, ("json", "markdown"))
     score.add_argument("--per-instance", help="write every §3.3 output record here (JSONL)")
     score.add_argument("--out", help="write the summary here (atomically) instead of stdout")
     score.set_defaults(func=run_score)

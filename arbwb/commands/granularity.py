@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from arbwb.commands import COMMANDS
+from arbwb.commands import COMMANDS, add_format
 from arbwb.errors import InputError
 from arbwb.paths import check_output_path
 
@@ -19,7 +19,7 @@ def add_parser(subparsers: Any) -> None:
         "--corpus", required=True, help="corpus folder, or a release root with corpus/*/ folders"
     )
     parser.add_argument("--runs", nargs="*", default=[], help="ARB details files, one run each")
-    parser.add_argument("--format", choices=("json", "markdown"), default="json")
+    add_format(parser, ("json", "markdown"))
     parser.add_argument(
         "--budgets",
         default="4000,8000,16000,32000",

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arbwb.commands import COMMANDS
+from arbwb.commands import COMMANDS, add_format
 from arbwb.metrics.spec import VALID_FORMS
 from arbwb.paths import check_output_path
 
@@ -29,15 +29,10 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--by",
-        choices=("task", "repo", "split"),
-        help="add means per repo or split; overall and per-task means are always given",
+        choices=("repo", "split"),
+        help="add means per repo or split (overall and per-task means are always given)",
     )
-    parser.add_argument(
-        "--format",
-        choices=("json", "csv", "markdown"),
-        default="json",
-        help="output format (default: %(default)s)",
-    )
+    add_format(parser, ("json", "csv", "markdown"))
     parser.add_argument("--out", help="write here (atomically) instead of stdout")
     parser.add_argument("--corpus", help="corpus folder or data root (needed for bcy@B metrics)")
     parser.add_argument(

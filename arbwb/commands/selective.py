@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arbwb.commands import COMMANDS
+from arbwb.commands import COMMANDS, add_format
 from arbwb.paths import check_output_path
 
 
@@ -19,7 +19,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--samples", required=True, help="samples file or release folder")
     parser.add_argument("--protocol", choices=("mixed", "natural"), default="mixed")
     parser.add_argument("--folds", type=int, default=5, help="repo-grouped folds (default 5)")
-    parser.add_argument("--format", choices=("json", "markdown"), default="json")
+    add_format(parser, ("json", "markdown"))
     parser.add_argument("--out", help="write here (atomically) instead of stdout")
     parser.add_argument(
         "--confidence",

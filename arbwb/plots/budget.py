@@ -9,12 +9,13 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import polars as pl
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from arbwb.plots.style import (
+    Panels,
     demo_title,
-    figure_legend_outside,
+    finish_panels,
     legend_outside,
+    new_panels,
     run_colors,
     task_order,
 )
@@ -74,19 +75,21 @@ def plot_bcy_curves(
 
 
 def plot_bcy_grid(
-    curves: pl.DataFrame, *, tau: int = 1, ncols: int = 3, demo: bool = False
-) -> Figure:
+    curves: pl.DataFrame,
+    *,
+    tau: int = 1,
+    ncols: int = 3,
+    demo: bool = False,
+    axes: Panels | None = None,
+) -> list[Axes]:
     """One :func:`plot_bcy_curves` panel per task (paper order, "overall" first), one shared
-    legend right of the panels."""
+    legend right of the panels.
+
+    ``axes``: one Axes per task, or None for a new grid of ``ncols`` columns. Returns the
+    panels, one per task; ``axes[0].figure`` is the figure.
+    """
     tasks = task_order(curves["task"].to_list())
-    ncols = max(1, min(ncols, len(tasks)))
-    nrows = -(-len(tasks) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 4.0 * nrows), squeeze=False)
-    for i, ax in enumerate(axes.flat):
-        if i < len(tasks):
-            plot_bcy_curves(curves, task=tasks[i], tau=tau, demo=demo, legend=False, ax=ax)
-        else:
-            ax.axis("off")
-    fig.tight_layout()
-    figure_legend_outside(fig, axes[0, 0], fontsize="small", frameon=False)
-    return fig
+    panels = new_panels(axes, len(tasks), size=(5.2, 4.0), ncols=ncols)
+    for task, ax in zip(tasks, panels, strict=True):
+        plot_bcy_curves(curves, task=task, tau=tau, demo=demo, legend=False, ax=ax)
+    return finish_panels(panels, legend=True)

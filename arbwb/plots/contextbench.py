@@ -15,18 +15,19 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
 from arbwb.contextbench.compare import ARB, CONTEXTBENCH
 from arbwb.plots.style import (
     BENCHMARK_COLORS,
+    Panels,
     demo_title,
-    figure_legend_outside,
+    finish_panels,
     fixed_color,
     legend_outside,
     new_axes,
+    new_panels,
     run_colors,
 )
 
@@ -70,9 +71,13 @@ def composition(
     return ax
 
 
-def granularity_bars(board: pl.DataFrame, *, demo: bool = False) -> Figure:
+def granularity_bars(
+    board: pl.DataFrame, *, demo: bool = False, axes: Panels | None = None
+) -> list[Axes]:
     """Coverage, precision and per-instance F1 (one panel each) per level and run, with the
     board's intervals; rows of scope overall / aggregation weighted (a plain mean here).
+
+    ``axes``: three, or None for a new row sharing the y axis; returns the three panels.
     """
     part = board.filter(pl.col("scope") == "overall", pl.col("aggregation") == "weighted")
     part = part.with_columns(
@@ -82,9 +87,9 @@ def granularity_bars(board: pl.DataFrame, *, demo: bool = False) -> Figure:
     levels = [lv for lv in LEVEL_ORDER if lv in part["level"].to_list()]
     runs = part["run"].unique(maintain_order=True).to_list()
     colors = run_colors(runs)
-    fig, axes = plt.subplots(1, len(STATS), figsize=(4.0 * len(STATS), 3.4), sharey=True)
+    panels = new_panels(axes, len(STATS), size=(4.0, 3.4), sharey=True)
     width = 0.8 / max(1, len(runs))
-    for ax, stat in zip(axes, STATS, strict=True):
+    for ax, stat in zip(panels, STATS, strict=True):
         for j, run in enumerate(runs):
             rows = {
                 r["level"]: r
@@ -103,11 +108,9 @@ def granularity_bars(board: pl.DataFrame, *, demo: bool = False) -> Figure:
         ax.set_xticks(np.arange(len(levels)), levels)
         ax.set_title("F1 (mean per instance)" if stat == "f1" else stat)
         ax.set_ylim(0, 1.05)
-    axes[0].set_ylabel("macro mean, 95% bootstrap CI")
-    fig.suptitle(demo_title("ContextBench final context per granularity", demo=demo))
-    fig.tight_layout()
-    figure_legend_outside(fig, axes[0], fontsize="small", frameon=False)
-    return fig
+    panels[0].set_ylabel("macro mean, 95% bootstrap CI")
+    title = demo_title("ContextBench final context per granularity", demo=demo)
+    return finish_panels(panels, title=title, legend=True)
 
 
 def recall_precision(

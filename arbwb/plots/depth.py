@@ -13,13 +13,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from arbwb.analysis.rank_analysis import DEPTHS
 from arbwb.plots.style import (
+    Panels,
     demo_title,
-    figure_legend_outside,
+    finish_panels,
     legend_outside,
+    new_panels,
     run_colors,
     task_color,
     task_order,
@@ -78,24 +79,22 @@ def plot_first_gold_cdf_grid(
     title: str,
     ncols: int = 3,
     demo: bool = False,
-) -> Figure:
-    """One :func:`plot_first_gold_cdf` panel per task of ``tasks`` (paper order), one shared
-    legend right of the panels."""
+    axes: Panels | None = None,
+) -> list[Axes]:
+    """One :func:`plot_first_gold_cdf` panel per task of ``tasks`` (paper order), ``title``
+    above them, one shared legend right of the panels.
+
+    ``axes``: one Axes per task, or None for a new grid of ``ncols`` columns. Returns the
+    panels, one per task; ``axes[0].figure`` is the figure.
+    """
     if not tasks:
         msg = "plot_first_gold_cdf_grid needs at least one task, e.g. ['overall']"
         raise ValueError(msg)
     tasks = task_order(tasks)
-    ncols = max(1, min(ncols, len(tasks)))
-    nrows = -(-len(tasks) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4.6 * ncols, 3.6 * nrows), squeeze=False)
-    for ax in axes.flat[len(tasks) :]:
-        ax.set_visible(False)
-    for ax, task in zip(axes.flat, tasks, strict=False):
+    panels = new_panels(axes, len(tasks), size=(4.6, 3.6), ncols=ncols)
+    for ax, task in zip(panels, tasks, strict=True):
         plot_first_gold_cdf(per, task=task, demo=demo, legend=False, ax=ax)
-    fig.suptitle(title)
-    fig.tight_layout()
-    figure_legend_outside(fig, axes.flat[0], fontsize="small", frameon=False)
-    return fig
+    return finish_panels(panels, title=title, legend=True)
 
 
 def plot_coverage_distribution(

@@ -14,15 +14,17 @@ import matplotlib.pyplot as plt
 import polars as pl
 import seaborn as sns
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
 
 from arbwb.plots.budget import budget_label
 from arbwb.plots.style import (
     TASK_COLORS,
+    Panels,
     color,
     demo_title,
+    finish_panels,
     legend_outside,
+    new_panels,
     run_colors,
     task_order,
 )
@@ -113,18 +115,18 @@ def sizes_and_density(
     *,
     tasks: Sequence[str] | None = None,
     demo: bool = False,
-) -> Figure:
+    axes: Panels | None = None,
+) -> list[Axes]:
     """Two panels: :func:`plot_file_lines` and :func:`plot_evidence_ratio` (a note when no
-    span-file pair has a known file size)."""
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4))
-    plot_file_lines(sizes, tasks=tasks, demo=demo, ax=axes[0])
+    span-file pair has a known file size). ``axes``: two, or None for a new row; returns them."""
+    panels = new_panels(axes, 2, size=(6.0, 4.0))
+    plot_file_lines(sizes, tasks=tasks, demo=demo, ax=panels[0])
     if density.height:
-        plot_evidence_ratio(density, demo=demo, ax=axes[1])
+        plot_evidence_ratio(density, demo=demo, ax=panels[1])
     else:
-        axes[1].axis("off")
-        axes[1].text(0.5, 0.5, "no gold spans with a known file size", ha="center")
-    fig.tight_layout()
-    return fig
+        panels[1].axis("off")
+        panels[1].text(0.5, 0.5, "no gold spans with a known file size", ha="center")
+    return finish_panels(panels)
 
 
 def plot_file_vs_line(

@@ -1,8 +1,8 @@
 """Abstention calibration figures (spec §9; views arbwb-defined): data first, ``ax=None``.
 
 Inputs are the frames of :class:`arbwb.analysis.selective.SelectiveResult`; the ``*_panels``
-functions draw one panel per run (or per metric) and return the Figure. An empty frame (a
-skipped analysis) draws a panel that says so.
+functions draw one panel per run (or per metric), take ``axes=None`` and return the panels. An
+empty frame (a skipped analysis) draws a panel that says so.
 """
 
 from __future__ import annotations
@@ -11,14 +11,16 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from arbwb.plots.style import (
     PROTOCOL_COLORS,
     STRATUM_COLORS,
+    Panels,
     demo_title,
+    finish_panels,
     fixed_color,
     legend_outside,
+    new_panels,
     run_colors,
 )
 
@@ -34,17 +36,15 @@ def _nothing(ax: Axes) -> Axes:
 
 
 def _run_panels(
-    frame: pl.DataFrame, size: tuple[float, float]
-) -> tuple[Figure, list[str], list[Axes]]:
-    """A row of panels, one per run of ``frame`` (in order), each ``size`` inches; one blank
-    panel saying so when there are no runs."""
+    frame: pl.DataFrame, axes: Panels | None, size: tuple[float, float]
+) -> tuple[list[str], list[Axes]]:
+    """The runs of ``frame`` (in order) and one panel for each (``axes``, or a new row of
+    panels ``size`` inches each); one blank panel saying so when there are no runs."""
     runs = [] if frame.is_empty() else frame["run"].unique(maintain_order=True).to_list()
-    width, height = size
-    n = max(1, len(runs))
-    fig, axes = plt.subplots(1, n, figsize=(width * n, height), squeeze=False)
+    panels = new_panels(axes, max(1, len(runs)), size=size)
     if not runs:
-        _nothing(axes[0, 0])
-    return fig, runs, list(axes.flat)
+        _nothing(panels[0])
+    return runs, panels
 
 
 def plot_confidence_by_stratum(
@@ -216,30 +216,36 @@ def plot_auroc(separability: pl.DataFrame, *, demo: bool = False, ax: Axes | Non
     return ax
 
 
-def plot_confidence_panels(rows: pl.DataFrame, *, demo: bool = False) -> Figure:
-    """One :func:`plot_confidence_by_stratum` panel per run of the selective ROWS frame."""
-    fig, runs, axes = _run_panels(rows, (4.6, 3.8))
-    for ax, run in zip(axes, runs, strict=False):
+def plot_confidence_panels(
+    rows: pl.DataFrame, *, demo: bool = False, axes: Panels | None = None
+) -> list[Axes]:
+    """One :func:`plot_confidence_by_stratum` panel per run of the selective ROWS frame
+    (``axes``: one per run, or None for a new row); returns the panels."""
+    runs, panels = _run_panels(rows, axes, (4.6, 3.8))
+    for ax, run in zip(panels, runs, strict=False):
         plot_confidence_by_stratum(rows, run=run, demo=demo, ax=ax)
-    fig.tight_layout()
-    return fig
+    return finish_panels(panels)
 
 
-def plot_fold_threshold_panels(folds: pl.DataFrame, *, demo: bool = False) -> Figure:
-    """One :func:`plot_fold_thresholds` panel per run of the fold-thresholds table."""
-    fig, runs, axes = _run_panels(folds, (4.6, 3.6))
-    for ax, run in zip(axes, runs, strict=False):
+def plot_fold_threshold_panels(
+    folds: pl.DataFrame, *, demo: bool = False, axes: Panels | None = None
+) -> list[Axes]:
+    """One :func:`plot_fold_thresholds` panel per run of the fold-thresholds table
+    (``axes``: one per run, or None for a new row); returns the panels."""
+    runs, panels = _run_panels(folds, axes, (4.6, 3.6))
+    for ax, run in zip(panels, runs, strict=False):
         plot_fold_thresholds(folds, run=run, demo=demo, ax=ax)
-    fig.tight_layout()
-    return fig
+    return finish_panels(panels)
 
 
-def plot_risk_coverage_panels(curves: pl.DataFrame, *, demo: bool = False) -> Figure:
-    """Risk-coverage of selective success@20 and of the accepted-positive hit rate, side by side."""
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.9))
-    plot_risk_coverage(curves, metric="selective_success@20", demo=demo, ax=axes[0])
+def plot_risk_coverage_panels(
+    curves: pl.DataFrame, *, demo: bool = False, axes: Panels | None = None
+) -> list[Axes]:
+    """Risk-coverage of selective success@20 and of the accepted-positive hit rate, side by side
+    (``axes``: two, or None for a new row); returns the two panels."""
+    panels = new_panels(axes, 2, size=(5.5, 3.9))
+    plot_risk_coverage(curves, metric="selective_success@20", demo=demo, ax=panels[0])
     plot_risk_coverage(
-        curves, metric="accepted_positive_hit@20", demo=demo, legend=False, ax=axes[1]
+        curves, metric="accepted_positive_hit@20", demo=demo, legend=False, ax=panels[1]
     )
-    fig.tight_layout()
-    return fig
+    return finish_panels(panels)

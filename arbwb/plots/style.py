@@ -1,19 +1,25 @@
-"""What every figure shares (the visual grammar): new axes when none is given, the demo-data
-label in titles, one colour per method in every figure of a report, the paper's task order, and
-legends outside the data."""
+"""What every figure shares (the visual grammar): new axes (or a grid of panels) when none are
+given, the demo-data label in titles, one colour per method in every figure of a report, the
+paper's task order, and legends outside the data."""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import matplotlib.pyplot as plt
+import numpy as np
+import numpy.typing as npt
 import seaborn as sns
 from matplotlib.axes import Axes
+from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 
 Color = tuple[float, float, float]
+#: The panels a multi-panel function may be given: a list of Axes, or the array ``plt.subplots``
+#: returns (any shape; read row by row).
+Panels = Sequence[Axes] | npt.NDArray[Any]
 
 
 def new_axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
@@ -22,6 +28,57 @@ def new_axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
         return ax
     _, new = plt.subplots(figsize=size)
     return new
+
+
+def new_panels(
+    axes: Panels | None,
+    count: int,
+    *,
+    size: tuple[float, float],
+    ncols: int | None = None,
+    **subplots: Any,
+) -> list[Axes]:
+    """The ``count`` panels of a multi-panel figure, in reading order: ``axes`` (exactly
+    ``count`` of them), or a new figure's grid of ``ncols`` columns (default: one row), each
+    panel ``size`` inches, its spare cells hidden. ``subplots`` go to :func:`plt.subplots`."""
+    if axes is not None:
+        given: list[Axes] = list(np.ravel(np.asarray(axes, dtype=object)))
+        if len(given) != count:
+            msg = (
+                f"this figure draws {count} panel(s) but got {len(given)} axes; pass {count} "
+                f"(e.g. plt.subplots(1, {count})[1]) or axes=None for a new figure"
+            )
+            raise ValueError(msg)
+        return given
+    cols = max(1, min(ncols or count, count))
+    rows = -(-count // cols)
+    width, height = size
+    _, grid = plt.subplots(
+        rows, cols, figsize=(width * cols, height * rows), squeeze=False, **subplots
+    )
+    cells: list[Axes] = list(grid.flat)
+    for spare in cells[count:]:
+        spare.set_visible(False)
+    return cells[:count]
+
+
+def finish_panels(
+    panels: list[Axes], *, title: str | None = None, legend: bool = False
+) -> list[Axes]:
+    """``panels`` after laying out their figure: ``title`` above them, tight layout (unless the
+    figure has a layout engine of its own), and with ``legend`` one legend of the first panel's
+    handles right of every panel (see :func:`figure_legend_outside`)."""
+    fig = panels[0].get_figure(root=True)
+    if fig is None:
+        msg = "the panels belong to no figure; make them with plt.subplots"
+        raise ValueError(msg)
+    if title is not None:
+        fig.suptitle(title)
+    if fig.get_layout_engine() is None:
+        fig.tight_layout()
+    if legend:
+        figure_legend_outside(fig, panels[0], fontsize="small", frameon=False)
+    return panels
 
 
 def demo_title(text: str, *, demo: bool) -> str:
@@ -35,23 +92,31 @@ TASK_ORDER = ("code2test", "comment2context", "trace2code", "edit2ripple", "abst
 
 #: Retrieval methods with a fixed colour, family by family (lexical, grep, structure, dense,
 #: fusion, then the paper's models); the colour of a name never depends on which other runs a
-#: figure shows. A name not listed gets a colour from the rest of the palette by a stable hash.
-KNOWN_METHODS = (
-    "lexical",
-    "bm25-arb",
-    "bm25",
-    "lexical_code_only",
-    "grep",
-    "grep-expanded",
-    "repomap",
-    "dense_hash",
-    "dense",
-    "rrf_lexical_dense_hash",
-    "Qwen3-Embedding-8B",
-    "Qwen3-Embedding-4B",
-    "pplx-embed-v1-4b",
-    "jina-code-embeddings-0.5b",
-    "nomic-embed-code",
+#: figure shows. Every pair is at least 20 CIEDE2000 units apart (clearly different side by side,
+#: tests/test_plots_style.py), none too pale for a line on white; the first colours are seaborn's
+#: colour-blind palette. A name not listed gets one of :data:`OTHER_COLORS` by a stable hash.
+METHOD_COLORS: dict[str, str] = {
+    "lexical": "#0173b2",
+    "bm25-arb": "#de8f05",
+    "bm25": "#029e73",
+    "lexical_code_only": "#a5694b",
+    "grep": "#cc78bc",
+    "grep-expanded": "#962d5a",
+    "repomap": "#5a4b00",
+    "dense_hash": "#949494",
+    "dense": "#a5c300",
+    "rrf_lexical_dense_hash": "#56b4e9",
+    "Qwen3-Embedding-8B": "#ff2d5a",
+    "Qwen3-Embedding-4B": "#f0a596",
+    "pplx-embed-v1-4b": "#005a2d",
+    "jina-code-embeddings-0.5b": "#8c0800",
+    "nomic-embed-code": "#6900b4",
+}
+KNOWN_METHODS = tuple(METHOD_COLORS)
+#: Colours for methods without a fixed one: seaborn's darker and paler siblings, 15 in all.
+OTHER_COLORS: tuple[Color, ...] = (
+    *sns.color_palette("dark", 10)[5:],
+    *sns.color_palette("pastel", 10),
 )
 #: Stem spellings of the same methods (upstream's stems and the paper's labels).
 ALIASES = {
@@ -70,15 +135,6 @@ ALIASES = {
 }
 
 
-def _palette() -> list[Color]:
-    """Colour-blind-safe colours first, then their darker and paler siblings: 30 in all."""
-    return [
-        *sns.color_palette("colorblind", 10),
-        *sns.color_palette("dark", 10),
-        *sns.color_palette("pastel", 10),
-    ]
-
-
 def method_key(name: str) -> str:
     """The method a run name stands for: the part after a group prefix (``v1/lexical``) or a
     selective prefix (``demo_all_files_selective_lexical``), stem spellings folded."""
@@ -89,13 +145,11 @@ def method_key(name: str) -> str:
 
 def color(name: str) -> Color:
     """One colour per method, the same in every figure and report."""
-    palette = _palette()
     key = method_key(name)
-    if key in KNOWN_METHODS:
-        return palette[KNOWN_METHODS.index(key)]
-    rest = palette[len(KNOWN_METHODS) :]
+    if key in METHOD_COLORS:
+        return to_rgb(METHOD_COLORS[key])
     digest = hashlib.blake2b(key.encode("utf-8"), digest_size=4).digest()
-    return rest[int.from_bytes(digest, "big") % len(rest)]
+    return OTHER_COLORS[int.from_bytes(digest, "big") % len(OTHER_COLORS)]
 
 
 def run_colors(names: Iterable[str]) -> dict[str, Color]:

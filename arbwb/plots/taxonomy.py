@@ -6,11 +6,9 @@ Inputs are the annotation frame of :mod:`arbwb.analysis.relevance` and the ``sli
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from arbwb.analysis.leaderboard import metric_label
@@ -20,10 +18,13 @@ from arbwb.plots.style import (
     CONFIDENCE_COLORS,
     LABEL_COLORS,
     Color,
+    Panels,
     demo_title,
+    finish_panels,
     fixed_color,
     legend_outside,
     new_axes,
+    new_panels,
     run_colors,
     task_order,
 )
@@ -150,14 +151,19 @@ def slice_intervals(
 
 
 def slice_interval_views(
-    scores: pl.DataFrame, *, group: str, metric: str = "mrr", demo: bool = False
-) -> Figure:
+    scores: pl.DataFrame,
+    *,
+    group: str,
+    metric: str = "mrr",
+    demo: bool = False,
+    axes: Panels | None = None,
+) -> list[Axes]:
     """:func:`slice_intervals` of one group side by side: primary projection, multi-label view
-    (a view without scores leaves its panel empty)."""
-    fig, axes = plt.subplots(1, len(VIEWS), figsize=(15, 5), sharex=True)
-    for view, ax in zip(VIEWS, axes, strict=True):
+    (a view without scores leaves its panel empty). ``axes``: one per view, or None for a new
+    row; returns the panels."""
+    panels = new_panels(axes, len(VIEWS), size=(15 / len(VIEWS), 5), sharex=True)
+    for view, ax in zip(VIEWS, panels, strict=True):
         part = scores.filter(pl.col("group") == group, pl.col("view") == view)
         if part.filter(pl.col("task") == "all").height:
             slice_intervals(scores, group=group, metric=metric, view=view, demo=demo, ax=ax)
-    fig.tight_layout()
-    return fig
+    return finish_panels(panels)

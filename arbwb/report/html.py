@@ -2,7 +2,9 @@
 
 Every link is relative to the page that holds it, so the report folder works offline and
 after it is moved. Recorded numbers become HTML tables (nested dicts as key/value tables),
-tables link their CSV, Markdown and LaTeX files, figures are shown inline.
+tables link their CSV, Markdown and LaTeX files, figures are shown inline. Long tables on the
+index and notebook pages are sortable, filterable and paginated by ``tables.js``, inlined in
+each page (no network; without JavaScript they show whole).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -122,7 +125,22 @@ def render_notebook(executed: Path) -> str:
     )
     nb = nbformat.read(executed, as_version=4)  # type: ignore[no-untyped-call]
     body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": executed.stem}})
-    return docs_links_to_html(str(body))
+    return with_table_script(docs_links_to_html(str(body)))
+
+
+@cache
+def _table_script() -> str:
+    """``tables.js``, the script that makes long tables sortable, filterable and paginated."""
+    return Path(__file__).with_name("tables.js").read_text(encoding="utf-8")
+
+
+def with_table_script(page: str) -> str:
+    """``page`` with :func:`_table_script` inlined before its last ``</body>``."""
+    head, tag, tail = page.rpartition("</body>")
+    if not tag:
+        msg = "the page has no </body>; render it as a whole HTML document first"
+        raise ValueError(msg)
+    return f"{head}<script>\n{_table_script()}</script>\n{tag}{tail}"
 
 
 #: A link from a notebook to one of our docs pages (``../docs/<page>.md#anchor``).
@@ -141,7 +159,12 @@ def render_docs(source: Path, target: Path) -> None:
 
     target.mkdir(parents=True, exist_ok=True)
     for page in sorted(source.glob("*.md")):
-        body = str(mistune.html(page.read_text(encoding="utf-8")))
+        try:
+            text = page.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            msg = f"cannot read docs page {page} as UTF-8 Markdown ({exc}); fix or remove it"
+            raise ValueError(msg) from exc
+        body = str(mistune.html(text))
         body = re.sub(r"""href="([\w-]+)\.md""", r'href="\1.html', body)
         body = re.sub(r"<h([1-6])>(.*?)</h\1>", _heading_with_id, body)
         title = _esc(page.stem)
@@ -450,4 +473,4 @@ def render_index(
     ]
     parts.extend(_section_html(report, nb, s, title, q) for nb, s, title, q in titled)
     parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+    return with_table_script("\n".join(parts) + "\n")
