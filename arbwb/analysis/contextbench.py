@@ -16,6 +16,7 @@ from typing import Any
 
 import polars as pl
 
+from arbwb.analysis import board as boards
 from arbwb.analysis import leaderboard as lb
 from arbwb.analysis.result import Resampling, Table
 from arbwb.contextbench import compare as cc
@@ -324,8 +325,10 @@ def _agent_scores(scored: Sequence[Scored], rows: ContextBenchRows, rs: Resampli
         errors=errors.sort("run", "error"),
         steps=step_coverage_frame(scored),
         metrics=metrics,
-        board=lb.scores(metrics, rows.samples, n_boot=rs.n_boot, seed=rs.seed, cluster=rs.cluster),
-        tests=lb.pairwise_tests(
+        board=boards.scores(
+            metrics, rows.samples, n_boot=rs.n_boot, seed=rs.seed, cluster=rs.cluster
+        ),
+        tests=boards.pairwise_tests(
             metrics, rows.samples, n_perm=rs.n_perm, seed=rs.seed, cluster=rs.cluster
         ),
     )

@@ -35,44 +35,11 @@ LABELS: tuple[str, ...] = (
 CORE_TASKS: tuple[str, ...] = ("code2test", "comment2context", "trace2code")
 CONFIDENCES: tuple[str, ...] = ("high", "medium", "low")
 STOP: frozenset[str] = frozenset(
-    {
-        "about",
-        "after",
-        "also",
-        "before",
-        "being",
-        "build",
-        "change",
-        "changed",
-        "class",
-        "code",
-        "could",
-        "error",
-        "file",
-        "files",
-        "from",
-        "func",
-        "function",
-        "gold",
-        "have",
-        "here",
-        "impl",
-        "into",
-        "make",
-        "method",
-        "module",
-        "only",
-        "path",
-        "should",
-        "source",
-        "test",
-        "tests",
-        "that",
-        "this",
-        "using",
-        "when",
-        "with",
-    }
+    """
+    about after also before being build change changed class code could error file files
+    from func function gold have here impl into make method module only path should source
+    test tests that this using when with
+    """.split()
 )
 NON_PATH_KEYS: frozenset[str] = frozenset(
     {
@@ -289,11 +256,6 @@ class _Record:
     def flag(self, code: str) -> None:
         if code not in self.flags:
             self.flags.append(code)
-
-
-def annotation_gold_files(record: Mapping[str, Any]) -> list[str]:
-    """F_i of spec 10.2 (differs from the §2.6 target on purpose: it is upstream's rule)."""
-    return _annotation_gold(_Record(record, []))
 
 
 def _annotation_gold(rec: _Record) -> list[str]:

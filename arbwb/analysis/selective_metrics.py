@@ -23,17 +23,6 @@ from arbwb.metrics.aggregate import percentile
 
 NEG_INF = float("-inf")
 COUNTS = ("no_gold_abstained", "no_gold_returned", "positive_returned", "positive_abstained")
-SET_METRICS = (
-    *COUNTS,
-    "positive_pass_rate",
-    "no_gold_abstain_rate",
-    "selective_accuracy",
-    "balanced_accuracy",
-    "selective_success@20",
-    "coverage",
-    "accepted_positive_recall@20",
-    "accepted_positive_hit@20",
-)
 #: Operating points (spec §9.4): (sweep-row filter, lexicographic selection key).
 POINTS: dict[str, tuple[tuple[str, float] | None, tuple[str, str, str]]] = {
     "best_selective_accuracy": (

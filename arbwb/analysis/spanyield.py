@@ -42,7 +42,6 @@ from arbwb.retrievers import details as det
 from arbwb.retrievers.common import ChunkRanking, RetrievalMethod, candidate_chunks
 from arbwb.tokenize import count_code_tokens, count_tokens_expr
 
-PACKINGS = ("legacy_chars", "files", "chunks")
 FILE_PREFIX = 20  # canonical packing sees the stored top-20 files (spec §5.1, §5.7)
 TRUNCATION_MARK = "\n...[truncated]"  # spec §3.4
 #: Methods whose summary ``method`` arbwb can re-run (dense only with the demo encoder).
