@@ -1,10 +1,7 @@
-"""ContextBench (notebook 07): how much gold context agents and ranked lists retrieve, beside ARB.
+"""ContextBench (notebook 07): gold context retrieved by agents and ranked lists, beside ARB.
 
-:func:`run` loads the ContextBench rows and runs under a release root, scores them as the
-upstream evaluator does (:mod:`arbwb.contextbench`), adds the leaderboard's intervals and
-paired tests (arbwb-defined), scores ranked file lists as whole-file context (§13) and sets
-ARB runs of the same :class:`~arbwb.io.release.Release` beside ContextBench at file level.
-Every part that lacks its inputs is ``None`` and says why in ``notes`` (or ``skipped``).
+Scores as upstream's evaluator (:mod:`arbwb.contextbench`) plus the leaderboard's intervals
+and tests; a part that lacks its inputs is ``None`` and says why in ``notes``.
 """
 
 from __future__ import annotations
@@ -46,12 +43,8 @@ _RANKED_KEYS = ("file_coverage", "file_precision", "line_coverage", "line_precis
 
 @dataclass(frozen=True)
 class ContextBenchOptions:
-    """Where the ContextBench inputs lie under ``data_dir`` and how to score them.
-
-    Empty paths mean the defaults under ``<data_dir>/contextbench/`` (rows.parquet,
-    predictions/*, rankings/*.jsonl); ``corpus_dir`` empty means the release's corpus.
-    ``symbols`` asks for the block level: without tree-sitter it is skipped and said so.
-    """
+    """Where the ContextBench inputs lie under ``data_dir`` (empty: the defaults under
+    ``contextbench/``) and how to score them; ``symbols`` asks for the block level."""
 
     data_dir: str | Path
     rows_path: str = ""

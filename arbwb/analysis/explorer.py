@@ -24,11 +24,8 @@ QUERY_UNAVAILABLE = (
 
 
 def pick_sample(samples: pl.DataFrame, sample_id: str = "", **filters: str) -> str:
-    """``sample_id`` if given (must exist), else the first sample in file order matching filters.
-
-    ``filters`` are equality tests on ``task``, ``repo``, ``stratum`` or ``split``; empty values
-    are ignored, so notebook parameters can default to ``""``.
-    """
+    """``sample_id`` if given (must exist), else the first sample in file order matching the
+    equality ``filters`` (empty values ignored, so notebook parameters default to ``""``)."""
     matching = matching_samples(samples, **filters)
     if sample_id:
         if sample_id not in samples["sample_id"].to_list():
@@ -90,11 +87,8 @@ def ranked_lists(
 def first_gold_ranks(
     rankings: pl.DataFrame, labels: pl.DataFrame, sample_id: str, runs: list[str]
 ) -> pl.DataFrame:
-    """Per run: ``first_gold_rank`` (null when no gold file is ranked) and gold files found.
-
-    Uses the full stored ranking (details ``gold_ranks`` reach past the top 20). Every run in
-    ``runs`` gets a row, so a run that never answered the sample shows up as null, not missing.
-    """
+    """Per run in ``runs``: ``first_gold_rank`` in the full stored ranking (null when no gold
+    file is ranked or the run never answered) and the gold files found."""
     gold = labels.filter(pl.col("sample_id") == sample_id, pl.col("role") == "gold")["path"]
     hits = (
         rankings.filter(pl.col("sample_id") == sample_id, pl.col("path").is_in(gold.implode()))
@@ -153,11 +147,8 @@ class ExplorerOptions:
 
 @dataclass(frozen=True)
 class ExplorerResult:
-    """One sample's card (:func:`sample_card`), ranked lists and first-gold ranks, or a skip.
-
-    ``ranked_lists`` is every run's top ``depth`` files with the ``hit`` column (:func:`mark`)
-    instead of the ``gold`` and ``given`` flags.
-    """
+    """One sample's card, every run's top ``depth`` files marked by :func:`mark`, and the
+    first-gold ranks; or a skip."""
 
     card: dict[str, Any] = field(default_factory=dict)
     ranked_lists: pl.DataFrame = field(default_factory=pl.DataFrame)

@@ -24,12 +24,8 @@ PACKED_SCHEMA = {"run": pl.String, "path": pl.String, "partial": pl.Boolean}
 
 
 def packed_files(release: Release, sample_id: str, *, budget: int) -> pl.DataFrame | None:
-    """``run, path, partial`` of the files BCY packing at ``budget`` takes for one sample.
-
-    Costs come from the release corpus and the packing from :func:`budget.pack` (its
-    ``packed_files``/``partial_files`` counts over the stored top 20, missing files free).
-    ``None`` when the release has no corpus or the corpus lacks the sample's snapshot.
-    """
+    """``run, path, partial`` of the files :func:`budget.pack` takes at ``budget`` for one
+    sample; None when the corpus lacks the sample's snapshot."""
     card = ex.sample_card(release.samples, release.labels, sample_id)
     snapshot = card["snapshot_id"]
     if release.corpus is None or not release.corpus.has(snapshot):

@@ -1,9 +1,7 @@
 """Span granularity (spec §11): gold-file sizes, span density and the file-vs-line diagnostic.
 
-Upstream parity: gold-file line counts (max ``end_line`` over the path's chunk rows), the
-granularity percentile rule, ``fraction_over_lines`` (strictly greater), span density and the
-per-run diagnostic from stored ``line_metrics``. Bootstrap intervals are arbwb-defined. The
-corpus is read one snapshot at a time, two columns of its chunk file, so memory stays flat.
+Upstream parity for the line counts, percentiles, thresholds, density and diagnostic;
+bootstrap intervals are arbwb-defined (docs/granularity.md). Snapshots are read one at a time.
 """
 
 from __future__ import annotations
@@ -109,12 +107,8 @@ def merged_line_count(intervals: Iterable[tuple[int, int]]) -> int:
 
 
 def line_counts(corpus: Corpus, wanted: Mapping[str, Iterable[str]]) -> pl.DataFrame:
-    """(snapshot_id, path, file_lines) of the wanted paths with chunk rows, through
-    :meth:`Corpus.line_counts`, one snapshot at a time so memory stays flat.
-
-    A snapshot the manifest lacks, or whose chunk file cannot be found, has no rows (spec §0
-    JSONL rule: its paths are ``missing_path``, as upstream's report has them).
-    """
+    """(snapshot_id, path, file_lines) of the wanted paths, one snapshot at a time; an unknown
+    or unreadable snapshot has no rows, so its paths are ``missing_path`` (spec §0)."""
     frames = [pl.DataFrame(schema=_LINES)]
     absent = set(missing_chunk_files(corpus, wanted))
     for sid in sorted(wanted):
@@ -142,12 +136,8 @@ def positive_samples(samples: pl.DataFrame) -> pl.DataFrame:
 
 
 def gold_file_sizes(samples: pl.DataFrame, labels: pl.DataFrame, corpus: Corpus) -> pl.DataFrame:
-    """One row per positive sample-gold occurrence (SIZES): line count or the reason it has none.
-
-    Gold = LABELS role ``gold`` (the §2.6 target). ``missing_manifest``: no usable manifest
-    row for the snapshot; ``missing_path``: no chunk row of the path with a positive
-    ``end_line``. Unresolved occurrences stay in the frame (null ``file_lines``).
-    """
+    """One SIZES row per positive sample-gold occurrence: its line count, or why it has none
+    (``missing_manifest``, ``missing_path``; null ``file_lines``)."""
     positives = positive_samples(samples).select(
         "sample_id", "task", "repo", "base_commit", "snapshot_id"
     )
@@ -196,13 +186,8 @@ def file_size_summary(sizes: pl.DataFrame, samples: pl.DataFrame) -> dict[str, A
 
 
 def span_density(samples: pl.DataFrame, spans: pl.DataFrame, sizes: pl.DataFrame) -> pl.DataFrame:
-    """Per (core positive sample, span path with a known line count): merged evidence lines,
-    file lines and their ratio (DENSITY; spec §11).
-
-    Spans are the sample's ``gold_spans`` (SPANS kind ``span``) with start ≥ 1 and end ≥ start.
-    A path's line count is known when some positive sample has it as resolved gold at the same
-    snapshot.
-    """
+    """DENSITY rows (spec §11): per core positive sample and valid gold-span path with a known
+    line count, merged evidence lines, file lines and their ratio."""
     core = positive_samples(samples).filter(pl.col("task").is_in(CORE_TASKS))
     known = (
         sizes.filter(pl.col("file_lines").is_not_null())
@@ -234,11 +219,8 @@ def span_density(samples: pl.DataFrame, spans: pl.DataFrame, sizes: pl.DataFrame
 def span_summary(
     density: pl.DataFrame, samples: pl.DataFrame, spans: pl.DataFrame
 ) -> dict[str, Any]:
-    """``span_evidence`` of spec §11 per core task and ``overall``.
-
-    ``samples_with_spans`` counts core positive samples with at least one valid gold span
-    (arbwb's reading of the spec; upstream's report shows it as ``k/n``).
-    """
+    """``span_evidence`` of spec §11 per core task and ``overall`` (``samples_with_spans``:
+    core positive samples with a valid gold span)."""
     core = positive_samples(samples).filter(pl.col("task").is_in(CORE_TASKS))
     valid = spans.filter(
         (pl.col("kind") == "span")
@@ -276,11 +258,8 @@ def unresolved(sizes: pl.DataFrame) -> pl.DataFrame:
 
 @dataclass(frozen=True)
 class Analysis:
-    """Everything the granularity report and notebook show, as frames.
-
-    ``sizes`` (SIZES), ``density`` (DENSITY) and ``packing`` (spanyield.PACKING) per row;
-    ``plans``/``checks`` say per run whether it was re-ranked and how that went.
-    """
+    """The granularity frames (SIZES, DENSITY, spanyield.PACKING) and, per run, whether it
+    was re-ranked and how that went."""
 
     sizes: pl.DataFrame
     density: pl.DataFrame
@@ -324,13 +303,8 @@ def report(
     n_boot: int = 2000,
     seed: int = 0,
 ) -> dict[str, Any]:
-    """The ``arbwb granularity`` JSON: spec §11 sections plus an ``arbwb`` section.
-
-    ``file_sizes``, ``span_evidence``, ``method_sensitivity`` and ``unresolved`` (unique
-    repo/commit/path entries, as upstream lists them) use the field names of spec §11 / issue
-    14; everything arbwb-defined (intervals, the re-ranked runs' line packing and span yield,
-    parity checks, missing chunk files, unresolved sample-gold occurrences) is under ``arbwb``.
-    """
+    """The ``arbwb granularity`` JSON: spec §11's sections, and everything arbwb-defined
+    under ``arbwb`` (docs/granularity.md)."""
     summary = packing_summary(analysis.packing, n_boot=n_boot, seed=seed)
     missing = unresolved(analysis.sizes)
     return {

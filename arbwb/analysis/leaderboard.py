@@ -1,10 +1,6 @@
-"""Notebook 01's question: which runs and methods retrieve the gold files best, by how much,
-and which differences are real (spec §12, §13.1).
-
-Each run is scored over its own universe (:meth:`arbwb.io.release.Release.units`) and compared
-within its group; methods joined across groups by the method table are compared within method
-groups. The boards, tests and tables come from :mod:`arbwb.analysis.board` and
-:mod:`arbwb.analysis.method_leaderboard`.
+"""Notebook 01: which runs and methods retrieve the gold files best, and which differences are
+real (spec §12, §13.1). Runs are compared within their group, methods within method groups;
+the boards come from :mod:`.board` and :mod:`.method_leaderboard`.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
-"""First-gold depth per run and task, and cross-run coverage (spec §5.5, §13.3): the frames.
+"""First-gold depth per run and task, and cross-run coverage (spec §5.5, §13.3).
 
-Everything starts from one per-sample frame (:func:`per_sample`): each (run, sample) with
-gold gets its first-gold rank in the *full* ranking (details ``gold_ranks`` reach past the
-stored top 20, spec §5.1), its reciprocal rank and its gold recall at the rank-analysis
-depths. A sample a run did not answer counts as a miss (arbwb's rule: denominators never
-shrink). Depth rows, coverage and the example slices are aggregations of that frame;
-:mod:`arbwb.analysis.depth` assembles them per comparison group.
+Every table aggregates one per-sample frame (:func:`per_sample`: first-gold rank in the full
+ranking, reciprocal rank, gold recall at each depth; an unanswered sample is a miss), as
+docs/depth.md describes.
 """
 
 from __future__ import annotations
@@ -67,14 +64,8 @@ def per_sample(
     runs: Sequence[str] | None = None,
     submitted: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
-    """PER_SAMPLE rows for every run and every sample with gold in ``gold`` (LABELS).
-
-    ``samples`` (SAMPLES or a details frame) gives task and repo. ``stored`` (upstream's
-    per-sample metrics of these runs) supplies MRR when the file lacks ``gold_ranks``
-    (first-gold rank then = round(1/MRR), see :func:`arbwb.metrics.evaluate`) and
-    ``gold_coverage@8k``. ``submitted`` (RunData.submitted rows) marks samples answered with
-    an empty ranking; without it a sample is answered when the run ranks something for it.
-    """
+    """PER_SAMPLE rows for every run and sample with gold; ``stored`` supplies MRR where the
+    details lack ``gold_ranks``, ``submitted`` marks empty answers (docs/depth.md)."""
     names = ["first_gold_rank", "mrr", *(f"recall@{k}" for k in DEPTHS)]
     long = evaluate(rankings, gold, metrics=names, samples=samples, stored=stored, runs=runs)
     wide = long.pivot("metric", index=["run", "sample_id"], values="value")
@@ -127,13 +118,8 @@ def mode_rank(column: str = "mode") -> pl.Expr:
 
 
 def depth_rows(per: pl.DataFrame, info: pl.DataFrame | None = None) -> pl.DataFrame:
-    """First-gold depth per run and task (``overall`` first), spec §13.3.
-
-    ``info`` (run, mode, candidate_filter, ...) is joined on ``run`` and orders the runs by
-    mode then name. ``unanswered`` (arbwb-defined) counts samples the run has no answer for;
-    they are misses, included in ``missing_first_gold_rank``. Means are Polars means (within
-    spec §0's 1e-12 of upstream's left-to-right sums).
-    """
+    """First-gold depth per run and task (``overall`` first, spec §13.3), runs ordered by
+    mode then name; unanswered samples count as misses (arbwb-defined)."""
     rank = pl.col("first_gold_rank")
     aggs = [
         pl.len().alias("samples"),
@@ -214,13 +200,8 @@ def all_miss_samples(per: pl.DataFrame, *, k: int = COVERAGE_K) -> pl.DataFrame:
 def given_at_top(
     per: pl.DataFrame, rankings: pl.DataFrame, labels: pl.DataFrame, *, k: int = COVERAGE_K
 ) -> pl.DataFrame:
-    """comment2context (run, sample) pairs whose rank-1 file is a given file (spec §2.7, §13.3).
-
-    ``trap`` marks upstream's given-file trap (also Recall@k = 0); the other rows (rank-1 given
-    file, gold found lower) are an arbwb-defined wider view. ``labels`` must carry the
-    ``given`` role (from the benchmark samples). Upstream never removes given files from
-    rankings, so such a file takes rank 1 as a non-gold file.
-    """
+    """comment2context (run, sample) pairs whose rank-1 file is a given file (spec §2.7,
+    §13.3); ``trap`` marks upstream's trap, the other rows are arbwb's wider view."""
     given = labels.filter(pl.col("role") == "given").select("sample_id", "path").unique()
     top1 = rankings.filter(pl.col("rank") == 1).select("run", "sample_id", top1_path="path")
     rows = (

@@ -1,15 +1,8 @@
-"""Agentic-relevance labels of one sample (spec §10.1-10.6): labels, primary projection,
-confidence, record.
+"""Agentic-relevance labels of one sample (spec §10.1-10.6): labels, primary, confidence, record.
 
-Every rule follows the spec literally, quirks included (**QUIRK** comments): the annotation
-gold files differ from the evaluation target of §2.6, and edit2ripple's query keys are all
-ignored so it always gets ``structural_indirect``. Quirks are reproduced and *flagged* in the
-``flags`` column, never fixed. One row per input record: a record without query fields or
-gold still gets a row, with the missing input named in ``flags`` and ``reason``.
-
-arbwb-defined (the spec gives no rule): the wording of the ``evidence`` strings (one per rule
-that fired, ``"<label>: <why>"``), the ``flags``/``reason``/``complete`` columns, and how
-malformed members of gold lists are skipped (upstream would crash on them).
+Every rule follows the spec literally; its quirks are reproduced and named in the ``flags``
+column, never fixed. The ``evidence`` wording, ``flags``/``reason``/``complete`` and the
+skipping of malformed gold members are arbwb-defined (docs/taxonomy.md).
 """
 
 from __future__ import annotations
@@ -35,11 +28,44 @@ LABELS: tuple[str, ...] = (
 CORE_TASKS: tuple[str, ...] = ("code2test", "comment2context", "trace2code")
 CONFIDENCES: tuple[str, ...] = ("high", "medium", "low")
 STOP: frozenset[str] = frozenset(
-    """
-    about after also before being build change changed class code could error file files
-    from func function gold have here impl into make method module only path should source
-    test tests that this using when with
-    """.split()
+    {
+        "about",
+        "after",
+        "also",
+        "before",
+        "being",
+        "build",
+        "change",
+        "changed",
+        "class",
+        "code",
+        "could",
+        "error",
+        "file",
+        "files",
+        "from",
+        "func",
+        "function",
+        "gold",
+        "have",
+        "here",
+        "impl",
+        "into",
+        "make",
+        "method",
+        "module",
+        "only",
+        "path",
+        "should",
+        "source",
+        "test",
+        "tests",
+        "that",
+        "this",
+        "using",
+        "when",
+        "with",
+    }
 )
 NON_PATH_KEYS: frozenset[str] = frozenset(
     {
@@ -536,21 +562,14 @@ def annotate_records(
 
 
 def annotate_path(path: str | Path) -> pl.DataFrame:
-    """Annotate every sample of a samples file, release folder or single-release root.
-
-    The samples are read by :func:`~arbwb.io.samples.load_samples`, so a record that ``score``
-    or ``report`` would refuse (mistyped gold, missing fields) is an InputError here too.
-    """
+    """Annotate every sample of a samples file, release folder or single-release root (read by
+    :func:`~arbwb.io.samples.load_samples`, so bad records are InputErrors here too)."""
     return annotate_samples(load_samples(path).samples)
 
 
 def annotate_samples(samples: pl.DataFrame) -> pl.DataFrame:
-    """Annotate a SAMPLES frame (e.g. ``load_release(...).samples``), one row per sample.
-
-    The raw record is re-read from the row's ``source``/``line`` (spans and blocks are not in
-    the frame); when that fails (samples known only from details rows) the row is annotated
-    from the frame's ``query``/``gold``/``metadata`` JSON and flagged ``raw_record_unavailable``.
-    """
+    """Annotate a SAMPLES frame from each row's raw record; a row whose record cannot be
+    re-read is annotated from the frame's JSON and flagged ``raw_record_unavailable``."""
     wanted: dict[str, set[int]] = {}
     for source, line in samples.select("source", "line").iter_rows():
         if source is not None and line is not None:

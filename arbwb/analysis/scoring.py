@@ -71,12 +71,8 @@ def prefetch_costs(
     *,
     depth: int = STORED_PREFIX,
 ) -> None:
-    """Look up the token costs of every run's top-``depth`` paths in one corpus pass.
-
-    BCY asks the corpus run by run; runs ranking different paths of a snapshot would each
-    rescan its chunk file for the paths still unknown. Asking for the union first reads each
-    chunk file once; the later per-run lookups are then served from memory.
-    """
+    """Look up the token costs of every run's top-``depth`` paths in one corpus pass, so each
+    chunk file is read once and the per-run BCY lookups are served from memory."""
     wanted: dict[str, set[str]] = {}
     for run in runs:
         frame = samples.samples if samples is not None else run.details
@@ -231,11 +227,8 @@ def _score_group(
 
 
 def score_table(scored: Sequence[Scored], by: str | None = None) -> pl.DataFrame:
-    """Long means table: run, grouping (overall | task | ``by``), group, metric, n, value.
-
-    Rows come grouping by grouping, run by run in the order given. Runs whose sample frames
-    agree are aggregated in one call (each (run, metric) mean is still taken on its own).
-    """
+    """Long means table (run, grouping, group, metric, n, value), grouping by grouping and run
+    by run; runs with equal sample frames are aggregated in one call."""
     batches: list[list[int]] = []
     for i, s in enumerate(scored):
         batch = next((b for b in batches if _same_samples(scored[b[0]].samples, s.samples)), None)

@@ -42,11 +42,8 @@ def _fold_error(rows: pl.DataFrame, fold_of: Mapping[str, int], folds: int) -> N
 
 
 def assign_folds(rows: pl.DataFrame, folds: int = 5) -> dict[str, int]:
-    """Deterministic repo -> fold assignment of spec §9.6 (greedy, balanced by class counts).
-
-    Literal transcription: repos visited by (-max share, -size, name); each goes to the fold
-    minimising (projected cost, current fold size, fold index).
-    """
+    """Deterministic repo -> fold assignment of spec §9.6, transcribed literally (greedy,
+    balanced by class counts)."""
     if folds < 2:
         raise InputError(f"need at least 2 folds, got {folds}", field="folds")
     counts = rows.group_by("repo").agg(

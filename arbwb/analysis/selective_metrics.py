@@ -1,10 +1,6 @@
-"""Spec §9.3-9.5 and §9.7 on :data:`~arbwb.analysis.selective_rows.ROWS` frames: the abstain
-rule, per-set metrics, threshold sweeps, operating points, balanced-to-natural transfer and the
-selective summary fields.
-
-Counts and rates are computed from integer counts with Python float division, so they equal
-upstream's bit for bit; means (accepted-positive Recall@20, threshold mean) are left-to-right
-sums (spec §0).
+"""Spec §9.3-9.5 and §9.7 on :data:`~arbwb.analysis.selective_rows.ROWS` frames: abstain rule,
+set metrics, threshold sweeps, operating points, transfer and the summary fields. Rates come
+from integer counts and means are left-to-right sums, so they equal upstream's bit for bit.
 """
 
 from __future__ import annotations

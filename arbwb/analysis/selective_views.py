@@ -1,11 +1,6 @@
-"""Calibration views upstream lacks (all arbwb-defined), on the §9 protocol of
-arbwb.analysis.selective_metrics and selective_folds.
-
-Risk-coverage curves with bootstrap bands, AUROC/AUPRC of confidence per no-gold stratum,
-confidence distributions, the threshold-transfer view, Wilson intervals on rates, and other
-confidence signals (file margin, top-1 vs mean top-k, per-repo normalised score) compared
-through the same repo-grouped out-of-fold protocol. Tables of the paper's selective numbers
-for notebooks live here too. Frames in, frames out.
+"""Calibration views upstream lacks (all arbwb-defined) on the §9 protocol: risk-coverage,
+AUROC/AUPRC per no-gold stratum, confidence distributions, threshold transfer, Wilson
+intervals, other confidence signals and the paper's selective tables (docs/selective.md).
 """
 
 from __future__ import annotations
@@ -59,11 +54,8 @@ def risk_coverage(
     level: float = 0.95,
     cluster: str | None = None,
 ) -> pl.DataFrame:
-    """Per run and §9.4 threshold: coverage, selective success@20 and accepted-positive hit rate
-    with percentile-bootstrap bands over samples (or ``cluster`` groups, e.g. ``"repo"``).
-
-    Observed values are the sweep's (upstream arithmetic); bands are arbwb-defined.
-    """
+    """Per run and §9.4 threshold: coverage, selective success@20 and accepted-positive hit
+    rate from the sweep, with arbwb-defined bootstrap bands (over ``cluster`` if given)."""
     from arbwb.metrics.stats import bootstrap_weights
 
     parts = []
@@ -341,14 +333,8 @@ def threshold_transfer(calibration: Calibration) -> pl.DataFrame:
 
 
 def confidence_signals(rows: pl.DataFrame, rankings: pl.DataFrame, *, k: int = 5) -> pl.DataFrame:
-    """Rows plus alternative confidences (arbwb-defined), from the run's file scores:
-
-    ``top_score`` rank-1 file score; ``file_margin`` rank-1 minus rank-2 file score (0.0 when
-    absent, as §4.7's second score); ``top1_minus_mean_topk`` rank-1 minus the mean of the
-    first ``k`` file scores; ``repo_z`` the confidence standardised within its repo over the
-    run's samples (label-free, so it is fair out of fold; std 0 gives 0). File-score signals
-    are null when the rankings carry no scores.
-    """
+    """Rows plus alternative confidences from the run's file scores (``top_score``,
+    ``file_margin``, ``top1_minus_mean_topk``, ``repo_z``; docs/selective.md)."""
     top = rankings.filter(pl.col("rank") <= k).sort("sample_id", "rank")
     per = top.group_by("sample_id").agg(
         s1=pl.col("score").first(),
@@ -376,11 +362,8 @@ def compare_signals(
     calibration: Calibration,
     names: Sequence[str] = SIGNALS,
 ) -> pl.DataFrame:
-    """Out-of-fold §9.6 metrics of each signal used as the confidence, on the calibration's
-    protocol rows and its reference folds (so every signal faces the same held-out repos).
-
-    A signal with nulls for some sample is reported with ``available = False`` and no metrics.
-    """
+    """Out-of-fold §9.6 metrics of each signal as the confidence, on the calibration's own
+    folds; a signal with nulls is reported with ``available = False``."""
     out = []
     for run, rows in calibration.rows.items():
         part = signals.filter(pl.col("run") == run).join(

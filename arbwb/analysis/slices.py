@@ -1,15 +1,8 @@
 """Slice leaderboard (spec §10.7, §13.4): run metrics per agentic-relevance slice.
 
-The point table of :func:`slice_table` is upstream's: per run and primary label (and per task
-within it) the sample count and the means of R@20, MRR and BCY@8000 over samples whose
-evaluation gold is non-empty. Everything else is arbwb-defined: bootstrap intervals, the
-multi-label view (a sample counts in every slice it belongs to), the best run per slice with
-a paired test against the runner-up (Holm-corrected across slices), RRF combinations of stored
-runs, and the default restriction to the taxonomy core tasks with complete annotations.
-
-Inputs are the METRICS frame (``run, sample_id, metric, value``, e.g. from
-:func:`arbwb.analysis.leaderboard.release_metrics`) and the annotation frame of
-:mod:`arbwb.analysis.relevance`. Runs are compared within their group (``eval/<release>`` folder).
+The point table of :func:`slice_table` is upstream's; intervals, the multi-label view, the
+best run per slice (Holm-corrected tests) and RRF combinations are arbwb-defined
+(docs/taxonomy.md). Runs are compared within their group.
 """
 
 from __future__ import annotations
@@ -47,11 +40,8 @@ def membership(
     tasks: Sequence[str] | None = CORE_TASKS,
     complete_only: bool = True,
 ) -> pl.DataFrame:
-    """``sample_id, task, view, slice``: one ``primary`` row per sample, one ``multi`` per label.
-
-    ``tasks`` (default: the taxonomy core, upstream's scope) and ``complete_only`` (query and
-    gold present) choose the samples; :func:`exclusions` counts the rest (arbwb-defined).
-    """
+    """``sample_id, task, view, slice``: one ``primary`` row per kept sample, one ``multi``
+    row per label (:func:`exclusions` counts the samples left out)."""
     kept = annotations.filter(_kept(tasks, complete_only))
     primary = kept.select(
         "sample_id",
@@ -130,11 +120,8 @@ def slice_table(
     tasks: Sequence[str] | None = CORE_TASKS,
     complete_only: bool = True,
 ) -> pl.DataFrame:
-    """Spec 10.7 point table: ``group, run, relevance_type, task, samples`` + one column per metric.
-
-    ``task`` is ``all`` for the whole primary slice, else the task within it; means ignore
-    nulls (null when all are null).
-    """
+    """Spec 10.7 point table: group, run, relevance_type, task (``all`` = whole slice),
+    samples and one mean per metric (nulls ignored)."""
     joined = _joined(metrics, annotations, run_group, tasks, complete_only).filter(
         pl.col("view") == "primary"
     )
@@ -173,11 +160,8 @@ def _label_order(column: str) -> pl.Expr:
 
 
 def label_leaderboard(table: pl.DataFrame, *, label: str, top: int = 8) -> pl.DataFrame:
-    """Spec 13.4 per-label table ``Rank | Method | Family | n | R@20 | MRR | BCY@8k``.
-
-    Top ``top`` runs by MRR desc, R@20 desc, method. Family is the run's group (eval folder;
-    arbwb-defined: upstream's family names are not in the data). BCY only when present.
-    """
+    """Spec 13.4 per-label table (Rank, Method, Family = the run's group, n, R@20, MRR,
+    BCY@8k): the top ``top`` runs by MRR, R@20, name."""
     rows = table.filter(pl.col("relevance_type") == label, pl.col("task") == ALL)
     rows = rows.sort(["mrr", "recall@20", "run"], descending=[True, True, False], nulls_last=True)
     columns = [
@@ -325,12 +309,8 @@ def best_per_slice(
     seed: int = 0,
     alpha: float = 0.05,
 ) -> pl.DataFrame:
-    """Best run per (group, view, slice) by ``metric``, tested against the runner-up.
-
-    Order: ``metric`` desc, then MRR desc, R@20 desc, run name (spec 13.4's order). The
-    paired sign-flip test (arbwb.metrics.stats) is Holm-corrected across the slices of one
-    (group, view); a slice with a single run has no test (arbwb-defined).
-    """
+    """Best run per (group, view, slice) by ``metric`` (then MRR, R@20, name), with a sign-flip
+    test against the runner-up, Holm-corrected per (group, view)."""
     joined = _joined(metrics, annotations, run_group, tasks, complete_only).filter(
         pl.col("metric").is_in([metric, "mrr", "recall@20"])
     )
@@ -442,12 +422,8 @@ def rrf_metrics(
     metrics: Sequence[str] | None = None,
     k: int = RRF_K,
 ) -> Fused:
-    """Fuse stored runs of one group with RRF (spec §8, top 20 of each) and score the fusions.
-
-    Samples: the group's gold samples answered by every component (spec §8's intersection);
-    the others are counted in ``not_in_every_run``. Metrics use the fused top 20 (precision
-    denominator k); BCY needs the release's corpus.
-    """
+    """Score RRF fusions of stored runs of one group (spec §8) on the gold samples every
+    component answered; the others are counted in ``not_in_every_run``."""
     names = tuple(metrics) if metrics is not None else slice_metric_names(release)
     frames: list[pl.DataFrame] = []
     groups: dict[str, str] = {}

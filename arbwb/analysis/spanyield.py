@@ -1,22 +1,8 @@
-"""Line overlap of runs: the stored file-vs-line diagnostic (spec §11) and re-ranked runs
-under legacy char packing and token packing (span yield).
+"""Line overlap of runs: the stored file-vs-line diagnostic (spec §11) and span yield.
 
-Stored details keep only the top-20 files, so line metrics under another packing need the
-chunk-level ranking (spec §5.8, §11). arbwb re-ranks its own baselines (the method named in
-the run's summary) and reports per sample, for the same ranking:
-
-- ``legacy_chars``: upstream's 8,000-character chunk walk and line overlap (spec §5.8; must
-  equal the stored ``line_metrics``, which is checked and counted);
-- ``files`` (arbwb-defined): canonical §5.7 token packing of the top-20 ranked files;
-- ``chunks`` (arbwb-defined): the same packing rule over the ranked chunks (file and symbol
-  rows, best first), each chunk rendered as ``### path`` plus its text.
-
-Token-packed pieces are credited with the lines of text actually packed (arbwb-defined):
-text line i of a chunk is file line ``start_line + i - 1`` (capped at ``end_line``; a file
-text's leading blank lines, stripped by §3.4, shift this slightly), the truncation marker is
-not a line, and a boundary piece shows the lines whose first token is within the packed
-prefix. This differs from §5.8, where a file chunk counts as the whole file. Span yield is
-the line recall (and yielded gold lines) under ``files`` versus ``chunks`` at each budget.
+arbwb re-ranks its own baselines at chunk level and packs each ranking three ways:
+``legacy_chars`` (spec §5.8, checked against the stored ``line_metrics``), and the
+arbwb-defined token packings ``files`` and ``chunks``; docs/granularity.md gives the rules.
 """
 
 from __future__ import annotations
@@ -91,12 +77,8 @@ class Checks:
 
 
 def rerank_plan(run: RunData) -> Rerank:
-    """The method that made ``run`` (from ``<stem>_summary.json``), when arbwb can re-run it.
-
-    arbwb's own runs carry ``method`` and ``fingerprint`` in their summary; ``dense`` runs are
-    re-run only with the demo's hashing encoder (model ``dense_hash``), since a real model
-    would have to be loaded. Anything else (upstream runs, fusion) has no chunk ranking here.
-    """
+    """The method that made ``run`` (from its summary) when arbwb can re-run it: its own
+    baselines, ``dense`` only with the demo's hashing encoder."""
     summary_file = det.summary_path(Path(run.path))
     if not summary_file.is_file():
         return Rerank(run.run, None, "all_files", f"no summary {summary_file.name}")
@@ -164,12 +146,8 @@ def visible_lines(text: str, included: int, total: int) -> int:
 def token_pack(
     rows: Iterable[int | None], pieces: Pieces, budget: int
 ) -> tuple[list[cm.Block], int]:
-    """Visible line blocks and tokens used when packing ``rows`` (None = missing) into B tokens.
-
-    The §5.7 rule: header ``h``, content ``c``, separator 1 for non-empty text; stop when
-    nothing is left; a piece that does not fit whole is the boundary piece with
-    ``m = min(c, max(0, B - used - h))`` and uses up the budget; missing pieces are free.
-    """
+    """Visible line blocks and tokens used when packing ``rows`` (None = missing, free) into
+    B tokens under the §5.7 rule (docs/metrics.md)."""
     used, blocks = 0, []
     table = pieces.table
     for row in rows:
@@ -277,13 +255,8 @@ def packing_table(
     *,
     budgets: Sequence[int] = DEFAULT_BUDGETS,
 ) -> tuple[pl.DataFrame, dict[str, Checks]]:
-    """PACKING rows of every re-rankable run's samples that have valid gold spans, plus checks.
-
-    Snapshots are visited one at a time (sorted): each chunk file is read once for all runs
-    and dropped before the next, so memory stays flat in the number of snapshots. A sample
-    whose snapshot is missing, whose candidate chunks are empty, or whose query text is
-    unknown is counted in its run's :class:`Checks`, never silently dropped.
-    """
+    """PACKING rows of every re-rankable run's samples with valid gold spans, one snapshot at
+    a time; samples that cannot be packed are counted in their run's :class:`Checks`."""
     budget_list = normalise_budgets(budgets)
     targets = {t.sample_id: t for t in det.sample_targets(samples, labels, spans)}
     queries = dict(samples.select("sample_id", "query_text").iter_rows())
@@ -374,12 +347,8 @@ def packing_summary(
 
 
 def diagnostic_values(run: RunData) -> dict[str, list[float]]:
-    """Per-row values behind one run's file-vs-line diagnostic (spec §11).
-
-    Rows are the run's details rows with gold (upstream's single runs hold only those;
-    selective no-gold rows are left out). A row lacking ``Recall@20`` or
-    ``gold_coverage@8k`` counts as 0 (spec §4.8); line values come from rows that have them.
-    """
+    """Per-row values of one run's file-vs-line diagnostic (spec §11) over its details rows
+    with gold; missing file metrics count as 0 (spec §4.8), line values as absent."""
     if run.details is None or run.stored is None:
         msg = "the file-vs-line diagnostic needs an ARB details file (stored metrics)"
         raise InputError(msg, path=run.path)

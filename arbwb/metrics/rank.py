@@ -1,8 +1,5 @@
-"""Rank metrics (spec §5.2-5.6): one pure reference function per metric (lists and sets, the
-spec's formulas verbatim) beside the Polars expressions that compute them for whole frames.
-
-Notation: ``R`` is a ranking of distinct paths (rank = position + 1), ``G`` the set of
-target gold paths, ``R[:k]`` the first k entries.
+"""Rank metrics (spec §5.2-5.6): a reference function per metric (the spec's formulas on
+lists and sets) beside the Polars expressions that compute them for whole frames.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Intervals and paired tests for comparing runs on the same samples.
+"""Intervals and paired tests for comparing runs on the same samples (arbwb-defined, spec §12).
 
-All of this is arbwb-defined (spec §12: upstream has no paired statistics,
-intervals or multiple-testing rule). Everything is vectorised over an
-``(n_boot, n)`` weight matrix so 2,000 resamples of a few hundred samples take
-milliseconds; every function is seeded and deterministic.
+Vectorised over an ``(n_boot, n)`` weight matrix; every function is seeded and deterministic.
 """
 
 from __future__ import annotations
@@ -227,12 +224,8 @@ def rank_intervals(
     level: float = 0.95,
     clusters: npt.ArrayLike | None = None,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """Observed rank and bootstrap rank interval [best, worst] of each column of ``values`` (n, m).
-
-    Rank 1 is the highest mean; ties share the best rank. Each resample ranks the
-    columns' means; the interval is the (a/2, 1-a/2) quantile of a column's ranks
-    (lower / higher order statistics, so it never understates the spread).
-    """
+    """Observed rank (1 = highest mean, ties share the best) and bootstrap rank interval
+    [best, worst] of each column of ``values`` (n, m)."""
     _check_level(level)
     array = _as_values(values)
     if array.ndim != 2:
@@ -259,11 +252,8 @@ def tie_groups(
     *,
     alpha: float = 0.05,
 ) -> dict[str, int]:
-    """Group runs (best first) that cannot be separated: a new group starts at the first run
-    significantly different (adjusted p < alpha) from the current group's leader.
-
-    Groups are numbered 1, 2, ... from the best; arbwb-defined.
-    """
+    """Tie groups numbered from the best: a new group starts at the first run significantly
+    different (adjusted p < alpha) from the current group's leader (arbwb-defined)."""
     groups: dict[str, int] = {}
     leader = ""
     group = 0
