@@ -242,16 +242,14 @@ def rank_table(
     run_group: Mapping[str, str] | None = None,
     n_boot: int = 2000,
     seed: int = 0,
-    level: float = 0.95,
     cluster: str | None = None,
-    alpha: float = 0.05,
 ) -> pl.DataFrame:
     """Per (group, metric, run): mean, rank, bootstrap rank interval and the tie group from
     ``tests`` (runs not separable from the group's leader, arbwb-defined)."""
     rows: list[dict[str, object]] = []
     for group, metric, paired in _paired_cells(metrics, samples, run_group, cluster):
         rank, best, worst = rank_intervals(
-            paired.values, n_boot=n_boot, seed=seed, level=level, clusters=paired.clusters
+            paired.values, n_boot=n_boot, seed=seed, clusters=paired.clusters
         )
         means = paired.values.mean(axis=0)
         order = [paired.runs[i] for i in np.argsort(-means, kind="stable")]
@@ -260,7 +258,7 @@ def rank_table(
             frozenset((a, b)): p
             for a, b, p in family.select("run_a", "run_b", "p_holm").iter_rows()
         }
-        ties = tie_groups(order, adjusted, alpha=alpha)
+        ties = tie_groups(order, adjusted)
         for j, run in enumerate(paired.runs):
             rows.append(
                 {

@@ -14,15 +14,13 @@ from arbwb import schemas
 from arbwb.analysis.rank_analysis import task_rank
 from arbwb.io.runmeta import FILTERS
 from arbwb.metrics import evaluate
-from arbwb.retrievers.fusion import DEPTH, RRF_K, rrf, top_lists
+from arbwb.retrievers.fusion import DEPTH, rrf, top_lists
 
 FUSION_METRICS: tuple[str, ...] = ("recall@5", "recall@10", "recall@20", "mrr", "hit@20", "ndcg@20")
 BASE_FILTER = "all_files"
 
 
-def fuse(
-    rankings: pl.DataFrame, components: Sequence[str], *, name: str, k: int = RRF_K
-) -> pl.DataFrame:
+def fuse(rankings: pl.DataFrame, components: Sequence[str], *, name: str) -> pl.DataFrame:
     """RANKINGS of the RRF of stored runs (spec §8): top 20 of each component, on the samples
     every component ranks, in sorted id order."""
     lists = [top_lists(rankings.filter(pl.col("run") == c)) for c in components]
@@ -33,7 +31,7 @@ def fuse(
     rows = [
         {"run": name, "sample_id": sid, "rank": rank, "path": path, "score": score}
         for sid in common
-        for rank, (path, score) in enumerate(rrf([top[sid] for top in lists], k=k), start=1)
+        for rank, (path, score) in enumerate(rrf([top[sid] for top in lists]), start=1)
     ]
     return schemas.validate(
         pl.DataFrame(rows, schema=dict(schemas.RANKINGS)), schemas.RANKINGS, name="fused rankings"

@@ -131,7 +131,6 @@ def scores(
     missing: str = "zero",
     n_boot: int = 2000,
     seed: int = 0,
-    level: float = 0.95,
     cluster: str | None = None,
 ) -> pl.DataFrame:
     """:func:`arbwb.analysis.board.scores` of each run (or method) on its own rows under the
@@ -141,15 +140,10 @@ def scores(
     for run in metrics["run"].unique(maintain_order=True).to_list():
         own = kept.filter(pl.col("run") == run)
         if own.height:
+            group = {run: groups.get(run, "all")}
             frames.append(
                 boards.scores(
-                    own,
-                    samples,
-                    run_group={run: groups.get(run, "all")},
-                    n_boot=n_boot,
-                    seed=seed,
-                    level=level,
-                    cluster=cluster,
+                    own, samples, run_group=group, n_boot=n_boot, seed=seed, cluster=cluster
                 )
             )
     if not frames:

@@ -144,9 +144,9 @@ def depth_rows(per: pl.DataFrame, info: pl.DataFrame | None = None) -> pl.DataFr
     return rows.select(*first, pl.exclude(first))
 
 
-def hit_counts(per: pl.DataFrame, *, k: int = COVERAGE_K) -> pl.DataFrame:
-    """Per sample: task, repo and how many runs have first-gold rank <= k (Recall@k > 0)."""
-    hit = pl.col("first_gold_rank").is_not_null() & (pl.col("first_gold_rank") <= k)
+def hit_counts(per: pl.DataFrame) -> pl.DataFrame:
+    """Per sample: task, repo and how many runs have first-gold rank <= 20 (Recall@20 > 0)."""
+    hit = pl.col("first_gold_rank").is_not_null() & (pl.col("first_gold_rank") <= COVERAGE_K)
     return (
         per.group_by("sample_id")
         .agg(
@@ -160,9 +160,10 @@ def hit_counts(per: pl.DataFrame, *, k: int = COVERAGE_K) -> pl.DataFrame:
     )
 
 
-def cross_run_coverage(per: pl.DataFrame, *, k: int = COVERAGE_K) -> pl.DataFrame:
-    """Per task (and overall): samples, runs, samples all runs miss / some run hits at k."""
-    counts = _with_overall(hit_counts(per, k=k))
+def cross_run_coverage(per: pl.DataFrame) -> pl.DataFrame:
+    """Per task (and overall): samples, runs, samples all runs miss / some run hits at 20."""
+    counts = _with_overall(hit_counts(per))
+    k = COVERAGE_K
     rows = counts.group_by("task").agg(
         samples=pl.len().cast(pl.Int64),
         runs=pl.col("runs").max(),
@@ -174,9 +175,9 @@ def cross_run_coverage(per: pl.DataFrame, *, k: int = COVERAGE_K) -> pl.DataFram
     return rows.sort(task_rank(), "task")
 
 
-def coverage_distribution(per: pl.DataFrame, *, k: int = COVERAGE_K) -> pl.DataFrame:
-    """Per task (and overall): samples hit at k by exactly h runs, for every h in 0..runs."""
-    counts = _with_overall(hit_counts(per, k=k))
+def coverage_distribution(per: pl.DataFrame) -> pl.DataFrame:
+    """Per task (and overall): samples hit at 20 by exactly h runs, for every h in 0..runs."""
+    counts = _with_overall(hit_counts(per))
     n_runs = per["run"].n_unique()
     grid = (
         counts.select("task")
@@ -191,15 +192,13 @@ def coverage_distribution(per: pl.DataFrame, *, k: int = COVERAGE_K) -> pl.DataF
     return full.with_columns(pl.col("samples").fill_null(0)).sort(task_rank(), "task", "hit_models")
 
 
-def all_miss_samples(per: pl.DataFrame, *, k: int = COVERAGE_K) -> pl.DataFrame:
-    """Samples no run hits at k, with the best first-gold rank any run reached (or null)."""
-    counts = hit_counts(per, k=k).filter(pl.col("hit_models") == 0)
+def all_miss_samples(per: pl.DataFrame) -> pl.DataFrame:
+    """Samples no run hits at 20, with the best first-gold rank any run reached (or null)."""
+    counts = hit_counts(per).filter(pl.col("hit_models") == 0)
     return counts.sort(task_rank(), "task", "sample_id").drop("hit_models")
 
 
-def given_at_top(
-    per: pl.DataFrame, rankings: pl.DataFrame, labels: pl.DataFrame, *, k: int = COVERAGE_K
-) -> pl.DataFrame:
+def given_at_top(per: pl.DataFrame, rankings: pl.DataFrame, labels: pl.DataFrame) -> pl.DataFrame:
     """comment2context (run, sample) pairs whose rank-1 file is a given file (spec §2.7,
     §13.3); ``trap`` marks upstream's trap, the other rows are arbwb's wider view."""
     given = labels.filter(pl.col("role") == "given").select("sample_id", "path").unique()
@@ -208,7 +207,7 @@ def given_at_top(
         per.filter(pl.col("task") == TRAP_TASK)
         .join(top1, on=["run", "sample_id"])
         .join(given, left_on=["sample_id", "top1_path"], right_on=["sample_id", "path"], how="semi")
-        .with_columns(trap=pl.col(f"gold_recall@{k}") == 0.0)
+        .with_columns(trap=pl.col(f"gold_recall@{COVERAGE_K}") == 0.0)
     )
     return rows.select("run", "sample_id", "repo", "top1_path", "first_gold_rank", "trap").sort(
         "run", "sample_id"

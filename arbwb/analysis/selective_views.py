@@ -215,7 +215,7 @@ def confidence_distribution(
 # ------------------------------------------------------------------ rates & tables
 
 
-def rate_intervals(metrics: Mapping[str, Any], *, level: float = 0.95) -> pl.DataFrame:
+def rate_intervals(metrics: Mapping[str, Any]) -> pl.DataFrame:
     """Wilson intervals for every rate of a §9.3 metrics dict (k recovered from its counts)."""
     from arbwb.metrics.stats import wilson_interval
 
@@ -233,7 +233,7 @@ def rate_intervals(metrics: Mapping[str, Any], *, level: float = 0.95) -> pl.Dat
     }
     rows = []
     for name, (k, n) in counts.items():
-        low, high = wilson_interval(k, n, level=level) if n else (None, None)
+        low, high = wilson_interval(k, n) if n else (None, None)
         rows.append(
             {"metric": name, "k": k, "n": n, "value": metrics[name], "low": low, "high": high}
         )

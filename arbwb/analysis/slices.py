@@ -21,7 +21,7 @@ from arbwb.analysis.result import Resampling, Table
 from arbwb.io.release import Release
 from arbwb.metrics import evaluate
 from arbwb.metrics.stats import bootstrap_means, holm, percentile_interval, sign_flip_pvalues
-from arbwb.retrievers.fusion import RRF_K, rrf, top_lists
+from arbwb.retrievers.fusion import rrf, top_lists
 
 SLICE_METRICS: tuple[str, ...] = ("recall@20", "mrr")
 BCY_METRIC = "bcy@8000"
@@ -34,15 +34,10 @@ def slice_metric_names(release: Release) -> tuple[str, ...]:
     return (*SLICE_METRICS, BCY_METRIC) if release.corpus is not None else SLICE_METRICS
 
 
-def membership(
-    annotations: pl.DataFrame,
-    *,
-    tasks: Sequence[str] | None = CORE_TASKS,
-    complete_only: bool = True,
-) -> pl.DataFrame:
-    """``sample_id, task, view, slice``: one ``primary`` row per kept sample, one ``multi``
-    row per label (:func:`exclusions` counts the samples left out)."""
-    kept = annotations.filter(_kept(tasks, complete_only))
+def membership(annotations: pl.DataFrame) -> pl.DataFrame:
+    """``sample_id, task, view, slice``: one ``primary`` row per sample of the core tasks with
+    complete annotations, one ``multi`` row per label (:func:`exclusions` counts the rest)."""
+    kept = annotations.filter(pl.col("task_type").is_in(CORE_TASKS), pl.col("complete"))
     primary = kept.select(
         "sample_id",
         pl.col("task_type").alias("task"),
@@ -58,28 +53,12 @@ def membership(
     return pl.concat([primary, multi])
 
 
-def _kept(tasks: Sequence[str] | None, complete_only: bool) -> pl.Expr:
-    keep = pl.lit(True)
-    if tasks is not None:
-        keep = keep & pl.col("task_type").is_in(list(tasks))
-    if complete_only:
-        keep = keep & pl.col("complete")
-    return keep
-
-
-def exclusions(
-    annotations: pl.DataFrame,
-    *,
-    tasks: Sequence[str] | None = CORE_TASKS,
-    complete_only: bool = True,
-) -> pl.DataFrame:
+def exclusions(annotations: pl.DataFrame) -> pl.DataFrame:
     """``task, why, samples``: annotated samples left out of the slices, counted by reason."""
-    outside = pl.col("task_type").is_in(list(tasks)).not_() if tasks is not None else pl.lit(False)
-    incomplete = pl.col("complete").not_() if complete_only else pl.lit(False)
     why = (
-        pl.when(outside)
+        pl.when(pl.col("task_type").is_in(CORE_TASKS).not_())
         .then(pl.lit("task outside the sliced tasks"))
-        .when(incomplete)
+        .when(pl.col("complete").not_())
         .then(pl.lit("no query or gold object: labels would come from empty inputs"))
     )
     return (
@@ -92,24 +71,14 @@ def exclusions(
 
 
 def _joined(
-    metrics: pl.DataFrame,
-    annotations: pl.DataFrame,
-    run_group: Mapping[str, str] | None,
-    tasks: Sequence[str] | None,
-    complete_only: bool,
+    metrics: pl.DataFrame, annotations: pl.DataFrame, run_group: Mapping[str, str] | None
 ) -> pl.DataFrame:
     """METRICS rows with group, task, view and slice attached (inner join on sample_id)."""
-    groups = pl.DataFrame(
-        {
-            "run": metrics["run"].unique(maintain_order=True),
-        }
-    ).with_columns(
-        pl.col("run")
-        .replace_strict(dict(run_group or {}), default="all", return_dtype=pl.String)
-        .alias("group")
+    group = pl.col("run").replace_strict(
+        dict(run_group or {}), default="all", return_dtype=pl.String
     )
-    member = membership(annotations, tasks=tasks, complete_only=complete_only)
-    return metrics.join(groups, on="run").join(member, on="sample_id", how="inner")
+    joined = metrics.with_columns(group=group)
+    return joined.join(membership(annotations), on="sample_id", how="inner")
 
 
 def slice_table(
@@ -117,14 +86,10 @@ def slice_table(
     annotations: pl.DataFrame,
     *,
     run_group: Mapping[str, str] | None = None,
-    tasks: Sequence[str] | None = CORE_TASKS,
-    complete_only: bool = True,
 ) -> pl.DataFrame:
     """Spec 10.7 point table: group, run, relevance_type, task (``all`` = whole slice),
     samples and one mean per metric (nulls ignored)."""
-    joined = _joined(metrics, annotations, run_group, tasks, complete_only).filter(
-        pl.col("view") == "primary"
-    )
+    joined = _joined(metrics, annotations, run_group).filter(pl.col("view") == "primary")
     names = metrics["metric"].unique(maintain_order=True).to_list()
     keys = ["group", "run", "slice", "task"]
     if joined.is_empty():
@@ -240,22 +205,19 @@ def slice_scores(
     annotations: pl.DataFrame,
     *,
     run_group: Mapping[str, str] | None = None,
-    tasks: Sequence[str] | None = CORE_TASKS,
-    complete_only: bool = True,
     n_boot: int = 2000,
     seed: int = 0,
-    level: float = 0.95,
 ) -> pl.DataFrame:
     """Per (group, view, slice, task, run, metric): n, mean and a percentile bootstrap interval.
 
     arbwb-defined: resamples are over the cell's samples, shared by the runs of the cell.
     """
     rows: list[dict[str, object]] = []
-    for cell in _cells(_joined(metrics, annotations, run_group, tasks, complete_only)):
+    for cell in _cells(_joined(metrics, annotations, run_group)):
         reps = bootstrap_means(cell.values, n_boot=n_boot, seed=seed)
         means = cell.values.mean(axis=0)
         for j, run in enumerate(cell.runs):
-            low, high = percentile_interval(reps[:, j], level=level)
+            low, high = percentile_interval(reps[:, j])
             group, view, name, task, metric = cell.key
             rows.append(
                 {
@@ -301,29 +263,23 @@ def best_per_slice(
     metrics: pl.DataFrame,
     annotations: pl.DataFrame,
     *,
-    metric: str = "mrr",
     run_group: Mapping[str, str] | None = None,
-    tasks: Sequence[str] | None = CORE_TASKS,
-    complete_only: bool = True,
     n_perm: int = 10000,
     seed: int = 0,
-    alpha: float = 0.05,
 ) -> pl.DataFrame:
-    """Best run per (group, view, slice) by ``metric`` (then MRR, R@20, name), with a sign-flip
-    test against the runner-up, Holm-corrected per (group, view)."""
-    joined = _joined(metrics, annotations, run_group, tasks, complete_only).filter(
-        pl.col("metric").is_in([metric, "mrr", "recall@20"])
+    """Best run per (group, view, slice) by MRR (then R@20, name), with a sign-flip test
+    against the runner-up, Holm-corrected per (group, view)."""
+    joined = _joined(metrics, annotations, run_group).filter(
+        pl.col("metric").is_in(["mrr", "recall@20"])
     )
     cells = {c.key: c for c in _cells(joined)}
     rows: list[dict[str, object]] = []
     for key, cell in cells.items():
-        group, view, name, task, got = key
-        if task != ALL or got != metric:
+        group, view, name, task, metric = key
+        if task != ALL or metric != "mrr":
             continue
-        tiebreak = [
-            cells.get((group, view, name, ALL, m)) for m in ("mrr", "recall@20") if m != metric
-        ]
-        order = _order(cell, [t for t in tiebreak if t is not None])
+        tiebreak = cells.get((group, view, name, ALL, "recall@20"))
+        order = _order(cell, [] if tiebreak is None else [tiebreak])
         best = order[0]
         means = cell.values.mean(axis=0)
         row: dict[str, object] = {
@@ -351,7 +307,7 @@ def best_per_slice(
     frame = pl.DataFrame(
         rows, schema={k: v for k, v in _BEST_SCHEMA.items() if k not in ("p_holm", "significant")}
     )
-    return _with_holm(frame, alpha)
+    return _with_holm(frame)
 
 
 def _order(cell: _Cell, tiebreak: Sequence[_Cell]) -> list[int]:
@@ -368,7 +324,7 @@ def _order(cell: _Cell, tiebreak: Sequence[_Cell]) -> list[int]:
     return sorted(range(len(cell.runs)), key=sort_key)
 
 
-def _with_holm(frame: pl.DataFrame, alpha: float) -> pl.DataFrame:
+def _with_holm(frame: pl.DataFrame, alpha: float = 0.05) -> pl.DataFrame:
     """Holm-adjusted p over the tested slices of each (group, view, metric)."""
     parts = []
     for _, part in frame.group_by("group", "view", "metric", maintain_order=True):
@@ -393,11 +349,9 @@ def _with_holm(frame: pl.DataFrame, alpha: float) -> pl.DataFrame:
     )
 
 
-def rrf_combinations(
-    runs: Sequence[str], *, sizes: Sequence[int] = (2, 3), limit: int | None = None
-) -> list[tuple[str, ...]]:
-    """Every combination of ``runs`` of the given sizes, in order; at most ``limit``."""
-    out = [combo for size in sizes for combo in combinations(runs, size)]
+def rrf_combinations(runs: Sequence[str], *, limit: int | None = None) -> list[tuple[str, ...]]:
+    """Every pair, then every triple of ``runs``, in order; at most ``limit``."""
+    out = [combo for size in (2, 3) for combo in combinations(runs, size)]
     return out if limit is None else out[:limit]
 
 
@@ -420,7 +374,6 @@ def rrf_metrics(
     combos: Sequence[Sequence[str]],
     *,
     metrics: Sequence[str] | None = None,
-    k: int = RRF_K,
 ) -> Fused:
     """Score RRF fusions of stored runs of one group (spec §8) on the gold samples every
     component answered; the others are counted in ``not_in_every_run``."""
@@ -447,7 +400,7 @@ def rrf_metrics(
         skipped[name] = len(with_gold) - len(common)
         rows = []
         for sample_id in common:
-            fused = rrf([top.get(sample_id, []) for top in lists], k=k)
+            fused = rrf([top.get(sample_id, []) for top in lists])
             rows += [
                 {"run": name, "sample_id": sample_id, "rank": i, "path": p, "score": s}
                 for i, (p, s) in enumerate(fused, start=1)

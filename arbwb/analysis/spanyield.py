@@ -312,13 +312,13 @@ def packing_table(
 
 
 def mean_interval(
-    values: Sequence[float], *, n_boot: int = 2000, seed: int = 0, level: float = 0.95
+    values: Sequence[float], *, n_boot: int = 2000, seed: int = 0
 ) -> list[float] | None:
     """[low, high] percentile-bootstrap interval of a mean (arbwb-defined); None if empty."""
     if not values:
         return None
     array = np.asarray(values, dtype=np.float64)
-    low, high = bootstrap_ci(array, n_boot=n_boot, seed=seed, level=level)
+    low, high = bootstrap_ci(array, n_boot=n_boot, seed=seed)
     return [low, high]
 
 
@@ -412,14 +412,14 @@ def file_vs_line(runs: Sequence[RunData]) -> list[dict[str, Any]]:
 
 
 def diagnostic_intervals(
-    runs: Sequence[RunData], *, n_boot: int = 2000, seed: int = 0, level: float = 0.95
+    runs: Sequence[RunData], *, n_boot: int = 2000, seed: int = 0
 ) -> dict[str, dict[str, list[float] | None]]:
     """arbwb-defined percentile-bootstrap intervals of every diagnostic mean, per run."""
     out: dict[str, dict[str, list[float] | None]] = {}
     for run in runs:
         values = diagnostic_values(run)
         out[run.run] = {
-            key: mean_interval(values[key], n_boot=n_boot, seed=seed, level=level)
+            key: mean_interval(values[key], n_boot=n_boot, seed=seed)
             for key in values
             if key != "samples"
         }

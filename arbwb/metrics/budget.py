@@ -299,7 +299,6 @@ def bcy_curves(
     *,
     n_boot: int = 2000,
     seed: int = 0,
-    level: float = 0.95,
 ) -> pl.DataFrame:
     """Mean BCY per (run, task, budget, τ) (plus task "overall") with bootstrap intervals,
     n, the lower-bound share and missing-snapshot failures."""
@@ -313,7 +312,7 @@ def bcy_curves(
     both = pl.concat([with_task, with_task.with_columns(task=pl.lit("overall"))])
     rows = []
     groups = both.partition_by(["run", "task", "budget", "tau"], as_dict=True, maintain_order=True)
-    intervals = _shared_intervals(groups, n_boot=n_boot, seed=seed, level=level)
+    intervals = _shared_intervals(groups, n_boot=n_boot, seed=seed)
     for (run, task, budget, tau), group in groups.items():
         values = group["bcy"].to_numpy()
         low, high = intervals[(run, task, budget, tau)]
@@ -336,7 +335,7 @@ def bcy_curves(
 
 
 def _shared_intervals(
-    groups: dict[tuple[object, ...], pl.DataFrame], *, n_boot: int, seed: int, level: float
+    groups: dict[tuple[object, ...], pl.DataFrame], *, n_boot: int, seed: int
 ) -> dict[tuple[object, ...], tuple[float, float]]:
     """Bootstrap interval of each (run, task, budget, τ) group's mean BCY, drawing one weight
     matrix per (run, task) when its groups share samples (same draws as one call each)."""
@@ -354,11 +353,11 @@ def _shared_intervals(
             matrix = np.column_stack([groups[k]["bcy"].to_numpy() for k in keys])
             reps = bootstrap_means(matrix, n_boot=n_boot, seed=seed)
             for j, key in enumerate(keys):
-                out[key] = percentile_interval(reps[:, j], level=level)
+                out[key] = percentile_interval(reps[:, j])
         else:
             for key in keys:
                 values = groups[key]["bcy"].to_numpy()
-                out[key] = bootstrap_ci(values, n_boot=n_boot, seed=seed, level=level)
+                out[key] = bootstrap_ci(values, n_boot=n_boot, seed=seed)
     return out
 
 
