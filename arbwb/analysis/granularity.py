@@ -135,6 +135,17 @@ def positive_samples(samples: pl.DataFrame) -> pl.DataFrame:
     return samples.filter(pl.col("stratum") == "positive")
 
 
+def _core(samples: pl.DataFrame) -> pl.DataFrame:
+    """Positive samples of the core tasks (the span population of spec §11)."""
+    return positive_samples(samples).filter(pl.col("task").is_in(CORE_TASKS))
+
+
+def _valid_spans(spans: pl.DataFrame) -> pl.DataFrame:
+    """Gold-span rows with start >= 1 and end >= start."""
+    start, end = pl.col("start_line"), pl.col("end_line")
+    return spans.filter(pl.col("kind") == "span", start >= 1, end >= start)
+
+
 def gold_file_sizes(samples: pl.DataFrame, labels: pl.DataFrame, corpus: Corpus) -> pl.DataFrame:
     """One SIZES row per positive sample-gold occurrence: its line count, or why it has none
     (``missing_manifest``, ``missing_path``; null ``file_lines``)."""
@@ -188,17 +199,13 @@ def file_size_summary(sizes: pl.DataFrame, samples: pl.DataFrame) -> dict[str, A
 def span_density(samples: pl.DataFrame, spans: pl.DataFrame, sizes: pl.DataFrame) -> pl.DataFrame:
     """DENSITY rows (spec §11): per core positive sample and valid gold-span path with a known
     line count, merged evidence lines, file lines and their ratio."""
-    core = positive_samples(samples).filter(pl.col("task").is_in(CORE_TASKS))
+    core = _core(samples)
     known = (
         sizes.filter(pl.col("file_lines").is_not_null())
         .select("snapshot_id", "path", "file_lines")
         .unique(["snapshot_id", "path"], keep="first")
     )
-    valid = spans.filter(
-        (pl.col("kind") == "span")
-        & (pl.col("start_line") >= 1)
-        & (pl.col("end_line") >= pl.col("start_line"))
-    )
+    valid = _valid_spans(spans)
     pairs = (
         core.select("sample_id", "task", "snapshot_id")
         .join(valid, on="sample_id", maintain_order="left")
@@ -221,13 +228,8 @@ def span_summary(
 ) -> dict[str, Any]:
     """``span_evidence`` of spec §11 per core task and ``overall`` (``samples_with_spans``:
     core positive samples with a valid gold span)."""
-    core = positive_samples(samples).filter(pl.col("task").is_in(CORE_TASKS))
-    valid = spans.filter(
-        (pl.col("kind") == "span")
-        & (pl.col("start_line") >= 1)
-        & (pl.col("end_line") >= pl.col("start_line"))
-    )
-    with_spans = core.join(valid.select("sample_id").unique(), on="sample_id", how="semi")
+    core = _core(samples)
+    with_spans = core.join(_valid_spans(spans).select("sample_id"), on="sample_id", how="semi")
     out: dict[str, Any] = {}
     for name, members in _groups(core, CORE_TASKS):
         in_group = pl.col("task").is_in(members)

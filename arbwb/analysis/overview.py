@@ -50,16 +50,6 @@ def _with_language(samples: pl.DataFrame, languages: pl.DataFrame | None) -> pl.
     )
 
 
-def composition(samples: pl.DataFrame, languages: pl.DataFrame | None = None) -> pl.DataFrame:
-    """Long counts ``repo, language, task, stratum, n``, sorted by repo, task, stratum."""
-    return (
-        _with_language(samples, languages)
-        .group_by("repo", "language", "task", "stratum")
-        .agg(pl.len().cast(pl.Int64).alias("n"))
-        .sort("repo", "task", "stratum")
-    )
-
-
 def repo_table(samples: pl.DataFrame, languages: pl.DataFrame | None = None) -> pl.DataFrame:
     """The paper's repository table: one row per repository, counts per task and stratum,
     sorted by total desc, then repo (spec §12); missing combinations are 0."""

@@ -274,16 +274,12 @@ def _same_samples(first: pl.DataFrame, other: pl.DataFrame) -> bool:
 
 
 def run_summaries(scored: Sequence[Scored], by: str | None = None) -> list[dict[str, Any]]:
-    """:func:`run_summary` of each run, from one means table for all of them."""
+    """The JSON summary of each run (counts, overall means and means per task and ``by``),
+    from one means table for all of them."""
     rows: dict[str, list[dict[str, Any]]] = {}
     for row in score_table(scored, by).iter_rows(named=True):
         rows.setdefault(row["run"], []).append(row)
     return [_summary(s, rows.get(s.run.run, [])) for s in scored]
-
-
-def run_summary(scored: Scored, by: str | None = None) -> dict[str, Any]:
-    """The JSON summary of one run: counts, overall means and means per task (and ``by``)."""
-    return _summary(scored, list(score_table([scored], by).iter_rows(named=True)))
 
 
 def _summary(scored: Scored, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:

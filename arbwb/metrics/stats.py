@@ -116,14 +116,6 @@ def _paired_diffs(a: npt.ArrayLike, b: npt.ArrayLike) -> FloatArray:
     return left - right
 
 
-def _pvalue(null_stats: FloatArray, observed: FloatArray) -> FloatArray:
-    """Two-sided Monte-Carlo p ``(1 + #{|null| >= |obs|}) / (R + 1)`` per column (ulp-tolerant)."""
-    threshold = np.abs(observed) * (1 - 1e-12) - 1e-15
-    hits = (np.abs(null_stats) >= threshold).sum(axis=0)
-    out: FloatArray = (1.0 + hits) / (null_stats.shape[0] + 1.0)
-    return out
-
-
 def sign_flip_pvalues(
     diffs: npt.ArrayLike,
     *,
@@ -131,10 +123,8 @@ def sign_flip_pvalues(
     seed: int = 0,
     clusters: npt.ArrayLike | None = None,
 ) -> FloatArray:
-    """Paired randomization p-values for each column of per-sample differences ``diffs`` (n, m).
-
-    Under H0 each sample's (or each cluster's) difference is equally likely to have
-    either sign; the statistic is ``|mean(s*d)|``; p uses the +1 correction.
+    """Paired randomization p-values per column of per-sample differences ``diffs`` (n, m): signs
+    flipped per sample (or cluster), statistic ``|mean(s*d)|``, p = (1 + #{as extreme}) / (R + 1).
     """
     array = _as_values(diffs)
     matrix = array if array.ndim == 2 else array[:, None]
@@ -146,7 +136,10 @@ def sign_flip_pvalues(
         codes = _codes(clusters, n)
         signs = rng.choice(np.array([-1.0, 1.0]), size=(n_perm, int(codes.max()) + 1))[:, codes]
     null_stats = (signs @ matrix) / n
-    return _pvalue(null_stats, matrix.mean(axis=0))
+    threshold = np.abs(matrix.mean(axis=0)) * (1 - 1e-12) - 1e-15  # ulp-tolerant ">="
+    hits = (np.abs(null_stats) >= threshold).sum(axis=0)
+    out: FloatArray = (1.0 + hits) / (null_stats.shape[0] + 1.0)
+    return out
 
 
 def paired_randomization_test(
@@ -160,24 +153,6 @@ def paired_randomization_test(
     """Two-sided paired randomization (sign-flip) test of mean(a) = mean(b); p has the +1 rule."""
     diffs = _paired_diffs(a, b)
     return float(sign_flip_pvalues(diffs, n_perm=n_perm, seed=seed, clusters=clusters)[0])
-
-
-def paired_bootstrap_test(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
-    *,
-    n_boot: int = 2000,
-    seed: int = 0,
-    clusters: npt.ArrayLike | None = None,
-) -> float:
-    """Two-sided paired bootstrap test: p = (1 + #{|d* - d| >= |d|}) / (B + 1), d = mean(a - b).
-
-    The bootstrap distribution of the mean difference is shifted to the null (mean 0).
-    """
-    diffs = _paired_diffs(a, b)
-    observed = np.array([diffs.mean()])
-    replicates = bootstrap_means(diffs, n_boot=n_boot, seed=seed, clusters=clusters)
-    return float(_pvalue((replicates - observed[0])[:, None], observed)[0])
 
 
 def holm(pvalues: npt.ArrayLike) -> FloatArray:
