@@ -1,8 +1,5 @@
-"""Boards from per-sample metrics (spec §12, §13.1): bootstrap intervals, paired tests, ranks.
-
-Point values are upstream's aggregation levels; intervals, tests, Holm correction, rank
-intervals, tie groups and the split scope are arbwb-defined (docs/leaderboard.md). Runs are
-compared only within one group, on the same samples.
+"""Boards from per-sample metrics (spec §12, §13.1): bootstrap intervals, paired tests, ranks,
+for runs of one group on the same samples (arbwb-defined statistics, docs/leaderboard.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""ContextBench (notebook 07): gold context retrieved by agents and ranked lists, beside ARB.
-
-Scores as upstream's evaluator (:mod:`arbwb.contextbench`) plus the leaderboard's intervals
-and tests; a part that lacks its inputs is ``None`` and says why in ``notes``.
+"""ContextBench (notebook 07): gold context retrieved by agents and ranked lists, beside ARB;
+a part that lacks its inputs is ``None`` and says why in ``notes``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""Corpus scale (the paper's corpus table): snapshots, files, chunks, bytes, duplication.
-
-Snapshots are read one at a time, keeping one 64-bit hash per distinct chunk text; the
-duplication share and extension counts are arbwb-defined (docs/overview.md).
+"""Corpus scale (the paper's corpus table): snapshots, files, chunks, bytes and duplicated text,
+read one snapshot at a time (docs/overview.md).
 """
 
 from __future__ import annotations

@@ -188,10 +188,8 @@ class DepthOptions:
 
 @dataclass(frozen=True)
 class GroupDepth:
-    """One comparison group's report, its all-miss examples and the arbwb-made fusion tables.
-
-    ``misses`` is ``report.all_miss`` with the gold files and the query's first characters.
-    """
+    """One comparison group's report, its all-miss examples (with gold files and the query's
+    first characters) and the arbwb-made fusion tables."""
 
     report: DepthReport
     misses: pl.DataFrame
@@ -232,10 +230,8 @@ class GroupDepth:
 
 @dataclass(frozen=True)
 class DepthResult:
-    """Per-group rank analysis of a release; ``skipped`` when it holds no runs.
-
-    ``problems`` names the ``fuse_runs`` entries that were left out (runs of several groups).
-    """
+    """Per-group rank analysis of a release; ``skipped`` when it holds no runs, ``problems``
+    the ``fuse_runs`` entries left out (runs of several groups)."""
 
     groups: dict[str, GroupDepth]
     runs: list[str]

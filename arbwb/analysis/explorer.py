@@ -1,7 +1,5 @@
-"""Sample explorer: pick one sample by id or filter, show its query, gold, and every run's list.
-
-:func:`run` is notebook 06's analysis; the other functions are frame in, frame out, so the
-same views work in JupyterLab and under papermill.
+"""Sample explorer (notebook 06): one sample by id or filter, its query, gold and every run's
+list; frame in, frame out, so JupyterLab and papermill share the views.
 """
 
 from __future__ import annotations
@@ -40,10 +38,8 @@ def pick_sample(samples: pl.DataFrame, sample_id: str = "", **filters: str) -> s
 
 
 def sample_card(samples: pl.DataFrame, labels: pl.DataFrame, sample_id: str) -> dict[str, Any]:
-    """Task, repo, snapshot, stratum, parsed query, gold and given paths of one sample.
-
-    ``query`` is ``None`` when the samples came from details rows only (no ``benchmark/``).
-    """
+    """Task, repo, snapshot, stratum, parsed query (None without ``benchmark/`` samples),
+    gold and given paths of one sample."""
     rows = samples.filter(pl.col("sample_id") == sample_id)
     if rows.is_empty():
         msg = f"sample id {sample_id!r} is not in the samples frame"
@@ -121,10 +117,8 @@ def mark(rows: pl.DataFrame) -> pl.DataFrame:
 
 
 def query_lines(query: Mapping[str, Any] | None, *, width: int = 400) -> list[str]:
-    """``key: value`` lines of a raw query (values shortened to ``width`` characters).
-
-    A missing query (``None``) gives one line saying plainly that queries are unavailable.
-    """
+    """``key: value`` lines of a raw query, values cut at ``width`` characters; one line
+    saying so when queries are unavailable (``None``)."""
     if query is None:
         return [QUERY_UNAVAILABLE]
     lines = []
@@ -220,10 +214,8 @@ def run(release: Release, options: ExplorerOptions) -> ExplorerResult:
 
 
 def matching_samples(samples: pl.DataFrame, **filters: str) -> pl.DataFrame:
-    """The samples rows (file order) passing the equality ``filters``; empty values are ignored.
-
-    Shared by :func:`pick_sample` and the JupyterLab picker (:mod:`.explorer_widget`).
-    """
+    """The samples rows (file order) passing the equality ``filters``, empty values ignored
+    (shared by :func:`pick_sample` and the JupyterLab picker)."""
     unknown = sorted(set(filters) - set(FILTER_COLUMNS))
     if unknown:
         msg = f"unknown sample filters {unknown}; use {list(FILTER_COLUMNS)}"

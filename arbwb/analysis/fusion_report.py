@@ -1,7 +1,5 @@
-"""Rank-fusion report (spec §13.7) and candidate-filter ablation (spec §13.8) from stored runs.
-
-Fusion rows use the fusion metric set (spec §8); reference rows and the ablation come from
-:func:`arbwb.analysis.rank_analysis.depth_rows` (full-depth MRR, spec §5.1).
+"""Rank-fusion report (spec §13.7) and candidate-filter ablation (spec §13.8) from stored
+runs; reference rows come from :func:`.rank_analysis.depth_rows` (full-depth MRR).
 """
 
 from __future__ import annotations
@@ -108,10 +106,8 @@ def has_ablation(info: pl.DataFrame) -> bool:
 
 
 def methods_without_base(ablation: pl.DataFrame) -> list[str]:
-    """Methods of an :func:`ablation_table` with no ``all_files`` run (their deltas are n/a).
-
-    Any other frame (without ``delta_mrr_vs_all_files``) has none.
-    """
+    """Methods of an :func:`ablation_table` with no ``all_files`` run (their deltas are n/a);
+    none for any other frame."""
     if "delta_mrr_vs_all_files" not in ablation.columns:
         return []
     bare = ablation.filter(pl.col("delta_mrr_vs_all_files").is_null())["method"]

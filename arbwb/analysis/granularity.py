@@ -1,7 +1,5 @@
-"""Span granularity (spec §11): gold-file sizes, span density and the file-vs-line diagnostic.
-
-Upstream parity for the line counts, percentiles, thresholds, density and diagnostic;
-bootstrap intervals are arbwb-defined (docs/granularity.md). Snapshots are read one at a time.
+"""Span granularity (spec §11): gold-file sizes, span density and the file-vs-line diagnostic,
+with arbwb-defined intervals (docs/granularity.md).
 """
 
 from __future__ import annotations

@@ -182,10 +182,8 @@ def _with_family(frame: pl.DataFrame, family: Mapping[str, str], name: str) -> p
 
 
 def v2_table(board: pl.DataFrame, family: Mapping[str, str], *, group: str) -> pl.DataFrame:
-    """Spec §13.1 v2 aggregate: Model, Family, counts, weighted R@5/10/20, MRR, BCY@8k, macros.
-
-    Sorted by weighted MRR desc, weighted R@20 desc, model. BCY columns only with a corpus.
-    """
+    """Spec §13.1 v2 aggregate (Model, Family, counts, R@5/10/20, MRR, BCY@8k, macros), by
+    weighted MRR, R@20, model; BCY columns only with a corpus."""
     wide = _with_family(_wide(board, _AGGREGATE, group=group), family, "Family")
     wide = wide.sort(["MRR", "R@20", "run"], descending=[True, True, False], nulls_last=True)
     labels = [label for _, _, label in _AGGREGATE if label in wide.columns]
@@ -217,10 +215,8 @@ def layered_table(board: pl.DataFrame, family: Mapping[str, str], *, group: str)
 
 
 def bcy_table(board: pl.DataFrame, family: Mapping[str, str], *, group: str) -> pl.DataFrame:
-    """Spec §13.1 layered BCY table: Rank, Method, Type, counts, BCY@4k/8k/16k/32k.
-
-    Sorted by (BCY@8k, method) descending; empty when the board has no BCY.
-    """
+    """Spec §13.1 layered BCY table (Rank, Method, Type, counts, BCY@4k-32k) by BCY@8k, method;
+    empty when the board has no BCY."""
     wide = _with_family(_wide(board, _BCY, group=group), family, "Type")
     labels = [label for _, _, label in _BCY if label in wide.columns]
     if "BCY@8k" not in labels:

@@ -150,10 +150,8 @@ class OverviewOptions:
 
 @dataclass(frozen=True)
 class OverviewResult:
-    """Composition tables, languages with their source, and the corpus scale (None: skipped).
-
-    ``repos`` is the repository table without its ``all`` row (``repositories`` has it).
-    """
+    """Composition tables (``repos`` without the ``all`` row of ``repositories``), languages
+    with their source, and the corpus scale (None: skipped)."""
 
     samples: pl.DataFrame
     repos: pl.DataFrame

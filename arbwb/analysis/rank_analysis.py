@@ -1,8 +1,5 @@
-"""First-gold depth per run and task, and cross-run coverage (spec §5.5, §13.3).
-
-Every table aggregates one per-sample frame (:func:`per_sample`: first-gold rank in the full
-ranking, reciprocal rank, gold recall at each depth; an unanswered sample is a miss), as
-docs/depth.md describes.
+"""First-gold depth per run and task, and cross-run coverage (spec §5.5, §13.3), all from one
+per-sample frame (:func:`per_sample`; docs/depth.md).
 """
 
 from __future__ import annotations
@@ -36,10 +33,8 @@ PER_SAMPLE: schemas.Schema = {
 
 
 def nearest_rank(values: Sequence[float], q: float) -> float | None:
-    """Nearest-rank quantile (spec §5.5): sorted[clamp(ceil(q·n) - 1, 0, n - 1)]; None if empty.
-
-    ``q·n`` is a float product, as upstream computes it.
-    """
+    """Nearest-rank quantile (spec §5.5): sorted[clamp(ceil(q·n) - 1, 0, n - 1)] with the
+    float product q·n as upstream; None if empty."""
     ordered = sorted(values)
     if not ordered:
         return None

@@ -1,8 +1,5 @@
-"""Agentic-relevance labels of one sample (spec §10.1-10.6): labels, primary, confidence, record.
-
-Every rule follows the spec literally; its quirks are reproduced and named in the ``flags``
-column, never fixed. The ``evidence`` wording, ``flags``/``reason``/``complete`` and the
-skipping of malformed gold members are arbwb-defined (docs/taxonomy.md).
+"""Agentic-relevance labels of one sample (spec §10.1-10.6), following the spec literally: its
+quirks are reproduced and named in ``flags``, never fixed (docs/taxonomy.md).
 """
 
 from __future__ import annotations
@@ -547,10 +544,8 @@ def _quirk_flags(rec: _Record, record: Mapping[str, Any], qs: Quantities) -> Non
 def annotate_records(
     records: Iterable[Mapping[str, Any] | tuple[str | None, int | None, Mapping[str, Any]]],
 ) -> pl.DataFrame:
-    """The annotation frame (:data:`SCHEMA`), one row per record, input order kept.
-
-    Items are raw records or ``(source, line, record)`` triples.
-    """
+    """The annotation frame (:data:`SCHEMA`) of raw records or ``(source, line, record)``
+    triples, one row each, in input order."""
     rows = []
     for item in records:
         if isinstance(item, tuple):

@@ -1,6 +1,5 @@
-"""Spec §9.6 repository-grouped cross-validation: the deterministic repo -> fold assignment,
-per-fold threshold selection on the training repos, out-of-fold decisions and their metrics,
-for several runs sharing the reference run's folds; and the arbwb-defined fold-count fallback.
+"""Spec §9.6 repository-grouped cross-validation of runs sharing the reference run's folds,
+and the arbwb-defined fold-count fallback.
 """
 
 from __future__ import annotations
@@ -225,10 +224,8 @@ def calibrate(
 def feasible_folds(
     rows: pl.DataFrame, folds: int, protocols: Sequence[Protocol] = PROTOCOLS
 ) -> tuple[int, list[str]]:
-    """The largest k <= ``folds`` (>= 2) whose §9.6 assignment succeeds under every protocol.
-
-    arbwb-defined fallback for small releases; returns (k, reasons the larger k failed).
-    """
+    """The largest k <= ``folds`` (>= 2) whose §9.6 assignment works under every protocol, and
+    why larger k failed (arbwb-defined fallback for small releases)."""
     reasons: list[str] = []
     for k in range(folds, 1, -1):
         try:

@@ -153,10 +153,8 @@ def sweep(rows: pl.DataFrame) -> pl.DataFrame:
 
 
 def select(sweep_rows: pl.DataFrame, point: str = SELECTION) -> dict[str, Any] | None:
-    """The sweep row of an operating point (spec §9.4); first (lowest threshold) wins ties.
-
-    None when a target point has no qualifying row.
-    """
+    """The sweep row of an operating point (spec §9.4), lowest threshold first on ties; None
+    when a target point has no qualifying row."""
     if point not in POINTS:
         msg = f"unknown operating point {point!r}; use one of {list(POINTS)}"
         raise ValueError(msg)

@@ -112,10 +112,8 @@ def _auroc_matrix(pos: FloatArray, neg: FloatArray) -> FloatArray:
 def _average_precision(
     score: FloatArray, target: npt.NDArray[np.bool_], weights: FloatArray
 ) -> FloatArray:
-    """Weighted average precision per weight row: Σ (ΔR)·P over distinct scores, best first.
-
-    Ties share one operating point (as in scikit-learn's ``average_precision_score``).
-    """
+    """Weighted average precision per weight row, Σ (ΔR)·P over distinct scores best first
+    (ties share one point, as scikit-learn's ``average_precision_score``)."""
     order = np.argsort(-score, kind="stable")
     ordered = score[order]
     ends = np.r_[np.flatnonzero(np.diff(ordered) != 0), ordered.size - 1]
@@ -134,10 +132,8 @@ def _average_precision(
 def separability(
     rows: pl.DataFrame, *, n_boot: int = 2000, seed: int = 0, level: float = 0.95
 ) -> pl.DataFrame:
-    """AUROC of confidence (positive vs no-gold) and AUPRC of no-gold detection by low
-    confidence, per run and no-gold stratum (natural, counterfactual, all), with stratified
-    percentile-bootstrap intervals (classes resampled separately; arbwb-defined).
-    """
+    """AUROC of confidence and AUPRC of no-gold detection per run and no-gold stratum, with
+    stratified percentile-bootstrap intervals (arbwb-defined)."""
     from arbwb.metrics.stats import bootstrap_weights
 
     out = []

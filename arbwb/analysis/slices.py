@@ -1,8 +1,5 @@
-"""Slice leaderboard (spec §10.7, §13.4): run metrics per agentic-relevance slice.
-
-The point table of :func:`slice_table` is upstream's; intervals, the multi-label view, the
-best run per slice (Holm-corrected tests) and RRF combinations are arbwb-defined
-(docs/taxonomy.md). Runs are compared within their group.
+"""Slice leaderboard (spec §10.7, §13.4): run metrics per agentic-relevance slice; beyond the
+point table everything is arbwb-defined (docs/taxonomy.md).
 """
 
 from __future__ import annotations
@@ -143,10 +140,8 @@ def label_leaderboard(table: pl.DataFrame, *, label: str, top: int = 8) -> pl.Da
 
 
 def best_by_mode(table: pl.DataFrame) -> pl.DataFrame:
-    """Paper's best-by-mode table (spec 13.4): ``Mode | n | Best MRR | Best R@20`` per group.
-
-    Per primary label (whole slice): the largest sample count and the best run means.
-    """
+    """Paper's best-by-mode table (spec 13.4) per group: per primary label, the largest sample
+    count and the best run means (Mode, n, Best MRR, Best R@20)."""
     rows = table.filter(pl.col("task") == ALL)
     out = rows.group_by("group", "relevance_type").agg(
         pl.col("samples").max().alias("n"),
@@ -208,10 +203,8 @@ def slice_scores(
     n_boot: int = 2000,
     seed: int = 0,
 ) -> pl.DataFrame:
-    """Per (group, view, slice, task, run, metric): n, mean and a percentile bootstrap interval.
-
-    arbwb-defined: resamples are over the cell's samples, shared by the runs of the cell.
-    """
+    """Per (group, view, slice, task, run, metric): n, mean and a percentile-bootstrap
+    interval over the cell's samples, shared by its runs (arbwb-defined)."""
     rows: list[dict[str, object]] = []
     for cell in _cells(_joined(metrics, annotations, run_group)):
         reps = bootstrap_means(cell.values, n_boot=n_boot, seed=seed)

@@ -1,8 +1,5 @@
-"""Line overlap of runs: the stored file-vs-line diagnostic (spec §11) and span yield.
-
-arbwb re-ranks its own baselines at chunk level and packs each ranking three ways:
-``legacy_chars`` (spec §5.8, checked against the stored ``line_metrics``), and the
-arbwb-defined token packings ``files`` and ``chunks``; docs/granularity.md gives the rules.
+"""Line overlap of runs: the stored file-vs-line diagnostic (spec §11) and the span yield of
+arbwb's re-ranked baselines under three packings (docs/granularity.md).
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""Aggregation levels of per-sample metrics (spec §12): sample-weighted, task-macro, repo-macro.
-
-:func:`level_means` takes a weight matrix, so a point value is the row of ones and a bootstrap
-replicate a row of resampling counts; nulls are left out of means while ``n`` counts every
-sample (docs/metrics.md). ``samples`` is a SAMPLES frame or a run's ``details`` frame.
+"""Aggregation levels of per-sample metrics (spec §12): sample-weighted, task-macro, repo-macro,
+from one weight-matrix formula (:func:`level_means`; docs/metrics.md).
 """
 
 from __future__ import annotations
@@ -100,11 +97,8 @@ def percentile(values: Sequence[float], q: float) -> float | None:
 
 
 def _levels(metrics: pl.DataFrame, by: str | None, within: str | None = None) -> pl.DataFrame:
-    """Per (run, [within], metric): n, value (weighted, or macro over ``by`` groups), n_groups.
-
-    One query gathers every group's values (in frame order); a weighted value is the
-    :func:`pooled_mean` of its group, a macro value :func:`level_means` of the group alone.
-    """
+    """Per (run, [within], metric): n, value (the :func:`pooled_mean`, or :func:`level_means`
+    macro over ``by`` groups) and n_groups, from one gathering query."""
     keys = ["run", *([within] if within else []), "metric"]
     gathered = [pl.col("value").cast(pl.Float64)]
     if by is not None:

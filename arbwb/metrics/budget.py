@@ -1,7 +1,5 @@
-"""Canonical BCY@B (Budgeted Context Yield, spec §5.7), vectorised over samples with Polars.
-
-The packing rule and coverage at τ are those of docs/metrics.md; as every packed file costs
-at least 3 tokens, "packed while used < B" over cumulative costs is upstream's sequential loop.
+"""Canonical BCY@B (Budgeted Context Yield, spec §5.7) vectorised with Polars; every packed file
+costs >= 3 tokens, so "packed while used < B" is upstream's sequential loop.
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""Intervals and paired tests for comparing runs on the same samples (arbwb-defined, spec §12).
-
-Vectorised over an ``(n_boot, n)`` weight matrix; every function is seeded and deterministic.
+"""Intervals and paired tests for comparing runs on the same samples (arbwb-defined, spec §12),
+vectorised over an ``(n_boot, n)`` weight matrix, seeded and deterministic.
 """
 
 from __future__ import annotations
@@ -40,11 +39,8 @@ def _as_values(values: npt.ArrayLike) -> FloatArray:
 def bootstrap_weights(
     n: int, *, n_boot: int = 2000, seed: int = 0, clusters: npt.ArrayLike | None = None
 ) -> FloatArray:
-    """How often each of ``n`` samples is drawn in each of ``n_boot`` resamples, shape (n_boot, n).
-
-    Plain bootstrap: multinomial counts over samples. Cluster bootstrap: clusters
-    are drawn with replacement and every sample inherits its cluster's count.
-    """
+    """Draw counts of ``n`` samples in ``n_boot`` resamples, shape (n_boot, n); with
+    ``clusters`` whole clusters are drawn and each sample inherits its cluster's count."""
     if n <= 0 or n_boot <= 0:
         msg = f"need n > 0 samples and n_boot > 0 resamples, got n={n}, n_boot={n_boot}"
         raise ValueError(msg)
@@ -64,10 +60,8 @@ def bootstrap_means(
     seed: int = 0,
     clusters: npt.ArrayLike | None = None,
 ) -> FloatArray:
-    """Resampled means ``(W @ v) / W.sum(1)``: shape (n_boot,) for 1-D values, (n_boot, m) for 2-D.
-
-    Columns of 2-D values share the resamples, so differences between columns are paired.
-    """
+    """Resampled means ``(W @ v) / W.sum(1)``, (n_boot,) or (n_boot, m); columns share the
+    resamples, so differences between columns are paired."""
     array = _as_values(values)
     weights = bootstrap_weights(array.shape[0], n_boot=n_boot, seed=seed, clusters=clusters)
     totals = weights.sum(axis=1)
@@ -156,10 +150,8 @@ def paired_randomization_test(
 
 
 def holm(pvalues: npt.ArrayLike) -> FloatArray:
-    """Holm step-down adjusted p-values: ``q_(i) = max_{j<=i} min(1, (m - j + 1)*p_(j))``.
-
-    Returned in the input order; monotone in the sorted order and capped at 1.
-    """
+    """Holm step-down adjusted p-values ``q_(i) = max_{j<=i} min(1, (m - j + 1)*p_(j))``, in
+    the input order."""
     p = np.asarray(pvalues, dtype=np.float64)
     if p.ndim != 1 or np.isnan(p).any() or (p < 0).any() or (p > 1).any():
         msg = f"holm needs a 1-D array of p-values in [0, 1], got {p!r}"
@@ -173,10 +165,7 @@ def holm(pvalues: npt.ArrayLike) -> FloatArray:
 
 
 def wilson_interval(k: int, n: int, *, level: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval for k/n at ``level``.
-
-    ``(p + z^2/2n +/- z*sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)``, z = Phi^-1(1/2 + level/2).
-    """
+    """Wilson score interval for k/n at ``level`` (exact bounds 0 and 1 at the ends)."""
     _check_level(level)
     if n <= 0 or not 0 <= k <= n:
         msg = f"wilson_interval needs 0 <= k <= n and n > 0, got k={k}, n={n}"
