@@ -465,9 +465,14 @@ def confidence(qs: Quantities, labels: Sequence[str], primary: str) -> str:
 
 
 def annotate_record(
-    record: Mapping[str, Any], *, source: str | None = None, line: int | None = None
+    record: Mapping[str, Any],
+    *,
+    source: str | None = None,
+    line: int | None = None,
+    rebuilt: bool = False,
 ) -> dict[str, Any]:
-    """One annotation row (the :data:`SCHEMA` columns) for one raw sample record; never raises."""
+    """One annotation row (the :data:`SCHEMA` columns) for one raw sample record; never raises.
+    ``rebuilt``: the record came from the samples frame (``raw_record_unavailable``)."""
     rec = _Record(record, [])
     task = str(record.get("task_type") or "unknown")
     if not record.get("task_type"):
@@ -486,6 +491,8 @@ def annotate_record(
     labels, evidence = relevance_labels(qs)
     primary = primary_label(qs, labels)
     _quirk_flags(rec, record, qs)
+    if rebuilt:
+        rec.flag("raw_record_unavailable")
     flags = rec.flags
     reasons = [FLAG_TEXT[f] for f in INPUT_FLAGS if f in flags]
     return {
@@ -553,6 +560,10 @@ def annotate_records(
             rows.append(annotate_record(record, source=source, line=line))
         else:
             rows.append(annotate_record(item))
+    return _frame(rows)
+
+
+def _frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=SCHEMA, orient="row") if rows else pl.DataFrame(schema=SCHEMA)
 
 
@@ -576,15 +587,13 @@ def annotate_samples(samples: pl.DataFrame) -> pl.DataFrame:
     rows = []
     for row in samples.iter_rows(named=True):
         record = raw.get((row["source"], row["line"]))
-        if record is None or str(record.get("id") or "") != row["sample_id"]:
-            out = annotate_record(_from_frame(row), source=row["source"], line=row["line"])
-            out["flags"] = [*out["flags"], "raw_record_unavailable"]
-            reasons = [FLAG_TEXT[f] for f in INPUT_FLAGS if f in out["flags"]]
-            out["reason"] = "; ".join(reasons)
-        else:
-            out = annotate_record(record, source=row["source"], line=row["line"])
-        rows.append(out)
-    return pl.DataFrame(rows, schema=SCHEMA, orient="row") if rows else pl.DataFrame(schema=SCHEMA)
+        rebuilt = record is None or str(record.get("id") or "") != row["sample_id"]
+        if record is None or rebuilt:
+            record = _from_frame(row)
+        rows.append(
+            annotate_record(record, source=row["source"], line=row["line"], rebuilt=rebuilt)
+        )
+    return _frame(rows)
 
 
 def _from_frame(row: Mapping[str, Any]) -> dict[str, Any]:
