@@ -273,6 +273,22 @@ def _same_samples(first: pl.DataFrame, other: pl.DataFrame) -> bool:
     return first.drop(drop).equals(other.drop(drop))
 
 
+def score_runs(
+    runs: Sequence[str | Path | RunData],
+    *,
+    samples: SampleSet | None = None,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    corpus: Corpus | None = None,
+    by: str | None = None,
+) -> pl.DataFrame:
+    """``arbwb score``'s numbers for ranking files (or loaded runs) as one long frame."""
+    paths = [r for r in runs if not isinstance(r, RunData)]
+    loaded = iter(load_runs(paths))
+    data = [r if isinstance(r, RunData) else next(loaded) for r in runs]
+    names = metric_names(list(metrics))
+    return score_table(score_all(data, samples, names, corpus), by)
+
+
 def run_summaries(scored: Sequence[Scored], by: str | None = None) -> list[dict[str, Any]]:
     """The JSON summary of each run (counts, overall means and means per task and ``by``),
     from one means table for all of them."""

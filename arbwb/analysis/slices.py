@@ -481,10 +481,7 @@ class SliceBoard:
             },
             "slice_scores": {
                 f"{r['group']}/{r['view']}/{r['slice']}/{r['run']}/{r['metric']}": [
-                    r["value"],
-                    r["ci_low"],
-                    r["ci_high"],
-                    r["n"],
+                    r[k] for k in ("value", "ci_low", "ci_high", "n")
                 ]
                 for r in whole
             },
