@@ -269,13 +269,12 @@ def fold_table(calibrations: Sequence[Calibration]) -> pl.DataFrame:
         for run, cv in cal.runs.items():
             for fold in cv.folds:
                 test = fold["test_metrics"]
-                threshold = fold["threshold"]
                 out.append(
                     {
                         "run": run,
                         "protocol": cal.protocol,
                         "fold": fold["fold"],
-                        "threshold": None if threshold == NEG_INF else threshold,
+                        "threshold": _finite(fold["threshold"]),
                         "test_samples": fold["test_samples"],
                         "test_positive": fold["test_positive"],
                         "test_no_gold": fold["test_no_gold"],
@@ -283,6 +282,11 @@ def fold_table(calibrations: Sequence[Calibration]) -> pl.DataFrame:
                     }
                 )
     return pl.DataFrame(out, schema_overrides={"threshold": pl.Float64})
+
+
+def _finite(threshold: float) -> float | None:
+    """A threshold for a table: null for -inf (never abstain)."""
+    return None if threshold == NEG_INF else threshold
 
 
 def threshold_transfer(calibration: Calibration) -> pl.DataFrame:
@@ -305,10 +309,8 @@ def threshold_transfer(calibration: Calibration) -> pl.DataFrame:
                     "run": run,
                     "protocol": calibration.protocol,
                     "fold": fold["fold"],
-                    "threshold": None if transferred == NEG_INF else transferred,
-                    "oracle_threshold": None
-                    if oracle["threshold"] == NEG_INF
-                    else oracle["threshold"],
+                    "threshold": _finite(transferred),
+                    "oracle_threshold": _finite(oracle["threshold"]),
                     "shift": transferred - oracle["threshold"] if finite else None,
                     "balanced_accuracy": at_transfer["balanced_accuracy"],
                     "oracle_balanced_accuracy": at_oracle["balanced_accuracy"],
