@@ -105,31 +105,7 @@ def score_run(
     corpus: Corpus | None = None,
 ) -> Scored:
     """Evaluate one run against the samples' gold, or against the gold in its details rows."""
-    if samples is not None:
-        check_known(run, samples)
-        labels, frame = samples.labels, samples.samples
-    elif run.labels is not None and run.details is not None:
-        labels, frame = run.labels, run.details
-    else:
-        msg = "this rankings format carries no gold; pass --samples with the sample file"
-        raise InputError(msg, path=run.path)
-    values = evaluate(
-        run.rankings,
-        labels,
-        metrics=metrics,
-        samples=frame,
-        stored=run.stored_for(labels),
-        corpus=corpus,
-        runs=[run.run],
-    )
-    counts = coverage(run.rankings, labels, frame, submitted=run.submitted).row(0, named=True)
-    counted = {k: int(v) for k, v in counts.items() if k != "run"}
-    if corpus is not None and needs_corpus(metrics):
-        from arbwb.metrics.budget import missing_snapshots
-
-        missing = missing_snapshots(labels, corpus, snapshots=snapshot_map(frame))
-        counted["n_missing_snapshot"] = missing.height
-    return Scored(run, values, frame, counted)
+    return _score_group([run], samples, metrics, corpus)[0]
 
 
 def score_all(
@@ -179,8 +155,6 @@ def _score_group(
     corpus: Corpus | None,
 ) -> list[Scored]:
     """:func:`score_run` of runs sharing their gold, with one evaluation for all of them."""
-    if len(runs) == 1:
-        return [score_run(runs[0], samples, metrics, corpus)]
     first = runs[0]
     if samples is not None:
         for run in runs:
@@ -189,7 +163,8 @@ def _score_group(
     elif first.labels is not None and first.details is not None:
         labels, frame = first.labels, first.details
     else:
-        return [score_run(run, samples, metrics, corpus) for run in runs]
+        msg = "this rankings format carries no gold; pass --samples with the sample file"
+        raise InputError(msg, path=first.path)
     stored = [s for s in (run.stored_for(labels) for run in runs) if s is not None]
     values = evaluate(
         pl.concat([run.rankings for run in runs]),
@@ -207,8 +182,8 @@ def _score_group(
         submitted=pl.concat([run.submitted for run in runs]),
     )
     by_run = {row.pop("run"): row for row in counts.iter_rows(named=True)}
-    if any(run.run not in by_run for run in runs):  # as score_run has it: one run at a time
-        return [score_run(run, samples, metrics, corpus) for run in runs]
+    if len(runs) > 1 and any(run.run not in by_run for run in runs):
+        return [score_run(run, samples, metrics, corpus) for run in runs]  # one at a time
     n_missing = None
     if corpus is not None and needs_corpus(metrics):
         from arbwb.metrics.budget import missing_snapshots
