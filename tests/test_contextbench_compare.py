@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from arbwb.analysis import leaderboard as lb
+from arbwb.analysis import board as boards
 from arbwb.contextbench import compare as cc
 from arbwb.metrics import stats
 
@@ -112,7 +112,7 @@ def test_scores_means_and_n_per_benchmark_and_run() -> None:
 
 def test_intervals_are_the_leaderboards() -> None:
     scores = cc.file_level_scores(_frame(), n_boot=300, seed=7)
-    board = lb.scores(
+    board = boards.scores(
         ARB_METRICS.filter(pl.col("metric") == "recall@20"),
         ARB_SAMPLES.with_columns(split=pl.lit(None, dtype=pl.String)),
         n_boot=300,

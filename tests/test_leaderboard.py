@@ -9,6 +9,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from arbwb.analysis import board as boards
 from arbwb.analysis import leaderboard as lb
 from arbwb.errors import InputError
 from arbwb.io.release import load_release
@@ -62,7 +63,7 @@ def test_tv18_aggregation_levels() -> None:
         ["code2test", "code2test", "trace2code", "comment2context", "edit2ripple"],
         ["A", "A", "B", "C", "C"],
     )
-    board = lb.scores(metrics, samples, n_boot=200)
+    board = boards.scores(metrics, samples, n_boot=200)
     overall = {"scope": "overall", "metric": "mrr"}
     assert _value(board, aggregation="weighted", **overall) == pytest.approx(0.35, abs=1e-12)
     assert _value(board, aggregation="task_macro", **overall) == pytest.approx(0.3125, abs=1e-12)
@@ -90,7 +91,7 @@ def test_shared_v1_1_runs_match_upstream_summaries(shared_release: Path, shared_
         "repomap_tests_only",
     ]
     assert any("no corpus" in note for note in release.notes)
-    board = lb.scores(lb.release_metrics(release), release.samples, run_group=release.run_group)
+    board = boards.scores(lb.release_metrics(release), release.samples, run_group=release.run_group)
     weighted = board.filter(pl.col("aggregation") == "weighted")
     for run in release.runs:
         summary = json.loads((shared_dir / "eval" / V1_1 / f"{run}_summary.json").read_text())
@@ -105,7 +106,7 @@ def test_shared_v1_1_runs_match_upstream_summaries(shared_release: Path, shared_
 
 def test_shared_tv19_macros(shared_release: Path) -> None:
     release = load_release(shared_release)
-    board = lb.scores(lb.release_metrics(release), release.samples, run_group=release.run_group)
+    board = boards.scores(lb.release_metrics(release), release.samples, run_group=release.run_group)
     overall = board.filter(pl.col("scope") == "overall")
     lex = overall.filter(pl.col("run") == "lexical_code_only")
     assert _value(lex, aggregation="repo_macro", metric="mrr") == pytest.approx(
@@ -129,7 +130,7 @@ def test_run_under_matching_benchmark_uses_its_samples(tmp_path: Path, shared_di
     release = load_release(root, "eval/v0_1/*_details.jsonl")
     assert release.run_group == {"lexical": "v0_1"}
     summary = json.loads((shared_dir / "eval" / "v0_1" / "lexical_summary.json").read_text())
-    board = lb.scores(lb.release_metrics(release), release.samples, run_group=release.run_group)
+    board = boards.scores(lb.release_metrics(release), release.samples, run_group=release.run_group)
     overall = board.filter(pl.col("scope") == "overall", pl.col("aggregation") == "weighted")
     assert overall["n"].unique().to_list() == [35]
     expected = summary["metrics"]["overall"]
@@ -148,7 +149,7 @@ def test_missing_prediction_counts_as_zero(tmp_path: Path, shared_dir: Path) -> 
     (root / "eval" / "v0_1" / "mine.jsonl").write_text(json.dumps(pred) + "\n")
     release = load_release(root, "eval/v0_1/mine.jsonl")
     metrics = lb.release_metrics(release)
-    board = lb.scores(metrics, release.samples, run_group=release.run_group, n_boot=100)
+    board = boards.scores(metrics, release.samples, run_group=release.run_group, n_boot=100)
     overall = board.filter(pl.col("scope") == "overall", pl.col("aggregation") == "weighted")
     assert overall["n"].unique().to_list() == [35]  # 34 absent predictions score 0, not dropped
     assert _value(overall, metric="mrr") == pytest.approx(1 / 35, abs=1e-12)
@@ -173,7 +174,7 @@ def test_significance_known_answers() -> None:
     base = list(np.random.default_rng(0).random(40) * 0.5)
     metrics = _metrics({"A": base, "B": list(base), "C": [v + 0.2 for v in base]})
     samples = _samples(["code2test"] * 40, [f"r{i % 5}" for i in range(40)])
-    tests = lb.pairwise_tests(metrics, samples, n_perm=2000)
+    tests = boards.pairwise_tests(metrics, samples, n_perm=2000)
     ab = tests.filter(pl.col("run_a") == "A", pl.col("run_b") == "B")
     assert ab["p_value"].to_list() == [1.0]
     assert ab["p_holm"].to_list() == [1.0]
@@ -181,12 +182,12 @@ def test_significance_known_answers() -> None:
     dominated = tests.filter(pl.col("run_b") == "C")
     assert dominated["significant"].to_list() == [True, True]
     assert dominated["p_holm"].max() < 0.01  # type: ignore[operator]
-    clustered = lb.pairwise_tests(metrics, samples, n_perm=2000, cluster="repo")
+    clustered = boards.pairwise_tests(metrics, samples, n_perm=2000, cluster="repo")
     # 5 repositories all favouring C: the smallest attainable two-sided p is 2/32
     assert clustered.filter(pl.col("run_b") == "C")["p_value"].to_list() == pytest.approx(
         [2 / 32, 2 / 32], abs=0.02
     )
-    ranks = lb.rank_table(metrics, samples, tests, n_boot=300)
+    ranks = boards.rank_table(metrics, samples, tests, n_boot=300)
     by_run = {r["run"]: r for r in ranks.iter_rows(named=True)}
     assert by_run["C"]["rank"] == 1
     assert (by_run["C"]["rank_best"], by_run["C"]["rank_worst"]) == (1, 1)
@@ -204,13 +205,13 @@ def test_summary_table_columns_and_order() -> None:
         ]
     )
     samples = _samples(["code2test", "trace2code", "code2test", "trace2code"], ["a", "a", "b", "b"])
-    table = lb.summary_table(lb.scores(metrics, samples, n_boot=50), group="all")
+    table = boards.summary_table(boards.scores(metrics, samples, n_boot=50), group="all")
     assert table.columns == [
         "Run", "n", "MRR", "R@20", "Macro MRR", "Macro R@20", "Repo MRR", "Repo R@20",
     ]  # fmt: skip
     assert table["Run"].to_list() == ["A", "B"]  # MRR 0.5 > 0.25
     assert table["MRR"][0].startswith("0.5000 [")
-    assert lb.metric_label("bcy@8000") == "BCY@8k"
+    assert boards.metric_label("bcy@8000") == "BCY@8k"
 
 
 def test_default_run_set_leaves_out_selective_runs() -> None:

@@ -69,12 +69,6 @@ def test_task_strata_and_languages() -> None:
     assert strata.filter(pl.col("task") == "code2test")["share"].item() == pytest.approx(2 / 7)
     langs = ov.language_table(_samples(), pl.DataFrame({"repo": ["a/x"], "language": ["Python"]}))
     assert langs.rows() == [("Python", 1, 4), ("unknown", 2, 3)]
-    assert (
-        ov.composition(_samples())
-        .filter(pl.col("repo") == "a/x", pl.col("task") == "code2test")["n"]
-        .item()
-        == 2
-    )
 
 
 def test_repo_languages_reads_manifest_and_rejects_bad_rows(tmp_path: Path) -> None:

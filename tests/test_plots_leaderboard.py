@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import polars as pl
 import pytest
 
-from arbwb.analysis import leaderboard as lb
+from arbwb.analysis import board as boards
 from arbwb.plots.leaderboard import run_task_heatmap, significance_matrix, task_bars
 
 
@@ -31,8 +31,8 @@ def frames() -> tuple[pl.DataFrame, pl.DataFrame]:
             "split": ["dev", "heldout"] * 3,
         }
     )
-    board = lb.scores(metrics, samples, n_boot=100)
-    tests = lb.pairwise_tests(metrics, samples, n_perm=500)
+    board = boards.scores(metrics, samples, n_boot=100)
+    tests = boards.pairwise_tests(metrics, samples, n_perm=500)
     return board, tests
 
 

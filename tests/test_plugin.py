@@ -14,6 +14,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from arbwb.analysis import board as boards
 from arbwb.analysis import leaderboard as lb
 from arbwb.cli import main
 from arbwb.errors import InputError
@@ -200,7 +201,7 @@ def test_plugin_run_joins_the_leaderboard_with_its_family_and_a_test_per_baselin
     family = dict(methods.select("run", "family").iter_rows())
     assert family["myplug"] == "word overlap" and family["dense_hash"] == "embedding"
     metrics = lb.release_metrics(release, metrics=["recall@20"])
-    tests = lb.pairwise_tests(metrics, release.samples, run_group=release.run_group, n_perm=200)
+    tests = boards.pairwise_tests(metrics, release.samples, run_group=release.run_group, n_perm=200)
     with_plugin = tests.filter((pl.col("run_a") == "myplug") | (pl.col("run_b") == "myplug"))
     others = {r for r, g in release.run_group.items() if g == "demo" and r != "myplug"}
     assert set(with_plugin["run_a"]) | set(with_plugin["run_b"]) == others | {"myplug"}

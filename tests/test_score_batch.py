@@ -134,7 +134,9 @@ def test_score_all_equals_one_run_at_a_time(
     regold = together[3].metrics.filter(pl.col("sample_id") == "s3", pl.col("metric") == "recall@5")
     assert regold["value"].to_list() == [0.0]
     for by in (None, "task", "repo", "split"):
-        assert scoring.run_summaries(together, by) == [scoring.run_summary(s, by) for s in alone]
+        assert scoring.run_summaries(together, by) == [
+            scoring.run_summaries([s], by)[0] for s in alone
+        ]
 
 
 def test_one_score_table_equals_per_run_tables_in_grouping_order(
@@ -173,7 +175,7 @@ def test_score_cli_output_equals_per_run_summaries(
     with pytest.warns(UserWarning):
         assert main([*argv, ",".join(METRICS), "--no-cache", "--out", str(out)]) == 0
         alone = [scoring.score_run(r, None, METRICS, open_corpus(corpus.root)) for r in runs]
-    assert json.loads(out.read_text())["runs"] == [scoring.run_summary(s) for s in alone]
+    assert json.loads(out.read_text())["runs"] == [scoring.run_summaries([s])[0] for s in alone]
 
 
 def test_aggregate_many_runs_and_metrics_equals_literal_group_means() -> None:

@@ -1,18 +1,12 @@
-"""Boards from per-sample metrics (spec §12, §13.1): bootstrap intervals, paired tests, ranks.
-
-Point values are upstream's aggregation levels: sample-weighted (pooled) mean,
-task-macro (unweighted mean of the per-task means of the tasks present) and
-repo-macro. Intervals, paired tests, Holm correction, rank intervals, tie groups
-and the dev/held-out split are arbwb-defined (spec §12 has no upstream rule).
-Runs are only compared within one group (the ``eval/<release>`` folder) on the
-same samples.
+"""Boards from per-sample metrics (spec §12, §13.1): bootstrap intervals, paired tests, ranks,
+for runs of one group on the same samples (arbwb-defined statistics, docs/leaderboard.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, compress
 
 import numpy as np
 import numpy.typing as npt
@@ -47,6 +41,7 @@ class _Paired:
     runs: list[str]
     values: npt.NDArray[np.float64]
     attrs: pl.DataFrame  # sample_id, task, repo, split (+ cluster column), row-aligned
+    clusters: list[str] | None  # the cluster value of each sample, when resampling clusters
 
 
 def _paired(
@@ -67,7 +62,20 @@ def _paired(
     )
     present = [r for r in runs if r in wide.columns]
     values = wide.select(present).to_numpy().astype(np.float64).reshape(wide.height, len(present))
-    return _Paired(present, values, wide.select(list(dict.fromkeys(keep))))
+    clusters = None if cluster is None else wide[cluster].cast(pl.String).to_list()
+    return _Paired(present, values, wide.select(list(dict.fromkeys(keep))), clusters)
+
+
+def _paired_cells(
+    metrics: pl.DataFrame,
+    samples: pl.DataFrame,
+    run_group: Mapping[str, str] | None,
+    cluster: str | None,
+) -> Iterator[tuple[str, str, _Paired]]:
+    """``(group, metric, paired values)`` of every comparison group and metric, in order."""
+    for group, runs in _groups(metrics, run_group).items():
+        for metric in metrics["metric"].unique(maintain_order=True).to_list():
+            yield group, metric, _paired(metrics, samples, runs, metric, cluster)
 
 
 def _scopes(attrs: pl.DataFrame) -> list[tuple[str, str, npt.NDArray[np.bool_]]]:
@@ -88,34 +96,12 @@ def scores(
     level: float = 0.95,
     cluster: str | None = None,
 ) -> pl.DataFrame:
-    """Long leaderboard: one row per (group, run, scope, subset, aggregation, metric).
-
-    Columns: group, run, scope (overall | task | split), subset, aggregation
-    (weighted | task_macro | repo_macro), metric, n, n_groups (tasks or repos
-    averaged; null for weighted), value, ci_low, ci_high. Intervals are
-    percentile bootstrap over samples, or over ``cluster`` values (e.g. "repo")
-    when given; macros of a resample average the groups drawn (arbwb-defined).
-    """
-    groups = _groups(metrics, run_group)
+    """Long leaderboard: one row per (group, run, scope, subset, aggregation, metric) with
+    n, n_groups, value and a percentile-bootstrap interval (over ``cluster`` values if given)."""
     rows: list[dict[str, object]] = []
-    for group, runs in groups.items():
-        for metric in metrics["metric"].unique(maintain_order=True).to_list():
-            paired = _paired(metrics, samples, runs, metric, cluster)
-            for scope, subset, mask in _scopes(paired.attrs):
-                rows.extend(
-                    _scope_rows(
-                        paired,
-                        group,
-                        metric,
-                        scope,
-                        subset,
-                        mask,
-                        cluster,
-                        n_boot=n_boot,
-                        seed=seed,
-                        level=level,
-                    )
-                )
+    for group, metric, paired in _paired_cells(metrics, samples, run_group, cluster):
+        for scope, subset, mask in _scopes(paired.attrs):
+            rows += _scope_rows(paired, group, metric, scope, subset, mask, n_boot, seed, level)
     return pl.DataFrame(rows, schema=SCORES_SCHEMA, orient="row")
 
 
@@ -142,8 +128,6 @@ def _scope_rows(
     scope: str,
     subset: str,
     mask: npt.NDArray[np.bool_],
-    cluster: str | None,
-    *,
     n_boot: int,
     seed: int,
     level: float,
@@ -151,7 +135,7 @@ def _scope_rows(
     values = paired.values[mask]
     attrs = paired.attrs.filter(pl.Series(mask))
     n = values.shape[0]
-    clusters = None if cluster is None else attrs[cluster].cast(pl.String).to_list()
+    clusters = None if paired.clusters is None else list(compress(paired.clusters, mask))
     weights = bootstrap_weights(n, n_boot=n_boot, seed=seed, clusters=clusters)
     ones = np.ones((1, n))
     levels: dict[str, tuple[npt.NDArray[np.int64] | None, int | None]] = {"weighted": (None, None)}
@@ -202,40 +186,32 @@ def pairwise_tests(
     cluster: str | None = None,
     alpha: float = 0.05,
 ) -> pl.DataFrame:
-    """Paired randomization test of every pair of runs per (group, metric), Holm-corrected.
-
-    Columns: group, metric, run_a, run_b, n, mean_a, mean_b, diff (a - b), p_value,
-    p_holm, significant (p_holm < alpha). The Holm family is all pairs of a
-    (group, metric). Sign flips are per sample, or per ``cluster`` value.
-    """
+    """Paired sign-flip test of every pair of runs per (group, metric), Holm-corrected within
+    each (group, metric); sign flips are per sample, or per ``cluster`` value."""
     rows: list[dict[str, object]] = []
-    for group, runs in _groups(metrics, run_group).items():
-        for metric in metrics["metric"].unique(maintain_order=True).to_list():
-            paired = _paired(metrics, samples, runs, metric, cluster)
-            pairs = list(combinations(range(len(paired.runs)), 2))
-            if not pairs:
-                continue
-            diffs = np.column_stack([paired.values[:, i] - paired.values[:, j] for i, j in pairs])
-            clusters = None if cluster is None else paired.attrs[cluster].cast(pl.String).to_list()
-            p = sign_flip_pvalues(diffs, n_perm=n_perm, seed=seed, clusters=clusters)
-            adjusted = holm(p)
-            means = paired.values.mean(axis=0)
-            for (i, j), p_value, p_holm in zip(pairs, p, adjusted, strict=True):
-                rows.append(
-                    {
-                        "group": group,
-                        "metric": metric,
-                        "run_a": paired.runs[i],
-                        "run_b": paired.runs[j],
-                        "n": paired.values.shape[0],
-                        "mean_a": float(means[i]),
-                        "mean_b": float(means[j]),
-                        "diff": float(means[i] - means[j]),
-                        "p_value": float(p_value),
-                        "p_holm": float(p_holm),
-                        "significant": bool(p_holm < alpha),
-                    }
-                )
+    for group, metric, paired in _paired_cells(metrics, samples, run_group, cluster):
+        pairs = list(combinations(range(len(paired.runs)), 2))
+        if not pairs:
+            continue
+        diffs = np.column_stack([paired.values[:, i] - paired.values[:, j] for i, j in pairs])
+        p = sign_flip_pvalues(diffs, n_perm=n_perm, seed=seed, clusters=paired.clusters)
+        means = paired.values.mean(axis=0)
+        for (i, j), p_value, p_holm in zip(pairs, p, holm(p), strict=True):
+            rows.append(
+                {
+                    "group": group,
+                    "metric": metric,
+                    "run_a": paired.runs[i],
+                    "run_b": paired.runs[j],
+                    "n": paired.values.shape[0],
+                    "mean_a": float(means[i]),
+                    "mean_b": float(means[j]),
+                    "diff": float(means[i] - means[j]),
+                    "p_value": float(p_value),
+                    "p_holm": float(p_holm),
+                    "significant": bool(p_holm < alpha),
+                }
+            )
     return pl.DataFrame(rows, schema=TESTS_SCHEMA, orient="row")
 
 
@@ -263,44 +239,36 @@ def rank_table(
     run_group: Mapping[str, str] | None = None,
     n_boot: int = 2000,
     seed: int = 0,
-    level: float = 0.95,
     cluster: str | None = None,
-    alpha: float = 0.05,
 ) -> pl.DataFrame:
-    """Per (group, metric, run): mean, rank, bootstrap rank interval and tie group.
-
-    Tie groups come from ``tests`` (Holm-adjusted p of :func:`pairwise_tests`): runs
-    in one group cannot be separated from the group's best run (arbwb-defined).
-    """
+    """Per (group, metric, run): mean, rank, bootstrap rank interval and the tie group from
+    ``tests`` (runs not separable from the group's leader, arbwb-defined)."""
     rows: list[dict[str, object]] = []
-    for group, runs in _groups(metrics, run_group).items():
-        for metric in metrics["metric"].unique(maintain_order=True).to_list():
-            paired = _paired(metrics, samples, runs, metric, cluster)
-            clusters = None if cluster is None else paired.attrs[cluster].cast(pl.String).to_list()
-            rank, best, worst = rank_intervals(
-                paired.values, n_boot=n_boot, seed=seed, level=level, clusters=clusters
+    for group, metric, paired in _paired_cells(metrics, samples, run_group, cluster):
+        rank, best, worst = rank_intervals(
+            paired.values, n_boot=n_boot, seed=seed, clusters=paired.clusters
+        )
+        means = paired.values.mean(axis=0)
+        order = [paired.runs[i] for i in np.argsort(-means, kind="stable")]
+        family = tests.filter(pl.col("group") == group, pl.col("metric") == metric)
+        adjusted = {
+            frozenset((a, b)): p
+            for a, b, p in family.select("run_a", "run_b", "p_holm").iter_rows()
+        }
+        ties = tie_groups(order, adjusted)
+        for j, run in enumerate(paired.runs):
+            rows.append(
+                {
+                    "group": group,
+                    "metric": metric,
+                    "run": run,
+                    "mean": float(means[j]),
+                    "rank": int(rank[j]),
+                    "rank_best": int(best[j]),
+                    "rank_worst": int(worst[j]),
+                    "tie_group": ties[run],
+                }
             )
-            means = paired.values.mean(axis=0)
-            order = [paired.runs[i] for i in np.argsort(-means, kind="stable")]
-            family = tests.filter(pl.col("group") == group, pl.col("metric") == metric)
-            adjusted = {
-                frozenset((a, b)): p
-                for a, b, p in family.select("run_a", "run_b", "p_holm").iter_rows()
-            }
-            ties = tie_groups(order, adjusted, alpha=alpha)
-            for j, run in enumerate(paired.runs):
-                rows.append(
-                    {
-                        "group": group,
-                        "metric": metric,
-                        "run": run,
-                        "mean": float(means[j]),
-                        "rank": int(rank[j]),
-                        "rank_best": int(best[j]),
-                        "rank_worst": int(worst[j]),
-                        "tie_group": ties[run],
-                    }
-                )
     schema = {
         "group": pl.String,
         "metric": pl.String,
@@ -331,12 +299,8 @@ def _cell(value: float, low: float, high: float) -> str:
 def summary_table(
     board: pl.DataFrame, *, group: str, scope: str = "overall", subset: str = "all"
 ) -> pl.DataFrame:
-    """Wide table for one group and subset: Run, n (and n_evaluated, n_missing when the board
-    has them), then weighted metrics and the macros.
-
-    Cells read ``value [ci_low, ci_high]`` (4 decimals, spec §5.9); rows sorted by
-    weighted MRR desc, R@20 desc, run (spec §13.1 order).
-    """
+    """Wide table of one group and subset: Run, counts, then ``value [ci_low, ci_high]`` cells
+    (spec §5.9), sorted by weighted MRR, R@20, run (spec §13.1)."""
     part = board.filter(
         pl.col("group") == group, pl.col("scope") == scope, pl.col("subset") == subset
     )

@@ -1,8 +1,5 @@
-"""Budget curves (spec §5.7): BCY per run, task, budget and τ, each run over its own universe.
-
-Every run is packed against its own group's gold and samples (:meth:`Release.units`), so on a
-release-shaped root a run's overall BCY@8000 at τ = 1 is the leaderboard's ``bcy@8000`` and
-upstream's, never diluted by other subsets' samples. Intervals are arbwb-defined bootstraps.
+"""Budget curves (spec §5.7): BCY per run, task, budget and τ, each run over its own universe
+(:meth:`Release.units`), so BCY@8000 at τ = 1 is the leaderboard's and upstream's.
 """
 
 from __future__ import annotations

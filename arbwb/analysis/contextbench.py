@@ -1,10 +1,5 @@
-"""ContextBench (notebook 07): how much gold context agents and ranked lists retrieve, beside ARB.
-
-:func:`run` loads the ContextBench rows and runs under a release root, scores them as the
-upstream evaluator does (:mod:`arbwb.contextbench`), adds the leaderboard's intervals and
-paired tests (arbwb-defined), scores ranked file lists as whole-file context (§13) and sets
-ARB runs of the same :class:`~arbwb.io.release.Release` beside ContextBench at file level.
-Every part that lacks its inputs is ``None`` and says why in ``notes`` (or ``skipped``).
+"""ContextBench (notebook 07): gold context retrieved by agents and ranked lists, beside ARB;
+a part that lacks its inputs is ``None`` and says why in ``notes``.
 """
 
 from __future__ import annotations
@@ -16,6 +11,7 @@ from typing import Any
 
 import polars as pl
 
+from arbwb.analysis import board as boards
 from arbwb.analysis import leaderboard as lb
 from arbwb.analysis.result import Resampling, Table
 from arbwb.contextbench import compare as cc
@@ -45,12 +41,8 @@ _RANKED_KEYS = ("file_coverage", "file_precision", "line_coverage", "line_precis
 
 @dataclass(frozen=True)
 class ContextBenchOptions:
-    """Where the ContextBench inputs lie under ``data_dir`` and how to score them.
-
-    Empty paths mean the defaults under ``<data_dir>/contextbench/`` (rows.parquet,
-    predictions/*, rankings/*.jsonl); ``corpus_dir`` empty means the release's corpus.
-    ``symbols`` asks for the block level: without tree-sitter it is skipped and said so.
-    """
+    """Where the ContextBench inputs lie under ``data_dir`` (empty: the defaults under
+    ``contextbench/``) and how to score them; ``symbols`` asks for the block level."""
 
     data_dir: str | Path
     rows_path: str = ""
@@ -324,8 +316,10 @@ def _agent_scores(scored: Sequence[Scored], rows: ContextBenchRows, rs: Resampli
         errors=errors.sort("run", "error"),
         steps=step_coverage_frame(scored),
         metrics=metrics,
-        board=lb.scores(metrics, rows.samples, n_boot=rs.n_boot, seed=rs.seed, cluster=rs.cluster),
-        tests=lb.pairwise_tests(
+        board=boards.scores(
+            metrics, rows.samples, n_boot=rs.n_boot, seed=rs.seed, cluster=rs.cluster
+        ),
+        tests=boards.pairwise_tests(
             metrics, rows.samples, n_perm=rs.n_perm, seed=rs.seed, cluster=rs.cluster
         ),
     )

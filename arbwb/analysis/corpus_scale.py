@@ -1,9 +1,5 @@
-"""Corpus scale (the paper's corpus table): snapshots ok/missing, files, chunks, bytes, duplication.
-
-Chunk files are read one snapshot at a time with only ``kind, path, text`` projected, so
-memory stays flat in the number of snapshots; what is kept across snapshots is one 64-bit
-hash per distinct chunk text. The duplication share and the extension counts behind
-:func:`arbwb.analysis.overview.infer_languages` are arbwb-defined.
+"""Corpus scale (the paper's corpus table): snapshots, files, chunks, bytes and duplicated text,
+read one snapshot at a time (docs/overview.md).
 """
 
 from __future__ import annotations
@@ -45,13 +41,8 @@ class Scale:
 
 
 def corpus_scale(corpus: Corpus, progress: Callable[[str], None] | None = None) -> Scale:
-    """Scan every snapshot of the corpus view once, in snapshot-id order.
-
-    Snapshots that only non-``ok`` manifest rows list are counted as ``missing``; an ``ok``
-    snapshot whose chunk file cannot be found is ``unreadable``, one whose rows differ from its
-    manifest row's counts (:meth:`Corpus.count_mismatch`) ``incomplete``; both are named in
-    ``problems``.
-    """
+    """Scan every snapshot of the corpus view once, in id order; missing, unreadable and
+    incomplete snapshots are counted and named in ``problems``."""
     status_of: dict[str, str] = {}
     for row in manifest_rows(corpus.manifests):
         status_of.setdefault(row.snapshot_id, "missing")
@@ -128,11 +119,8 @@ def _scan(path: Path) -> tuple[dict[str, int], pl.DataFrame, dict[int, int]]:
 
 
 def scale_totals(scale: Scale) -> dict[str, float | int]:
-    """Release totals: snapshots ok/missing/unreadable, files, chunks, bytes, duplicated share.
-
-    ``duplicated_text_share`` = 1 - new / distinct text bytes summed over snapshots: the share
-    of a snapshot's distinct chunk text that an earlier snapshot already holds (arbwb-defined).
-    """
+    """Release totals: snapshots, files, chunks, bytes and the share of distinct chunk text an
+    earlier snapshot already holds (arbwb-defined)."""
     frame = scale.snapshots
     by_status = {s: int((frame["status"] == s).sum()) for s in ("ok", "missing", "unreadable")}
     sums = {

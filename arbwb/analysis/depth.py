@@ -1,9 +1,5 @@
-"""Rank analysis of a set of runs on one sample universe: every table of spec §13.3, §13.7, §13.8.
-
-``arbwb depth`` calls :func:`build_report` on the runs it is given; notebook 08 calls
-:func:`run`, which builds one report per comparison group of a release and adds the example
-slices and arbwb-made fusions. The tables themselves come from
-:mod:`arbwb.analysis.rank_analysis` and :mod:`arbwb.analysis.fusion_report`.
+"""Rank analysis (spec §13.3, §13.7, §13.8): ``arbwb depth`` calls :func:`build_report`;
+notebook 08 calls :func:`run`, one report per comparison group plus examples and fusions.
 """
 
 from __future__ import annotations
@@ -26,11 +22,8 @@ from arbwb.tables import rows_to_markdown
 
 @dataclass(frozen=True)
 class DepthReport:
-    """Every table of the rank analysis; given/fusion/ablation tables are None when absent.
-
-    ``given_top`` needs ``given`` labels (benchmark samples); ``fusion`` and ``reference`` need
-    a run whose mode is ``rank_fusion``; ``ablation`` a run with a filter other than all_files.
-    """
+    """Every table of the rank analysis; given/fusion/ablation tables are None when their
+    inputs (given labels, a ``rank_fusion`` run, a filtered run) are absent."""
 
     per: pl.DataFrame
     depth_rows: pl.DataFrame
@@ -195,10 +188,8 @@ class DepthOptions:
 
 @dataclass(frozen=True)
 class GroupDepth:
-    """One comparison group's report, its all-miss examples and the arbwb-made fusion tables.
-
-    ``misses`` is ``report.all_miss`` with the gold files and the query's first characters.
-    """
+    """One comparison group's report, its all-miss examples (with gold files and the query's
+    first characters) and the arbwb-made fusion tables."""
 
     report: DepthReport
     misses: pl.DataFrame
@@ -239,10 +230,8 @@ class GroupDepth:
 
 @dataclass(frozen=True)
 class DepthResult:
-    """Per-group rank analysis of a release; ``skipped`` when it holds no runs.
-
-    ``problems`` names the ``fuse_runs`` entries that were left out (runs of several groups).
-    """
+    """Per-group rank analysis of a release; ``skipped`` when it holds no runs, ``problems``
+    the ``fuse_runs`` entries left out (runs of several groups)."""
 
     groups: dict[str, GroupDepth]
     runs: list[str]
@@ -320,12 +309,8 @@ def _keyed(frames: Mapping[str, pl.DataFrame], keys: list[str]) -> dict[str, Any
 
 
 def run(release: Release, options: DepthOptions) -> DepthResult:
-    """One :class:`DepthReport` per comparison group (``release.groups``) plus example slices.
-
-    Each group's runs are scored on its gold plus the release's given labels (for the
-    comment2context traps); ``options.fuse_runs`` fusions are built in the group holding all
-    their runs.
-    """
+    """One :class:`DepthReport` per comparison group plus example slices; ``fuse_runs``
+    fusions are built in the group holding all their runs."""
     given = release.labels.filter(pl.col("role") == "given")
     query = pl.col("query_text").str.slice(0, QUERY_CHARS)
     queries = release.samples.select("sample_id", query=query)

@@ -1,7 +1,5 @@
-"""Sample explorer: pick one sample by id or filter, show its query, gold, and every run's list.
-
-:func:`run` is notebook 06's analysis; the other functions are frame in, frame out, so the
-same views work in JupyterLab and under papermill.
+"""Sample explorer (notebook 06): one sample by id or filter, its query, gold and every run's
+list; frame in, frame out, so JupyterLab and papermill share the views.
 """
 
 from __future__ import annotations
@@ -24,11 +22,8 @@ QUERY_UNAVAILABLE = (
 
 
 def pick_sample(samples: pl.DataFrame, sample_id: str = "", **filters: str) -> str:
-    """``sample_id`` if given (must exist), else the first sample in file order matching filters.
-
-    ``filters`` are equality tests on ``task``, ``repo``, ``stratum`` or ``split``; empty values
-    are ignored, so notebook parameters can default to ``""``.
-    """
+    """``sample_id`` if given (must exist), else the first sample in file order matching the
+    equality ``filters`` (empty values ignored, so notebook parameters default to ``""``)."""
     matching = matching_samples(samples, **filters)
     if sample_id:
         if sample_id not in samples["sample_id"].to_list():
@@ -43,10 +38,8 @@ def pick_sample(samples: pl.DataFrame, sample_id: str = "", **filters: str) -> s
 
 
 def sample_card(samples: pl.DataFrame, labels: pl.DataFrame, sample_id: str) -> dict[str, Any]:
-    """Task, repo, snapshot, stratum, parsed query, gold and given paths of one sample.
-
-    ``query`` is ``None`` when the samples came from details rows only (no ``benchmark/``).
-    """
+    """Task, repo, snapshot, stratum, parsed query (None without ``benchmark/`` samples),
+    gold and given paths of one sample."""
     rows = samples.filter(pl.col("sample_id") == sample_id)
     if rows.is_empty():
         msg = f"sample id {sample_id!r} is not in the samples frame"
@@ -90,11 +83,8 @@ def ranked_lists(
 def first_gold_ranks(
     rankings: pl.DataFrame, labels: pl.DataFrame, sample_id: str, runs: list[str]
 ) -> pl.DataFrame:
-    """Per run: ``first_gold_rank`` (null when no gold file is ranked) and gold files found.
-
-    Uses the full stored ranking (details ``gold_ranks`` reach past the top 20). Every run in
-    ``runs`` gets a row, so a run that never answered the sample shows up as null, not missing.
-    """
+    """Per run in ``runs``: ``first_gold_rank`` in the full stored ranking (null when no gold
+    file is ranked or the run never answered) and the gold files found."""
     gold = labels.filter(pl.col("sample_id") == sample_id, pl.col("role") == "gold")["path"]
     hits = (
         rankings.filter(pl.col("sample_id") == sample_id, pl.col("path").is_in(gold.implode()))
@@ -127,10 +117,8 @@ def mark(rows: pl.DataFrame) -> pl.DataFrame:
 
 
 def query_lines(query: Mapping[str, Any] | None, *, width: int = 400) -> list[str]:
-    """``key: value`` lines of a raw query (values shortened to ``width`` characters).
-
-    A missing query (``None``) gives one line saying plainly that queries are unavailable.
-    """
+    """``key: value`` lines of a raw query, values cut at ``width`` characters; one line
+    saying so when queries are unavailable (``None``)."""
     if query is None:
         return [QUERY_UNAVAILABLE]
     lines = []
@@ -153,11 +141,8 @@ class ExplorerOptions:
 
 @dataclass(frozen=True)
 class ExplorerResult:
-    """One sample's card (:func:`sample_card`), ranked lists and first-gold ranks, or a skip.
-
-    ``ranked_lists`` is every run's top ``depth`` files with the ``hit`` column (:func:`mark`)
-    instead of the ``gold`` and ``given`` flags.
-    """
+    """One sample's card, every run's top ``depth`` files marked by :func:`mark`, and the
+    first-gold ranks; or a skip."""
 
     card: dict[str, Any] = field(default_factory=dict)
     ranked_lists: pl.DataFrame = field(default_factory=pl.DataFrame)
@@ -229,10 +214,8 @@ def run(release: Release, options: ExplorerOptions) -> ExplorerResult:
 
 
 def matching_samples(samples: pl.DataFrame, **filters: str) -> pl.DataFrame:
-    """The samples rows (file order) passing the equality ``filters``; empty values are ignored.
-
-    Shared by :func:`pick_sample` and the JupyterLab picker (:mod:`.explorer_widget`).
-    """
+    """The samples rows (file order) passing the equality ``filters``, empty values ignored
+    (shared by :func:`pick_sample` and the JupyterLab picker)."""
     unknown = sorted(set(filters) - set(FILTER_COLUMNS))
     if unknown:
         msg = f"unknown sample filters {unknown}; use {list(FILTER_COLUMNS)}"

@@ -1,7 +1,5 @@
-"""Notebook 06 in JupyterLab: filter and pick a sample with ipywidgets, see every run's list.
-
-The data come from :mod:`arbwb.analysis.explorer` and the packing from
-:func:`arbwb.metrics.budget.pack`; this module only renders them as HTML and wires controls.
+"""Notebook 06 in JupyterLab: ipywidgets to filter and pick a sample, rendering
+:mod:`.explorer`'s frames and :func:`arbwb.metrics.budget.pack`'s packing as HTML.
 """
 
 from __future__ import annotations
@@ -24,12 +22,8 @@ PACKED_SCHEMA = {"run": pl.String, "path": pl.String, "partial": pl.Boolean}
 
 
 def packed_files(release: Release, sample_id: str, *, budget: int) -> pl.DataFrame | None:
-    """``run, path, partial`` of the files BCY packing at ``budget`` takes for one sample.
-
-    Costs come from the release corpus and the packing from :func:`budget.pack` (its
-    ``packed_files``/``partial_files`` counts over the stored top 20, missing files free).
-    ``None`` when the release has no corpus or the corpus lacks the sample's snapshot.
-    """
+    """``run, path, partial`` of the files :func:`budget.pack` takes at ``budget`` for one
+    sample; None when the corpus lacks the sample's snapshot."""
     card = ex.sample_card(release.samples, release.labels, sample_id)
     snapshot = card["snapshot_id"]
     if release.corpus is None or not release.corpus.has(snapshot):
@@ -86,10 +80,8 @@ def card_html(card: dict[str, Any]) -> str:
 def runs_html(
     lists: pl.DataFrame, packed: pl.DataFrame | None, runs: list[str], *, budget: int
 ) -> str:
-    """One column per run, one row per rank: gold highlighted, packed files marked.
-
-    ``packed`` is :func:`packed_files` (``None``: no corpus, so no packing marks).
-    """
+    """One column per run, one row per rank: gold highlighted, files of ``packed``
+    (:func:`packed_files`; None without a corpus) marked."""
     if lists.is_empty():
         return "<p>no run ranked any file for this sample</p>"
     shown = packed if packed is not None else pl.DataFrame(schema=PACKED_SCHEMA)

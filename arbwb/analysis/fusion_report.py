@@ -1,9 +1,5 @@
-"""Rank-fusion report (spec §13.7) and candidate-filter ablation (spec §13.8) from stored runs.
-
-Fusion rows score a fusion run on its fused top 20 with the fusion metric set (spec §8:
-precision denominator k, Any@k, nDCG@20); component reference rows and the ablation come
-from :func:`arbwb.analysis.rank_analysis.depth_rows`, so single runs keep their full-depth MRR
-(spec §5.1).
+"""Rank-fusion report (spec §13.7) and candidate-filter ablation (spec §13.8) from stored
+runs; reference rows come from :func:`.rank_analysis.depth_rows` (full-depth MRR).
 """
 
 from __future__ import annotations
@@ -16,21 +12,15 @@ from arbwb import schemas
 from arbwb.analysis.rank_analysis import task_rank
 from arbwb.io.runmeta import FILTERS
 from arbwb.metrics import evaluate
-from arbwb.retrievers.fusion import DEPTH, RRF_K, rrf, top_lists
+from arbwb.retrievers.fusion import DEPTH, rrf, top_lists
 
 FUSION_METRICS: tuple[str, ...] = ("recall@5", "recall@10", "recall@20", "mrr", "hit@20", "ndcg@20")
 BASE_FILTER = "all_files"
 
 
-def fuse(
-    rankings: pl.DataFrame, components: Sequence[str], *, name: str, k: int = RRF_K
-) -> pl.DataFrame:
-    """RANKINGS of the RRF of stored runs (spec §8), on the samples every component ranks.
-
-    Each component contributes its top 20; samples are processed in sorted id order. A
-    component that ranked nothing for a sample leaves that sample out (upstream fuses the
-    intersection of sample ids).
-    """
+def fuse(rankings: pl.DataFrame, components: Sequence[str], *, name: str) -> pl.DataFrame:
+    """RANKINGS of the RRF of stored runs (spec §8): top 20 of each component, on the samples
+    every component ranks, in sorted id order."""
     lists = [top_lists(rankings.filter(pl.col("run") == c)) for c in components]
     if len(lists) < 2:
         msg = f"a fusion needs at least two runs, got {list(components)}"
@@ -39,7 +29,7 @@ def fuse(
     rows = [
         {"run": name, "sample_id": sid, "rank": rank, "path": path, "score": score}
         for sid in common
-        for rank, (path, score) in enumerate(rrf([top[sid] for top in lists], k=k), start=1)
+        for rank, (path, score) in enumerate(rrf([top[sid] for top in lists]), start=1)
     ]
     return schemas.validate(
         pl.DataFrame(rows, schema=dict(schemas.RANKINGS)), schemas.RANKINGS, name="fused rankings"
@@ -58,11 +48,8 @@ def fusion_table(
     samples: pl.DataFrame,
     fusions: Mapping[str, Sequence[str]],
 ) -> pl.DataFrame:
-    """Per fusion run and task (``overall`` first): samples and the §13.7 metrics.
-
-    ``fusions`` maps each fusion run in ``rankings`` to its component labels. A fusion is
-    scored on the samples it ranks (the components' common samples), on its top 20.
-    """
+    """Per fusion run and task (``overall`` first): samples and the §13.7 metrics on its
+    top 20; ``fusions`` maps each fusion run to its component labels."""
     frames = []
     for name, components in fusions.items():
         ranked = rankings.filter(pl.col("run") == name, pl.col("rank") <= DEPTH)
@@ -99,11 +86,8 @@ _KEYS = ("fusion", "components", "task", "samples")
 
 
 def reference_table(depth: pl.DataFrame, runs: Sequence[str]) -> pl.DataFrame:
-    """Component reference rows (task, model, samples, R@20, MRR, source) from depth rows.
-
-    ``depth`` is :func:`arbwb.analysis.rank_analysis.depth_rows` output, with a ``source``
-    column when known.
-    """
+    """Component reference rows (task, model, samples, R@20, MRR, source) from
+    :func:`arbwb.analysis.rank_analysis.depth_rows` output."""
     source = pl.col("source") if "source" in depth.columns else pl.lit(None, pl.String)
     rows = depth.filter(pl.col("run").is_in(list(runs))).select(
         "task",
@@ -122,10 +106,8 @@ def has_ablation(info: pl.DataFrame) -> bool:
 
 
 def methods_without_base(ablation: pl.DataFrame) -> list[str]:
-    """Methods of an :func:`ablation_table` with no ``all_files`` run (their deltas are n/a).
-
-    Any other frame (without ``delta_mrr_vs_all_files``) has none.
-    """
+    """Methods of an :func:`ablation_table` with no ``all_files`` run (their deltas are n/a);
+    none for any other frame."""
     if "delta_mrr_vs_all_files" not in ablation.columns:
         return []
     bare = ablation.filter(pl.col("delta_mrr_vs_all_files").is_null())["method"]
@@ -133,12 +115,8 @@ def methods_without_base(ablation: pl.DataFrame) -> list[str]:
 
 
 def ablation_table(depth: pl.DataFrame) -> pl.DataFrame:
-    """Spec §13.8 per method, candidate filter and task, with MRR minus the method's all_files.
-
-    ``depth`` is :func:`arbwb.analysis.rank_analysis.depth_rows` output with ``method`` and
-    ``candidate_filter`` columns. The delta is null when the method has no ``all_files`` run
-    for that task (diagnostic only; means are each run's own, as upstream's summaries).
-    """
+    """Spec §13.8 per method, candidate filter and task, with MRR minus the method's
+    all_files run (null when it has none for that task)."""
     rows = depth.select(
         "method",
         "candidate_filter",

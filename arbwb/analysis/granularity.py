@@ -1,9 +1,5 @@
-"""Span granularity (spec §11): gold-file sizes, span density and the file-vs-line diagnostic.
-
-Upstream parity: gold-file line counts (max ``end_line`` over the path's chunk rows), the
-granularity percentile rule, ``fraction_over_lines`` (strictly greater), span density and the
-per-run diagnostic from stored ``line_metrics``. Bootstrap intervals are arbwb-defined. The
-corpus is read one snapshot at a time, two columns of its chunk file, so memory stays flat.
+"""Span granularity (spec §11): gold-file sizes, span density and the file-vs-line diagnostic,
+with arbwb-defined intervals (docs/granularity.md).
 """
 
 from __future__ import annotations
@@ -109,12 +105,8 @@ def merged_line_count(intervals: Iterable[tuple[int, int]]) -> int:
 
 
 def line_counts(corpus: Corpus, wanted: Mapping[str, Iterable[str]]) -> pl.DataFrame:
-    """(snapshot_id, path, file_lines) of the wanted paths with chunk rows, through
-    :meth:`Corpus.line_counts`, one snapshot at a time so memory stays flat.
-
-    A snapshot the manifest lacks, or whose chunk file cannot be found, has no rows (spec §0
-    JSONL rule: its paths are ``missing_path``, as upstream's report has them).
-    """
+    """(snapshot_id, path, file_lines) of the wanted paths, one snapshot at a time; an unknown
+    or unreadable snapshot has no rows, so its paths are ``missing_path`` (spec §0)."""
     frames = [pl.DataFrame(schema=_LINES)]
     absent = set(missing_chunk_files(corpus, wanted))
     for sid in sorted(wanted):
@@ -141,13 +133,20 @@ def positive_samples(samples: pl.DataFrame) -> pl.DataFrame:
     return samples.filter(pl.col("stratum") == "positive")
 
 
-def gold_file_sizes(samples: pl.DataFrame, labels: pl.DataFrame, corpus: Corpus) -> pl.DataFrame:
-    """One row per positive sample-gold occurrence (SIZES): line count or the reason it has none.
+def _core(samples: pl.DataFrame) -> pl.DataFrame:
+    """Positive samples of the core tasks (the span population of spec §11)."""
+    return positive_samples(samples).filter(pl.col("task").is_in(CORE_TASKS))
 
-    Gold = LABELS role ``gold`` (the §2.6 target). ``missing_manifest``: no usable manifest
-    row for the snapshot; ``missing_path``: no chunk row of the path with a positive
-    ``end_line``. Unresolved occurrences stay in the frame (null ``file_lines``).
-    """
+
+def _valid_spans(spans: pl.DataFrame) -> pl.DataFrame:
+    """Gold-span rows with start >= 1 and end >= start."""
+    start, end = pl.col("start_line"), pl.col("end_line")
+    return spans.filter(pl.col("kind") == "span", start >= 1, end >= start)
+
+
+def gold_file_sizes(samples: pl.DataFrame, labels: pl.DataFrame, corpus: Corpus) -> pl.DataFrame:
+    """One SIZES row per positive sample-gold occurrence: its line count, or why it has none
+    (``missing_manifest``, ``missing_path``; null ``file_lines``)."""
     positives = positive_samples(samples).select(
         "sample_id", "task", "repo", "base_commit", "snapshot_id"
     )
@@ -196,24 +195,15 @@ def file_size_summary(sizes: pl.DataFrame, samples: pl.DataFrame) -> dict[str, A
 
 
 def span_density(samples: pl.DataFrame, spans: pl.DataFrame, sizes: pl.DataFrame) -> pl.DataFrame:
-    """Per (core positive sample, span path with a known line count): merged evidence lines,
-    file lines and their ratio (DENSITY; spec §11).
-
-    Spans are the sample's ``gold_spans`` (SPANS kind ``span``) with start ≥ 1 and end ≥ start.
-    A path's line count is known when some positive sample has it as resolved gold at the same
-    snapshot.
-    """
-    core = positive_samples(samples).filter(pl.col("task").is_in(CORE_TASKS))
+    """DENSITY rows (spec §11): per core positive sample and valid gold-span path with a known
+    line count, merged evidence lines, file lines and their ratio."""
+    core = _core(samples)
     known = (
         sizes.filter(pl.col("file_lines").is_not_null())
         .select("snapshot_id", "path", "file_lines")
         .unique(["snapshot_id", "path"], keep="first")
     )
-    valid = spans.filter(
-        (pl.col("kind") == "span")
-        & (pl.col("start_line") >= 1)
-        & (pl.col("end_line") >= pl.col("start_line"))
-    )
+    valid = _valid_spans(spans)
     pairs = (
         core.select("sample_id", "task", "snapshot_id")
         .join(valid, on="sample_id", maintain_order="left")
@@ -234,18 +224,10 @@ def span_density(samples: pl.DataFrame, spans: pl.DataFrame, sizes: pl.DataFrame
 def span_summary(
     density: pl.DataFrame, samples: pl.DataFrame, spans: pl.DataFrame
 ) -> dict[str, Any]:
-    """``span_evidence`` of spec §11 per core task and ``overall``.
-
-    ``samples_with_spans`` counts core positive samples with at least one valid gold span
-    (arbwb's reading of the spec; upstream's report shows it as ``k/n``).
-    """
-    core = positive_samples(samples).filter(pl.col("task").is_in(CORE_TASKS))
-    valid = spans.filter(
-        (pl.col("kind") == "span")
-        & (pl.col("start_line") >= 1)
-        & (pl.col("end_line") >= pl.col("start_line"))
-    )
-    with_spans = core.join(valid.select("sample_id").unique(), on="sample_id", how="semi")
+    """``span_evidence`` of spec §11 per core task and ``overall`` (``samples_with_spans``:
+    core positive samples with a valid gold span)."""
+    core = _core(samples)
+    with_spans = core.join(_valid_spans(spans).select("sample_id"), on="sample_id", how="semi")
     out: dict[str, Any] = {}
     for name, members in _groups(core, CORE_TASKS):
         in_group = pl.col("task").is_in(members)
@@ -276,11 +258,8 @@ def unresolved(sizes: pl.DataFrame) -> pl.DataFrame:
 
 @dataclass(frozen=True)
 class Analysis:
-    """Everything the granularity report and notebook show, as frames.
-
-    ``sizes`` (SIZES), ``density`` (DENSITY) and ``packing`` (spanyield.PACKING) per row;
-    ``plans``/``checks`` say per run whether it was re-ranked and how that went.
-    """
+    """The granularity frames (SIZES, DENSITY, spanyield.PACKING) and, per run, whether it
+    was re-ranked and how that went."""
 
     sizes: pl.DataFrame
     density: pl.DataFrame
@@ -324,13 +303,8 @@ def report(
     n_boot: int = 2000,
     seed: int = 0,
 ) -> dict[str, Any]:
-    """The ``arbwb granularity`` JSON: spec §11 sections plus an ``arbwb`` section.
-
-    ``file_sizes``, ``span_evidence``, ``method_sensitivity`` and ``unresolved`` (unique
-    repo/commit/path entries, as upstream lists them) use the field names of spec §11 / issue
-    14; everything arbwb-defined (intervals, the re-ranked runs' line packing and span yield,
-    parity checks, missing chunk files, unresolved sample-gold occurrences) is under ``arbwb``.
-    """
+    """The ``arbwb granularity`` JSON: spec §11's sections, and everything arbwb-defined
+    under ``arbwb`` (docs/granularity.md)."""
     summary = packing_summary(analysis.packing, n_boot=n_boot, seed=seed)
     missing = unresolved(analysis.sizes)
     return {

@@ -1,10 +1,6 @@
-"""Notebook 01's question: which runs and methods retrieve the gold files best, by how much,
-and which differences are real (spec §12, §13.1).
-
-Each run is scored over its own universe (:meth:`arbwb.io.release.Release.units`) and compared
-within its group; methods joined across groups by the method table are compared within method
-groups. The boards, tests and tables come from :mod:`arbwb.analysis.board` (re-exported here,
-where plots and ContextBench import them) and :mod:`arbwb.analysis.method_leaderboard`.
+"""Notebook 01: which runs and methods retrieve the gold files best, and which differences are
+real (spec §12, §13.1). Runs are compared within their group, methods within method groups;
+the boards come from :mod:`.board` and :mod:`.method_leaderboard`.
 """
 
 from __future__ import annotations
@@ -18,14 +14,11 @@ import polars as pl
 from arbwb import schemas
 from arbwb.analysis import method_leaderboard as mb
 from arbwb.analysis.board import (
-    AGGREGATIONS,
     BCY_HEADLINE,
-    SCORES_SCHEMA,
     TESTS_SCHEMA,
     leaderboard_metrics,
     metric_label,
     pairwise_tests,
-    rank_table,
     scores,
     summary_table,
 )
@@ -34,22 +27,8 @@ from arbwb.analysis.result import Resampling, Table
 from arbwb.io.release import Release, check_missing
 from arbwb.metrics import evaluate
 
-__all__ = [
-    "AGGREGATIONS",
-    "BCY_HEADLINE",
-    "SCORES_SCHEMA",
-    "TESTS_SCHEMA",
-    "LeaderboardOptions",
-    "LeaderboardResult",
-    "leaderboard_metrics",
-    "metric_label",
-    "pairwise_tests",
-    "rank_table",
-    "release_metrics",
-    "run",
-    "scores",
-    "summary_table",
-]
+# Kept importable here for plots/ and contextbench/compare.py until they import board directly.
+__all__ = ["TESTS_SCHEMA", "metric_label", "pairwise_tests", "scores"]
 
 
 def release_metrics(release: Release, *, metrics: Sequence[str] | None = None) -> pl.DataFrame:

@@ -1,15 +1,6 @@
-"""Leaderboards over methods, under the release's missing rule (spec §12, §13.1, §4.8).
-
-A method's per-sample metrics are its runs' rows pooled over the eval folders the method
-table joins (:mod:`arbwb.io.method_table`). Every board row carries ``n`` (samples with gold the run
-or method is scored on), ``n_evaluated`` (those it ranked) and ``n_missing`` (the rest; an
-``error`` record counts as missing). ``missing="zero"`` is arbwb's rule (a sample without a
-ranking scores 0, denominator ``n``); ``missing="skip"`` is upstream's summaries' rule (means
-over the evaluated samples only, spec §4.8), so it reproduces upstream's numbers; both live in
-:mod:`arbwb.io.release` (``Release.units``, ``apply_missing``).
-Tables follow spec §13.1: the v2 positive leaderboard (aggregate and per task) and the
-layered leaderboard (main and BCY tables). Intervals come from
-:func:`arbwb.analysis.board.scores`.
+"""Leaderboards over methods (spec §12, §13.1): runs pooled over the eval folders the method
+table joins, scored under the release's missing rule (docs/leaderboard.md), with the v2 and
+layered tables of spec §13.1. Intervals come from :func:`arbwb.analysis.board.scores`.
 """
 
 from __future__ import annotations
@@ -79,11 +70,8 @@ def resolve_methods(release: Release, table: pl.DataFrame | None = None) -> Meth
 
 
 def method_metrics(metrics: pl.DataFrame, methods: pl.DataFrame) -> pl.DataFrame:
-    """METRICS rows with ``run`` replaced by the run's method (runs pooled per method).
-
-    Two runs of one method scoring the same sample would count it twice: that is an error
-    naming both runs (fix the method table).
-    """
+    """METRICS rows with ``run`` replaced by the run's method; two runs of one method scoring
+    the same sample is an error naming both."""
     joined = metrics.join(methods.select("run", "method"), on="run", how="inner")
     clash = (
         joined.group_by("method", "sample_id", "metric")
@@ -143,31 +131,19 @@ def scores(
     missing: str = "zero",
     n_boot: int = 2000,
     seed: int = 0,
-    level: float = 0.95,
     cluster: str | None = None,
 ) -> pl.DataFrame:
-    """:func:`arbwb.analysis.board.scores` per run under the ``missing`` rule, with the
-    counts.
-
-    Each run (or method) is scored on its own rows, so under ``skip`` its values are means over
-    its evaluated samples; under ``zero`` they equal the joint board of its group (same
-    samples, same resampling). ``n`` is replaced by the universe size and ``n_evaluated``,
-    ``n_missing`` follow it. A run with nothing evaluated under ``skip`` has no value rows.
-    """
+    """:func:`arbwb.analysis.board.scores` of each run (or method) on its own rows under the
+    ``missing`` rule, with ``n``, ``n_evaluated`` and ``n_missing`` of its universe."""
     kept = apply_missing(metrics, done, missing)
     frames = []
     for run in metrics["run"].unique(maintain_order=True).to_list():
         own = kept.filter(pl.col("run") == run)
         if own.height:
+            group = {run: groups.get(run, "all")}
             frames.append(
                 boards.scores(
-                    own,
-                    samples,
-                    run_group={run: groups.get(run, "all")},
-                    n_boot=n_boot,
-                    seed=seed,
-                    level=level,
-                    cluster=cluster,
+                    own, samples, run_group=group, n_boot=n_boot, seed=seed, cluster=cluster
                 )
             )
     if not frames:
@@ -206,10 +182,8 @@ def _with_family(frame: pl.DataFrame, family: Mapping[str, str], name: str) -> p
 
 
 def v2_table(board: pl.DataFrame, family: Mapping[str, str], *, group: str) -> pl.DataFrame:
-    """Spec §13.1 v2 aggregate: Model, Family, counts, weighted R@5/10/20, MRR, BCY@8k, macros.
-
-    Sorted by weighted MRR desc, weighted R@20 desc, model. BCY columns only with a corpus.
-    """
+    """Spec §13.1 v2 aggregate (Model, Family, counts, R@5/10/20, MRR, BCY@8k, macros), by
+    weighted MRR, R@20, model; BCY columns only with a corpus."""
     wide = _with_family(_wide(board, _AGGREGATE, group=group), family, "Family")
     wide = wide.sort(["MRR", "R@20", "run"], descending=[True, True, False], nulls_last=True)
     labels = [label for _, _, label in _AGGREGATE if label in wide.columns]
@@ -232,11 +206,8 @@ def _ranked(wide: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
 
 
 def layered_table(board: pl.DataFrame, family: Mapping[str, str], *, group: str) -> pl.DataFrame:
-    """Spec §13.1 layered main table: Rank, Method, Type, counts, R@20, MRR, BCY@8k.
-
-    Sorted by (MRR, R@20, method) descending, missing values last. ContextSelect-F1@3 needs
-    upstream's context-selection runs and is not computed.
-    """
+    """Spec §13.1 layered main table: Rank, Method, Type, counts, R@20, MRR, BCY@8k, sorted
+    by (MRR, R@20, method) descending (ContextSelect-F1@3 is not computed)."""
     wide = _with_family(_wide(board, _LAYERED, group=group), family, "Type")
     ranked = _ranked(wide, ["MRR", "R@20"])
     labels = [label for _, _, label in _LAYERED if label in ranked.columns]
@@ -244,10 +215,8 @@ def layered_table(board: pl.DataFrame, family: Mapping[str, str], *, group: str)
 
 
 def bcy_table(board: pl.DataFrame, family: Mapping[str, str], *, group: str) -> pl.DataFrame:
-    """Spec §13.1 layered BCY table: Rank, Method, Type, counts, BCY@4k/8k/16k/32k.
-
-    Sorted by (BCY@8k, method) descending; empty when the board has no BCY.
-    """
+    """Spec §13.1 layered BCY table (Rank, Method, Type, counts, BCY@4k-32k) by BCY@8k, method;
+    empty when the board has no BCY."""
     wide = _with_family(_wide(board, _BCY, group=group), family, "Type")
     labels = [label for _, _, label in _BCY if label in wide.columns]
     if "BCY@8k" not in labels:

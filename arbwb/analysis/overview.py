@@ -1,10 +1,6 @@
-"""Dataset composition: samples by repository, language, task and stratum (the paper's repo table).
-
-:func:`run` is notebook 00's analysis: composition frames plus the corpus scale
-(:mod:`arbwb.analysis.corpus_scale`) of one release. The other functions are frame in, frame
-out. The language of a repository is not part of ARB samples; it comes from an
-optional ``repo_manifest.jsonl`` at the release root (format of ARB's repository manifest) and
-falls back to ``"unknown"`` (arbwb-defined).
+"""Dataset composition (notebook 00): samples by repository, language, task and stratum, plus
+the corpus scale (:mod:`arbwb.analysis.corpus_scale`). Languages come from an optional
+``repo_manifest.jsonl``, else the corpus, else ``"unknown"`` (docs/overview.md).
 """
 
 from __future__ import annotations
@@ -54,23 +50,9 @@ def _with_language(samples: pl.DataFrame, languages: pl.DataFrame | None) -> pl.
     )
 
 
-def composition(samples: pl.DataFrame, languages: pl.DataFrame | None = None) -> pl.DataFrame:
-    """Long counts ``repo, language, task, stratum, n``, sorted by repo, task, stratum."""
-    return (
-        _with_language(samples, languages)
-        .group_by("repo", "language", "task", "stratum")
-        .agg(pl.len().cast(pl.Int64).alias("n"))
-        .sort("repo", "task", "stratum")
-    )
-
-
 def repo_table(samples: pl.DataFrame, languages: pl.DataFrame | None = None) -> pl.DataFrame:
-    """One row per repository, as the paper's repository table.
-
-    Columns: repo, language, snapshots, one count per positive task, natural and
-    counterfactual no-gold counts, positives, total. Sorted by total desc, then repo (spec §12's
-    repository distribution order). Missing combinations are 0.
-    """
+    """The paper's repository table: one row per repository, counts per task and stratum,
+    sorted by total desc, then repo (spec §12); missing combinations are 0."""
     frame = _with_language(samples, languages)
     counts = [
         (pl.col("task") == task).sum().cast(pl.Int64).alias(task) for task in POSITIVE_TASKS
@@ -139,13 +121,8 @@ INFERRED = " (inferred)"
 
 
 def infer_languages(extensions: pl.DataFrame) -> pl.DataFrame:
-    """``repo, language`` from a repo's code-file extensions (arbwb-defined; labelled).
-
-    ``extensions`` holds ``repo, extension, files``
-    (:func:`arbwb.analysis.corpus_scale.corpus_scale`).
-    The language with the most files wins, ties by name; the value carries the suffix
-    ``" (inferred)"`` so tables and figures say where it came from.
-    """
+    """``repo, language`` from ``extensions`` (:func:`.corpus_scale.corpus_scale`): the most
+    files wins, ties by name, marked ``" (inferred)"`` (arbwb-defined)."""
     mapping = pl.DataFrame(
         {"extension": list(EXTENSION_LANGUAGES), "language": list(EXTENSION_LANGUAGES.values())}
     )
@@ -173,10 +150,8 @@ class OverviewOptions:
 
 @dataclass(frozen=True)
 class OverviewResult:
-    """Composition tables, languages with their source, and the corpus scale (None: skipped).
-
-    ``repos`` is the repository table without its ``all`` row (``repositories`` has it).
-    """
+    """Composition tables (``repos`` without the ``all`` row of ``repositories``), languages
+    with their source, and the corpus scale (None: skipped)."""
 
     samples: pl.DataFrame
     repos: pl.DataFrame
@@ -247,11 +222,8 @@ class OverviewResult:
 
 
 def run(release: Release, options: OverviewOptions | None = None) -> OverviewResult:
-    """Composition of ``release`` and one pass over its corpus (one snapshot at a time).
-
-    Languages come from ``repo_manifest.jsonl`` at the release root, else from the corpus
-    file extensions (marked ``(inferred)``). No samples is a skip with a reason, not an error.
-    """
+    """Composition of ``release`` and one pass over its corpus; no samples is a skip with a
+    reason, not an error."""
     samples = release.samples
     declared = repo_languages(release.root) if release.root is not None else _no_languages()
     scale = cs.corpus_scale(release.corpus) if release.corpus is not None else None

@@ -1,11 +1,5 @@
-"""First-gold depth per run and task, and cross-run coverage (spec §5.5, §13.3): the frames.
-
-Everything starts from one per-sample frame (:func:`per_sample`): each (run, sample) with
-gold gets its first-gold rank in the *full* ranking (details ``gold_ranks`` reach past the
-stored top 20, spec §5.1), its reciprocal rank and its gold recall at the rank-analysis
-depths. A sample a run did not answer counts as a miss (arbwb's rule: denominators never
-shrink). Depth rows, coverage and the example slices are aggregations of that frame;
-:mod:`arbwb.analysis.depth` assembles them per comparison group.
+"""First-gold depth per run and task, and cross-run coverage (spec §5.5, §13.3), all from one
+per-sample frame (:func:`per_sample`; docs/depth.md).
 """
 
 from __future__ import annotations
@@ -39,10 +33,8 @@ PER_SAMPLE: schemas.Schema = {
 
 
 def nearest_rank(values: Sequence[float], q: float) -> float | None:
-    """Nearest-rank quantile (spec §5.5): sorted[clamp(ceil(q·n) - 1, 0, n - 1)]; None if empty.
-
-    ``q·n`` is a float product, as upstream computes it.
-    """
+    """Nearest-rank quantile (spec §5.5): sorted[clamp(ceil(q·n) - 1, 0, n - 1)] with the
+    float product q·n as upstream; None if empty."""
     ordered = sorted(values)
     if not ordered:
         return None
@@ -67,14 +59,8 @@ def per_sample(
     runs: Sequence[str] | None = None,
     submitted: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
-    """PER_SAMPLE rows for every run and every sample with gold in ``gold`` (LABELS).
-
-    ``samples`` (SAMPLES or a details frame) gives task and repo. ``stored`` (upstream's
-    per-sample metrics of these runs) supplies MRR when the file lacks ``gold_ranks``
-    (first-gold rank then = round(1/MRR), see :func:`arbwb.metrics.evaluate`) and
-    ``gold_coverage@8k``. ``submitted`` (RunData.submitted rows) marks samples answered with
-    an empty ranking; without it a sample is answered when the run ranks something for it.
-    """
+    """PER_SAMPLE rows for every run and sample with gold; ``stored`` supplies MRR where the
+    details lack ``gold_ranks``, ``submitted`` marks empty answers (docs/depth.md)."""
     names = ["first_gold_rank", "mrr", *(f"recall@{k}" for k in DEPTHS)]
     long = evaluate(rankings, gold, metrics=names, samples=samples, stored=stored, runs=runs)
     wide = long.pivot("metric", index=["run", "sample_id"], values="value")
@@ -127,13 +113,8 @@ def mode_rank(column: str = "mode") -> pl.Expr:
 
 
 def depth_rows(per: pl.DataFrame, info: pl.DataFrame | None = None) -> pl.DataFrame:
-    """First-gold depth per run and task (``overall`` first), spec §13.3.
-
-    ``info`` (run, mode, candidate_filter, ...) is joined on ``run`` and orders the runs by
-    mode then name. ``unanswered`` (arbwb-defined) counts samples the run has no answer for;
-    they are misses, included in ``missing_first_gold_rank``. Means are Polars means (within
-    spec §0's 1e-12 of upstream's left-to-right sums).
-    """
+    """First-gold depth per run and task (``overall`` first, spec §13.3), runs ordered by
+    mode then name; unanswered samples count as misses (arbwb-defined)."""
     rank = pl.col("first_gold_rank")
     aggs = [
         pl.len().alias("samples"),
@@ -158,9 +139,9 @@ def depth_rows(per: pl.DataFrame, info: pl.DataFrame | None = None) -> pl.DataFr
     return rows.select(*first, pl.exclude(first))
 
 
-def hit_counts(per: pl.DataFrame, *, k: int = COVERAGE_K) -> pl.DataFrame:
-    """Per sample: task, repo and how many runs have first-gold rank <= k (Recall@k > 0)."""
-    hit = pl.col("first_gold_rank").is_not_null() & (pl.col("first_gold_rank") <= k)
+def hit_counts(per: pl.DataFrame) -> pl.DataFrame:
+    """Per sample: task, repo and how many runs have first-gold rank <= 20 (Recall@20 > 0)."""
+    hit = pl.col("first_gold_rank").is_not_null() & (pl.col("first_gold_rank") <= COVERAGE_K)
     return (
         per.group_by("sample_id")
         .agg(
@@ -174,9 +155,10 @@ def hit_counts(per: pl.DataFrame, *, k: int = COVERAGE_K) -> pl.DataFrame:
     )
 
 
-def cross_run_coverage(per: pl.DataFrame, *, k: int = COVERAGE_K) -> pl.DataFrame:
-    """Per task (and overall): samples, runs, samples all runs miss / some run hits at k."""
-    counts = _with_overall(hit_counts(per, k=k))
+def cross_run_coverage(per: pl.DataFrame) -> pl.DataFrame:
+    """Per task (and overall): samples, runs, samples all runs miss / some run hits at 20."""
+    counts = _with_overall(hit_counts(per))
+    k = COVERAGE_K
     rows = counts.group_by("task").agg(
         samples=pl.len().cast(pl.Int64),
         runs=pl.col("runs").max(),
@@ -188,9 +170,9 @@ def cross_run_coverage(per: pl.DataFrame, *, k: int = COVERAGE_K) -> pl.DataFram
     return rows.sort(task_rank(), "task")
 
 
-def coverage_distribution(per: pl.DataFrame, *, k: int = COVERAGE_K) -> pl.DataFrame:
-    """Per task (and overall): samples hit at k by exactly h runs, for every h in 0..runs."""
-    counts = _with_overall(hit_counts(per, k=k))
+def coverage_distribution(per: pl.DataFrame) -> pl.DataFrame:
+    """Per task (and overall): samples hit at 20 by exactly h runs, for every h in 0..runs."""
+    counts = _with_overall(hit_counts(per))
     n_runs = per["run"].n_unique()
     grid = (
         counts.select("task")
@@ -205,29 +187,22 @@ def coverage_distribution(per: pl.DataFrame, *, k: int = COVERAGE_K) -> pl.DataF
     return full.with_columns(pl.col("samples").fill_null(0)).sort(task_rank(), "task", "hit_models")
 
 
-def all_miss_samples(per: pl.DataFrame, *, k: int = COVERAGE_K) -> pl.DataFrame:
-    """Samples no run hits at k, with the best first-gold rank any run reached (or null)."""
-    counts = hit_counts(per, k=k).filter(pl.col("hit_models") == 0)
+def all_miss_samples(per: pl.DataFrame) -> pl.DataFrame:
+    """Samples no run hits at 20, with the best first-gold rank any run reached (or null)."""
+    counts = hit_counts(per).filter(pl.col("hit_models") == 0)
     return counts.sort(task_rank(), "task", "sample_id").drop("hit_models")
 
 
-def given_at_top(
-    per: pl.DataFrame, rankings: pl.DataFrame, labels: pl.DataFrame, *, k: int = COVERAGE_K
-) -> pl.DataFrame:
-    """comment2context (run, sample) pairs whose rank-1 file is a given file (spec §2.7, §13.3).
-
-    ``trap`` marks upstream's given-file trap (also Recall@k = 0); the other rows (rank-1 given
-    file, gold found lower) are an arbwb-defined wider view. ``labels`` must carry the
-    ``given`` role (from the benchmark samples). Upstream never removes given files from
-    rankings, so such a file takes rank 1 as a non-gold file.
-    """
+def given_at_top(per: pl.DataFrame, rankings: pl.DataFrame, labels: pl.DataFrame) -> pl.DataFrame:
+    """comment2context (run, sample) pairs whose rank-1 file is a given file (spec §2.7,
+    §13.3); ``trap`` marks upstream's trap, the other rows are arbwb's wider view."""
     given = labels.filter(pl.col("role") == "given").select("sample_id", "path").unique()
     top1 = rankings.filter(pl.col("rank") == 1).select("run", "sample_id", top1_path="path")
     rows = (
         per.filter(pl.col("task") == TRAP_TASK)
         .join(top1, on=["run", "sample_id"])
         .join(given, left_on=["sample_id", "top1_path"], right_on=["sample_id", "path"], how="semi")
-        .with_columns(trap=pl.col(f"gold_recall@{k}") == 0.0)
+        .with_columns(trap=pl.col(f"gold_recall@{COVERAGE_K}") == 0.0)
     )
     return rows.select("run", "sample_id", "repo", "top1_path", "first_gold_rank", "trap").sort(
         "run", "sample_id"

@@ -1,15 +1,5 @@
-"""Agentic-relevance labels of one sample (spec §10.1-10.6): labels, primary projection,
-confidence, record.
-
-Every rule follows the spec literally, quirks included (**QUIRK** comments): the annotation
-gold files differ from the evaluation target of §2.6, and edit2ripple's query keys are all
-ignored so it always gets ``structural_indirect``. Quirks are reproduced and *flagged* in the
-``flags`` column, never fixed. One row per input record: a record without query fields or
-gold still gets a row, with the missing input named in ``flags`` and ``reason``.
-
-arbwb-defined (the spec gives no rule): the wording of the ``evidence`` strings (one per rule
-that fired, ``"<label>: <why>"``), the ``flags``/``reason``/``complete`` columns, and how
-malformed members of gold lists are skipped (upstream would crash on them).
+"""Agentic-relevance labels of one sample (spec §10.1-10.6), following the spec literally: its
+quirks are reproduced and named in ``flags``, never fixed (docs/taxonomy.md).
 """
 
 from __future__ import annotations
@@ -291,11 +281,6 @@ class _Record:
             self.flags.append(code)
 
 
-def annotation_gold_files(record: Mapping[str, Any]) -> list[str]:
-    """F_i of spec 10.2 (differs from the §2.6 target on purpose: it is upstream's rule)."""
-    return _annotation_gold(_Record(record, []))
-
-
 def _annotation_gold(rec: _Record) -> list[str]:
     # spans first (sample level), then no_gold empties everything, gold.files, per-task lists,
     # then must_context paths for comment2context or an empty task type (spec 10.2, literally)
@@ -480,9 +465,14 @@ def confidence(qs: Quantities, labels: Sequence[str], primary: str) -> str:
 
 
 def annotate_record(
-    record: Mapping[str, Any], *, source: str | None = None, line: int | None = None
+    record: Mapping[str, Any],
+    *,
+    source: str | None = None,
+    line: int | None = None,
+    rebuilt: bool = False,
 ) -> dict[str, Any]:
-    """One annotation row (the :data:`SCHEMA` columns) for one raw sample record; never raises."""
+    """One annotation row (the :data:`SCHEMA` columns) for one raw sample record; never raises.
+    ``rebuilt``: the record came from the samples frame (``raw_record_unavailable``)."""
     rec = _Record(record, [])
     task = str(record.get("task_type") or "unknown")
     if not record.get("task_type"):
@@ -501,6 +491,8 @@ def annotate_record(
     labels, evidence = relevance_labels(qs)
     primary = primary_label(qs, labels)
     _quirk_flags(rec, record, qs)
+    if rebuilt:
+        rec.flag("raw_record_unavailable")
     flags = rec.flags
     reasons = [FLAG_TEXT[f] for f in INPUT_FLAGS if f in flags]
     return {
@@ -559,10 +551,8 @@ def _quirk_flags(rec: _Record, record: Mapping[str, Any], qs: Quantities) -> Non
 def annotate_records(
     records: Iterable[Mapping[str, Any] | tuple[str | None, int | None, Mapping[str, Any]]],
 ) -> pl.DataFrame:
-    """The annotation frame (:data:`SCHEMA`), one row per record, input order kept.
-
-    Items are raw records or ``(source, line, record)`` triples.
-    """
+    """The annotation frame (:data:`SCHEMA`) of raw records or ``(source, line, record)``
+    triples, one row each, in input order."""
     rows = []
     for item in records:
         if isinstance(item, tuple):
@@ -570,25 +560,22 @@ def annotate_records(
             rows.append(annotate_record(record, source=source, line=line))
         else:
             rows.append(annotate_record(item))
+    return _frame(rows)
+
+
+def _frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=SCHEMA, orient="row") if rows else pl.DataFrame(schema=SCHEMA)
 
 
 def annotate_path(path: str | Path) -> pl.DataFrame:
-    """Annotate every sample of a samples file, release folder or single-release root.
-
-    The samples are read by :func:`~arbwb.io.samples.load_samples`, so a record that ``score``
-    or ``report`` would refuse (mistyped gold, missing fields) is an InputError here too.
-    """
+    """Annotate every sample of a samples file, release folder or single-release root (read by
+    :func:`~arbwb.io.samples.load_samples`, so bad records are InputErrors here too)."""
     return annotate_samples(load_samples(path).samples)
 
 
 def annotate_samples(samples: pl.DataFrame) -> pl.DataFrame:
-    """Annotate a SAMPLES frame (e.g. ``load_release(...).samples``), one row per sample.
-
-    The raw record is re-read from the row's ``source``/``line`` (spans and blocks are not in
-    the frame); when that fails (samples known only from details rows) the row is annotated
-    from the frame's ``query``/``gold``/``metadata`` JSON and flagged ``raw_record_unavailable``.
-    """
+    """Annotate a SAMPLES frame from each row's raw record; a row whose record cannot be
+    re-read is annotated from the frame's JSON and flagged ``raw_record_unavailable``."""
     wanted: dict[str, set[int]] = {}
     for source, line in samples.select("source", "line").iter_rows():
         if source is not None and line is not None:
@@ -600,15 +587,13 @@ def annotate_samples(samples: pl.DataFrame) -> pl.DataFrame:
     rows = []
     for row in samples.iter_rows(named=True):
         record = raw.get((row["source"], row["line"]))
-        if record is None or str(record.get("id") or "") != row["sample_id"]:
-            out = annotate_record(_from_frame(row), source=row["source"], line=row["line"])
-            out["flags"] = [*out["flags"], "raw_record_unavailable"]
-            reasons = [FLAG_TEXT[f] for f in INPUT_FLAGS if f in out["flags"]]
-            out["reason"] = "; ".join(reasons)
-        else:
-            out = annotate_record(record, source=row["source"], line=row["line"])
-        rows.append(out)
-    return pl.DataFrame(rows, schema=SCHEMA, orient="row") if rows else pl.DataFrame(schema=SCHEMA)
+        rebuilt = record is None or str(record.get("id") or "") != row["sample_id"]
+        if record is None or rebuilt:
+            record = _from_frame(row)
+        rows.append(
+            annotate_record(record, source=row["source"], line=row["line"], rebuilt=rebuilt)
+        )
+    return _frame(rows)
 
 
 def _from_frame(row: Mapping[str, Any]) -> dict[str, Any]:

@@ -71,12 +71,8 @@ def prefetch_costs(
     *,
     depth: int = STORED_PREFIX,
 ) -> None:
-    """Look up the token costs of every run's top-``depth`` paths in one corpus pass.
-
-    BCY asks the corpus run by run; runs ranking different paths of a snapshot would each
-    rescan its chunk file for the paths still unknown. Asking for the union first reads each
-    chunk file once; the later per-run lookups are then served from memory.
-    """
+    """Look up the token costs of every run's top-``depth`` paths in one corpus pass, so each
+    chunk file is read once and the per-run BCY lookups are served from memory."""
     wanted: dict[str, set[str]] = {}
     for run in runs:
         frame = samples.samples if samples is not None else run.details
@@ -109,31 +105,7 @@ def score_run(
     corpus: Corpus | None = None,
 ) -> Scored:
     """Evaluate one run against the samples' gold, or against the gold in its details rows."""
-    if samples is not None:
-        check_known(run, samples)
-        labels, frame = samples.labels, samples.samples
-    elif run.labels is not None and run.details is not None:
-        labels, frame = run.labels, run.details
-    else:
-        msg = "this rankings format carries no gold; pass --samples with the sample file"
-        raise InputError(msg, path=run.path)
-    values = evaluate(
-        run.rankings,
-        labels,
-        metrics=metrics,
-        samples=frame,
-        stored=run.stored_for(labels),
-        corpus=corpus,
-        runs=[run.run],
-    )
-    counts = coverage(run.rankings, labels, frame, submitted=run.submitted).row(0, named=True)
-    counted = {k: int(v) for k, v in counts.items() if k != "run"}
-    if corpus is not None and needs_corpus(metrics):
-        from arbwb.metrics.budget import missing_snapshots
-
-        missing = missing_snapshots(labels, corpus, snapshots=snapshot_map(frame))
-        counted["n_missing_snapshot"] = missing.height
-    return Scored(run, values, frame, counted)
+    return _score_group([run], samples, metrics, corpus)[0]
 
 
 def score_all(
@@ -183,8 +155,6 @@ def _score_group(
     corpus: Corpus | None,
 ) -> list[Scored]:
     """:func:`score_run` of runs sharing their gold, with one evaluation for all of them."""
-    if len(runs) == 1:
-        return [score_run(runs[0], samples, metrics, corpus)]
     first = runs[0]
     if samples is not None:
         for run in runs:
@@ -193,7 +163,8 @@ def _score_group(
     elif first.labels is not None and first.details is not None:
         labels, frame = first.labels, first.details
     else:
-        return [score_run(run, samples, metrics, corpus) for run in runs]
+        msg = "this rankings format carries no gold; pass --samples with the sample file"
+        raise InputError(msg, path=first.path)
     stored = [s for s in (run.stored_for(labels) for run in runs) if s is not None]
     values = evaluate(
         pl.concat([run.rankings for run in runs]),
@@ -211,8 +182,8 @@ def _score_group(
         submitted=pl.concat([run.submitted for run in runs]),
     )
     by_run = {row.pop("run"): row for row in counts.iter_rows(named=True)}
-    if any(run.run not in by_run for run in runs):  # as score_run has it: one run at a time
-        return [score_run(run, samples, metrics, corpus) for run in runs]
+    if len(runs) > 1 and any(run.run not in by_run for run in runs):
+        return [score_run(run, samples, metrics, corpus) for run in runs]  # one at a time
     n_missing = None
     if corpus is not None and needs_corpus(metrics):
         from arbwb.metrics.budget import missing_snapshots
@@ -231,11 +202,8 @@ def _score_group(
 
 
 def score_table(scored: Sequence[Scored], by: str | None = None) -> pl.DataFrame:
-    """Long means table: run, grouping (overall | task | ``by``), group, metric, n, value.
-
-    Rows come grouping by grouping, run by run in the order given. Runs whose sample frames
-    agree are aggregated in one call (each (run, metric) mean is still taken on its own).
-    """
+    """Long means table (run, grouping, group, metric, n, value), grouping by grouping and run
+    by run; runs with equal sample frames are aggregated in one call."""
     batches: list[list[int]] = []
     for i, s in enumerate(scored):
         batch = next((b for b in batches if _same_samples(scored[b[0]].samples, s.samples)), None)
@@ -297,16 +265,12 @@ def score_runs(
 
 
 def run_summaries(scored: Sequence[Scored], by: str | None = None) -> list[dict[str, Any]]:
-    """:func:`run_summary` of each run, from one means table for all of them."""
+    """The JSON summary of each run (counts, overall means and means per task and ``by``),
+    from one means table for all of them."""
     rows: dict[str, list[dict[str, Any]]] = {}
     for row in score_table(scored, by).iter_rows(named=True):
         rows.setdefault(row["run"], []).append(row)
     return [_summary(s, rows.get(s.run.run, [])) for s in scored]
-
-
-def run_summary(scored: Scored, by: str | None = None) -> dict[str, Any]:
-    """The JSON summary of one run: counts, overall means and means per task (and ``by``)."""
-    return _summary(scored, list(score_table([scored], by).iter_rows(named=True)))
 
 
 def _summary(scored: Scored, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:

@@ -1,9 +1,5 @@
-"""Question 04: can a retriever's own confidence tell when a query has no gold file, and does a
-threshold calibrated on other repositories still work on held-out ones?
-
-:func:`run` takes a release whose runs are the selective (abstention) runs and computes what
-notebook 04 shows: the runs it can calibrate, strata, feasible folds, calibrations per protocol
-(spec §9.6) and the arbwb-defined views (:mod:`arbwb.analysis.selective_views`).
+"""Notebook 04: can a retriever's confidence tell when a query has no gold file, and does a
+threshold calibrated on other repositories hold on held-out ones (spec §9, docs/selective.md)?
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""Spec §9.6 repository-grouped cross-validation: the deterministic repo -> fold assignment,
-per-fold threshold selection on the training repos, out-of-fold decisions and their metrics,
-for several runs sharing the reference run's folds; and the arbwb-defined fold-count fallback.
+"""Spec §9.6 repository-grouped cross-validation of runs sharing the reference run's folds,
+and the arbwb-defined fold-count fallback.
 """
 
 from __future__ import annotations
@@ -42,11 +41,8 @@ def _fold_error(rows: pl.DataFrame, fold_of: Mapping[str, int], folds: int) -> N
 
 
 def assign_folds(rows: pl.DataFrame, folds: int = 5) -> dict[str, int]:
-    """Deterministic repo -> fold assignment of spec §9.6 (greedy, balanced by class counts).
-
-    Literal transcription: repos visited by (-max share, -size, name); each goes to the fold
-    minimising (projected cost, current fold size, fold index).
-    """
+    """Deterministic repo -> fold assignment of spec §9.6, transcribed literally (greedy,
+    balanced by class counts)."""
     if folds < 2:
         raise InputError(f"need at least 2 folds, got {folds}", field="folds")
     counts = rows.group_by("repo").agg(
@@ -228,10 +224,8 @@ def calibrate(
 def feasible_folds(
     rows: pl.DataFrame, folds: int, protocols: Sequence[Protocol] = PROTOCOLS
 ) -> tuple[int, list[str]]:
-    """The largest k <= ``folds`` (>= 2) whose §9.6 assignment succeeds under every protocol.
-
-    arbwb-defined fallback for small releases; returns (k, reasons the larger k failed).
-    """
+    """The largest k <= ``folds`` (>= 2) whose §9.6 assignment works under every protocol, and
+    why larger k failed (arbwb-defined fallback for small releases)."""
     reasons: list[str] = []
     for k in range(folds, 1, -1):
         try:

@@ -1,10 +1,6 @@
-"""Spec §9.3-9.5 and §9.7 on :data:`~arbwb.analysis.selective_rows.ROWS` frames: the abstain
-rule, per-set metrics, threshold sweeps, operating points, balanced-to-natural transfer and the
-selective summary fields.
-
-Counts and rates are computed from integer counts with Python float division, so they equal
-upstream's bit for bit; means (accepted-positive Recall@20, threshold mean) are left-to-right
-sums (spec §0).
+"""Spec §9.3-9.5 and §9.7 on :data:`~arbwb.analysis.selective_rows.ROWS` frames: abstain rule,
+set metrics, threshold sweeps, operating points, transfer and the summary fields. Rates come
+from integer counts and means are left-to-right sums, so they equal upstream's bit for bit.
 """
 
 from __future__ import annotations
@@ -23,17 +19,6 @@ from arbwb.metrics.aggregate import percentile
 
 NEG_INF = float("-inf")
 COUNTS = ("no_gold_abstained", "no_gold_returned", "positive_returned", "positive_abstained")
-SET_METRICS = (
-    *COUNTS,
-    "positive_pass_rate",
-    "no_gold_abstain_rate",
-    "selective_accuracy",
-    "balanced_accuracy",
-    "selective_success@20",
-    "coverage",
-    "accepted_positive_recall@20",
-    "accepted_positive_hit@20",
-)
 #: Operating points (spec §9.4): (sweep-row filter, lexicographic selection key).
 POINTS: dict[str, tuple[tuple[str, float] | None, tuple[str, str, str]]] = {
     "best_selective_accuracy": (
@@ -168,10 +153,8 @@ def sweep(rows: pl.DataFrame) -> pl.DataFrame:
 
 
 def select(sweep_rows: pl.DataFrame, point: str = SELECTION) -> dict[str, Any] | None:
-    """The sweep row of an operating point (spec §9.4); first (lowest threshold) wins ties.
-
-    None when a target point has no qualifying row.
-    """
+    """The sweep row of an operating point (spec §9.4), lowest threshold first on ties; None
+    when a target point has no qualifying row."""
     if point not in POINTS:
         msg = f"unknown operating point {point!r}; use one of {list(POINTS)}"
         raise ValueError(msg)

@@ -1,9 +1,5 @@
-"""Spec §9 input rows: one row per sample of one selective run, the protocols' subsets, checks.
-
-A run's answered samples get their repo, label, no-gold reason and stratum from the SAMPLES
-frame, a confidence (details ``confidence`` or the rank-1 file score) and Recall@20; the
-:data:`ROWS` frame every other selective module takes. Inconsistent input is an error naming
-the samples, never a silently smaller set.
+"""Spec §9 input rows (:data:`ROWS`): one row per answered sample of a selective run, with
+label, stratum, confidence and Recall@20; inconsistent input is an error naming the samples.
 """
 
 from __future__ import annotations
@@ -41,11 +37,8 @@ def named(ids: Sequence[str]) -> str:
 
 
 def rankings_confidence(rankings: pl.DataFrame) -> pl.DataFrame:
-    """``sample_id, confidence``: the score of each sample's rank-1 file (imported runs).
-
-    For lexical/BM25 details the best file score is the best chunk score, i.e. upstream's
-    confidence (spec §9.2); for other runs it is arbwb's reading of "top score".
-    """
+    """``sample_id, confidence``: the score of each sample's rank-1 file (upstream's confidence
+    for lexical/BM25 details, spec §9.2; arbwb's "top score" otherwise)."""
     return (
         rankings.filter(pl.col("rank") == pl.col("rank").min().over("sample_id"))
         .unique("sample_id", keep="first", maintain_order=True)
@@ -79,14 +72,9 @@ def selective_rows(
     source: Literal["auto", "details", "rankings"] = "auto",
     missing: Literal["error", "zero"] = "error",
 ) -> pl.DataFrame:
-    """The :data:`ROWS` frame of one run: every sample it answers, with label and confidence.
-
-    Repo, stratum and reason come from ``samples`` (SAMPLES frame); a selective details file's
-    own ``repo``/``label``/``no_gold_reason`` must agree. ``source="auto"`` takes the details
-    ``confidence`` when the run has one, else the rank-1 score of its rankings. Missing or NaN
-    confidences are an error naming the samples; ``missing="zero"`` reads them as 0.0 as
-    upstream does (spec §9.2).
-    """
+    """The :data:`ROWS` frame of one run: label, stratum and reason from ``samples``, the
+    details ``confidence`` or rank-1 score; missing confidences are an error unless
+    ``missing="zero"`` (upstream's 0.0, spec §9.2)."""
     answered = run.submitted.filter(pl.col("status") == "ok").select("sample_id")
     known = samples.select("sample_id", "repo", "stratum", "no_gold_reason")
     unknown = answered.join(known, on="sample_id", how="anti")["sample_id"].to_list()

@@ -1,11 +1,6 @@
-"""Calibration views upstream lacks (all arbwb-defined), on the §9 protocol of
-arbwb.analysis.selective_metrics and selective_folds.
-
-Risk-coverage curves with bootstrap bands, AUROC/AUPRC of confidence per no-gold stratum,
-confidence distributions, the threshold-transfer view, Wilson intervals on rates, and other
-confidence signals (file margin, top-1 vs mean top-k, per-repo normalised score) compared
-through the same repo-grouped out-of-fold protocol. Tables of the paper's selective numbers
-for notebooks live here too. Frames in, frames out.
+"""Calibration views upstream lacks (all arbwb-defined) on the §9 protocol: risk-coverage,
+AUROC/AUPRC per no-gold stratum, confidence distributions, threshold transfer, Wilson
+intervals, other confidence signals and the paper's selective tables (docs/selective.md).
 """
 
 from __future__ import annotations
@@ -59,11 +54,8 @@ def risk_coverage(
     level: float = 0.95,
     cluster: str | None = None,
 ) -> pl.DataFrame:
-    """Per run and §9.4 threshold: coverage, selective success@20 and accepted-positive hit rate
-    with percentile-bootstrap bands over samples (or ``cluster`` groups, e.g. ``"repo"``).
-
-    Observed values are the sweep's (upstream arithmetic); bands are arbwb-defined.
-    """
+    """Per run and §9.4 threshold: coverage, selective success@20 and accepted-positive hit
+    rate from the sweep, with arbwb-defined bootstrap bands (over ``cluster`` if given)."""
     from arbwb.metrics.stats import bootstrap_weights
 
     parts = []
@@ -120,10 +112,8 @@ def _auroc_matrix(pos: FloatArray, neg: FloatArray) -> FloatArray:
 def _average_precision(
     score: FloatArray, target: npt.NDArray[np.bool_], weights: FloatArray
 ) -> FloatArray:
-    """Weighted average precision per weight row: Σ (ΔR)·P over distinct scores, best first.
-
-    Ties share one operating point (as in scikit-learn's ``average_precision_score``).
-    """
+    """Weighted average precision per weight row, Σ (ΔR)·P over distinct scores best first
+    (ties share one point, as scikit-learn's ``average_precision_score``)."""
     order = np.argsort(-score, kind="stable")
     ordered = score[order]
     ends = np.r_[np.flatnonzero(np.diff(ordered) != 0), ordered.size - 1]
@@ -142,10 +132,8 @@ def _average_precision(
 def separability(
     rows: pl.DataFrame, *, n_boot: int = 2000, seed: int = 0, level: float = 0.95
 ) -> pl.DataFrame:
-    """AUROC of confidence (positive vs no-gold) and AUPRC of no-gold detection by low
-    confidence, per run and no-gold stratum (natural, counterfactual, all), with stratified
-    percentile-bootstrap intervals (classes resampled separately; arbwb-defined).
-    """
+    """AUROC of confidence and AUPRC of no-gold detection per run and no-gold stratum, with
+    stratified percentile-bootstrap intervals (arbwb-defined)."""
     from arbwb.metrics.stats import bootstrap_weights
 
     out = []
@@ -223,7 +211,7 @@ def confidence_distribution(
 # ------------------------------------------------------------------ rates & tables
 
 
-def rate_intervals(metrics: Mapping[str, Any], *, level: float = 0.95) -> pl.DataFrame:
+def rate_intervals(metrics: Mapping[str, Any]) -> pl.DataFrame:
     """Wilson intervals for every rate of a §9.3 metrics dict (k recovered from its counts)."""
     from arbwb.metrics.stats import wilson_interval
 
@@ -241,7 +229,7 @@ def rate_intervals(metrics: Mapping[str, Any], *, level: float = 0.95) -> pl.Dat
     }
     rows = []
     for name, (k, n) in counts.items():
-        low, high = wilson_interval(k, n, level=level) if n else (None, None)
+        low, high = wilson_interval(k, n) if n else (None, None)
         rows.append(
             {"metric": name, "k": k, "n": n, "value": metrics[name], "low": low, "high": high}
         )
@@ -281,13 +269,12 @@ def fold_table(calibrations: Sequence[Calibration]) -> pl.DataFrame:
         for run, cv in cal.runs.items():
             for fold in cv.folds:
                 test = fold["test_metrics"]
-                threshold = fold["threshold"]
                 out.append(
                     {
                         "run": run,
                         "protocol": cal.protocol,
                         "fold": fold["fold"],
-                        "threshold": None if threshold == NEG_INF else threshold,
+                        "threshold": _finite(fold["threshold"]),
                         "test_samples": fold["test_samples"],
                         "test_positive": fold["test_positive"],
                         "test_no_gold": fold["test_no_gold"],
@@ -295,6 +282,11 @@ def fold_table(calibrations: Sequence[Calibration]) -> pl.DataFrame:
                     }
                 )
     return pl.DataFrame(out, schema_overrides={"threshold": pl.Float64})
+
+
+def _finite(threshold: float) -> float | None:
+    """A threshold for a table: null for -inf (never abstain)."""
+    return None if threshold == NEG_INF else threshold
 
 
 def threshold_transfer(calibration: Calibration) -> pl.DataFrame:
@@ -317,10 +309,8 @@ def threshold_transfer(calibration: Calibration) -> pl.DataFrame:
                     "run": run,
                     "protocol": calibration.protocol,
                     "fold": fold["fold"],
-                    "threshold": None if transferred == NEG_INF else transferred,
-                    "oracle_threshold": None
-                    if oracle["threshold"] == NEG_INF
-                    else oracle["threshold"],
+                    "threshold": _finite(transferred),
+                    "oracle_threshold": _finite(oracle["threshold"]),
                     "shift": transferred - oracle["threshold"] if finite else None,
                     "balanced_accuracy": at_transfer["balanced_accuracy"],
                     "oracle_balanced_accuracy": at_oracle["balanced_accuracy"],
@@ -341,14 +331,8 @@ def threshold_transfer(calibration: Calibration) -> pl.DataFrame:
 
 
 def confidence_signals(rows: pl.DataFrame, rankings: pl.DataFrame, *, k: int = 5) -> pl.DataFrame:
-    """Rows plus alternative confidences (arbwb-defined), from the run's file scores:
-
-    ``top_score`` rank-1 file score; ``file_margin`` rank-1 minus rank-2 file score (0.0 when
-    absent, as §4.7's second score); ``top1_minus_mean_topk`` rank-1 minus the mean of the
-    first ``k`` file scores; ``repo_z`` the confidence standardised within its repo over the
-    run's samples (label-free, so it is fair out of fold; std 0 gives 0). File-score signals
-    are null when the rankings carry no scores.
-    """
+    """Rows plus alternative confidences from the run's file scores (``top_score``,
+    ``file_margin``, ``top1_minus_mean_topk``, ``repo_z``; docs/selective.md)."""
     top = rankings.filter(pl.col("rank") <= k).sort("sample_id", "rank")
     per = top.group_by("sample_id").agg(
         s1=pl.col("score").first(),
@@ -376,11 +360,8 @@ def compare_signals(
     calibration: Calibration,
     names: Sequence[str] = SIGNALS,
 ) -> pl.DataFrame:
-    """Out-of-fold §9.6 metrics of each signal used as the confidence, on the calibration's
-    protocol rows and its reference folds (so every signal faces the same held-out repos).
-
-    A signal with nulls for some sample is reported with ``available = False`` and no metrics.
-    """
+    """Out-of-fold §9.6 metrics of each signal as the confidence, on the calibration's own
+    folds; a signal with nulls is reported with ``available = False``."""
     out = []
     for run, rows in calibration.rows.items():
         part = signals.filter(pl.col("run") == run).join(

@@ -1,15 +1,5 @@
-"""Slice leaderboard (spec §10.7, §13.4): run metrics per agentic-relevance slice.
-
-The point table of :func:`slice_table` is upstream's: per run and primary label (and per task
-within it) the sample count and the means of R@20, MRR and BCY@8000 over samples whose
-evaluation gold is non-empty. Everything else is arbwb-defined: bootstrap intervals, the
-multi-label view (a sample counts in every slice it belongs to), the best run per slice with
-a paired test against the runner-up (Holm-corrected across slices), RRF combinations of stored
-runs, and the default restriction to the taxonomy core tasks with complete annotations.
-
-Inputs are the METRICS frame (``run, sample_id, metric, value``, e.g. from
-:func:`arbwb.analysis.leaderboard.release_metrics`) and the annotation frame of
-:mod:`arbwb.analysis.relevance`. Runs are compared within their group (``eval/<release>`` folder).
+"""Slice leaderboard (spec §10.7, §13.4): run metrics per agentic-relevance slice; beyond the
+point table everything is arbwb-defined (docs/taxonomy.md).
 """
 
 from __future__ import annotations
@@ -28,7 +18,7 @@ from arbwb.analysis.result import Resampling, Table
 from arbwb.io.release import Release
 from arbwb.metrics import evaluate
 from arbwb.metrics.stats import bootstrap_means, holm, percentile_interval, sign_flip_pvalues
-from arbwb.retrievers.fusion import RRF_K, rrf, top_lists
+from arbwb.retrievers.fusion import rrf, top_lists
 
 SLICE_METRICS: tuple[str, ...] = ("recall@20", "mrr")
 BCY_METRIC = "bcy@8000"
@@ -41,18 +31,10 @@ def slice_metric_names(release: Release) -> tuple[str, ...]:
     return (*SLICE_METRICS, BCY_METRIC) if release.corpus is not None else SLICE_METRICS
 
 
-def membership(
-    annotations: pl.DataFrame,
-    *,
-    tasks: Sequence[str] | None = CORE_TASKS,
-    complete_only: bool = True,
-) -> pl.DataFrame:
-    """``sample_id, task, view, slice``: one ``primary`` row per sample, one ``multi`` per label.
-
-    ``tasks`` (default: the taxonomy core, upstream's scope) and ``complete_only`` (query and
-    gold present) choose the samples; :func:`exclusions` counts the rest (arbwb-defined).
-    """
-    kept = annotations.filter(_kept(tasks, complete_only))
+def membership(annotations: pl.DataFrame) -> pl.DataFrame:
+    """``sample_id, task, view, slice``: one ``primary`` row per sample of the core tasks with
+    complete annotations, one ``multi`` row per label (:func:`exclusions` counts the rest)."""
+    kept = annotations.filter(pl.col("task_type").is_in(CORE_TASKS), pl.col("complete"))
     primary = kept.select(
         "sample_id",
         pl.col("task_type").alias("task"),
@@ -68,28 +50,12 @@ def membership(
     return pl.concat([primary, multi])
 
 
-def _kept(tasks: Sequence[str] | None, complete_only: bool) -> pl.Expr:
-    keep = pl.lit(True)
-    if tasks is not None:
-        keep = keep & pl.col("task_type").is_in(list(tasks))
-    if complete_only:
-        keep = keep & pl.col("complete")
-    return keep
-
-
-def exclusions(
-    annotations: pl.DataFrame,
-    *,
-    tasks: Sequence[str] | None = CORE_TASKS,
-    complete_only: bool = True,
-) -> pl.DataFrame:
+def exclusions(annotations: pl.DataFrame) -> pl.DataFrame:
     """``task, why, samples``: annotated samples left out of the slices, counted by reason."""
-    outside = pl.col("task_type").is_in(list(tasks)).not_() if tasks is not None else pl.lit(False)
-    incomplete = pl.col("complete").not_() if complete_only else pl.lit(False)
     why = (
-        pl.when(outside)
+        pl.when(pl.col("task_type").is_in(CORE_TASKS).not_())
         .then(pl.lit("task outside the sliced tasks"))
-        .when(incomplete)
+        .when(pl.col("complete").not_())
         .then(pl.lit("no query or gold object: labels would come from empty inputs"))
     )
     return (
@@ -102,24 +68,14 @@ def exclusions(
 
 
 def _joined(
-    metrics: pl.DataFrame,
-    annotations: pl.DataFrame,
-    run_group: Mapping[str, str] | None,
-    tasks: Sequence[str] | None,
-    complete_only: bool,
+    metrics: pl.DataFrame, annotations: pl.DataFrame, run_group: Mapping[str, str] | None
 ) -> pl.DataFrame:
     """METRICS rows with group, task, view and slice attached (inner join on sample_id)."""
-    groups = pl.DataFrame(
-        {
-            "run": metrics["run"].unique(maintain_order=True),
-        }
-    ).with_columns(
-        pl.col("run")
-        .replace_strict(dict(run_group or {}), default="all", return_dtype=pl.String)
-        .alias("group")
+    group = pl.col("run").replace_strict(
+        dict(run_group or {}), default="all", return_dtype=pl.String
     )
-    member = membership(annotations, tasks=tasks, complete_only=complete_only)
-    return metrics.join(groups, on="run").join(member, on="sample_id", how="inner")
+    joined = metrics.with_columns(group=group)
+    return joined.join(membership(annotations), on="sample_id", how="inner")
 
 
 def slice_table(
@@ -127,17 +83,10 @@ def slice_table(
     annotations: pl.DataFrame,
     *,
     run_group: Mapping[str, str] | None = None,
-    tasks: Sequence[str] | None = CORE_TASKS,
-    complete_only: bool = True,
 ) -> pl.DataFrame:
-    """Spec 10.7 point table: ``group, run, relevance_type, task, samples`` + one column per metric.
-
-    ``task`` is ``all`` for the whole primary slice, else the task within it; means ignore
-    nulls (null when all are null).
-    """
-    joined = _joined(metrics, annotations, run_group, tasks, complete_only).filter(
-        pl.col("view") == "primary"
-    )
+    """Spec 10.7 point table: group, run, relevance_type, task (``all`` = whole slice),
+    samples and one mean per metric (nulls ignored)."""
+    joined = _joined(metrics, annotations, run_group).filter(pl.col("view") == "primary")
     names = metrics["metric"].unique(maintain_order=True).to_list()
     keys = ["group", "run", "slice", "task"]
     if joined.is_empty():
@@ -173,11 +122,8 @@ def _label_order(column: str) -> pl.Expr:
 
 
 def label_leaderboard(table: pl.DataFrame, *, label: str, top: int = 8) -> pl.DataFrame:
-    """Spec 13.4 per-label table ``Rank | Method | Family | n | R@20 | MRR | BCY@8k``.
-
-    Top ``top`` runs by MRR desc, R@20 desc, method. Family is the run's group (eval folder;
-    arbwb-defined: upstream's family names are not in the data). BCY only when present.
-    """
+    """Spec 13.4 per-label table (Rank, Method, Family = the run's group, n, R@20, MRR,
+    BCY@8k): the top ``top`` runs by MRR, R@20, name."""
     rows = table.filter(pl.col("relevance_type") == label, pl.col("task") == ALL)
     rows = rows.sort(["mrr", "recall@20", "run"], descending=[True, True, False], nulls_last=True)
     columns = [
@@ -194,10 +140,8 @@ def label_leaderboard(table: pl.DataFrame, *, label: str, top: int = 8) -> pl.Da
 
 
 def best_by_mode(table: pl.DataFrame) -> pl.DataFrame:
-    """Paper's best-by-mode table (spec 13.4): ``Mode | n | Best MRR | Best R@20`` per group.
-
-    Per primary label (whole slice): the largest sample count and the best run means.
-    """
+    """Paper's best-by-mode table (spec 13.4) per group: per primary label, the largest sample
+    count and the best run means (Mode, n, Best MRR, Best R@20)."""
     rows = table.filter(pl.col("task") == ALL)
     out = rows.group_by("group", "relevance_type").agg(
         pl.col("samples").max().alias("n"),
@@ -256,22 +200,17 @@ def slice_scores(
     annotations: pl.DataFrame,
     *,
     run_group: Mapping[str, str] | None = None,
-    tasks: Sequence[str] | None = CORE_TASKS,
-    complete_only: bool = True,
     n_boot: int = 2000,
     seed: int = 0,
-    level: float = 0.95,
 ) -> pl.DataFrame:
-    """Per (group, view, slice, task, run, metric): n, mean and a percentile bootstrap interval.
-
-    arbwb-defined: resamples are over the cell's samples, shared by the runs of the cell.
-    """
+    """Per (group, view, slice, task, run, metric): n, mean and a percentile-bootstrap
+    interval over the cell's samples, shared by its runs (arbwb-defined)."""
     rows: list[dict[str, object]] = []
-    for cell in _cells(_joined(metrics, annotations, run_group, tasks, complete_only)):
+    for cell in _cells(_joined(metrics, annotations, run_group)):
         reps = bootstrap_means(cell.values, n_boot=n_boot, seed=seed)
         means = cell.values.mean(axis=0)
         for j, run in enumerate(cell.runs):
-            low, high = percentile_interval(reps[:, j], level=level)
+            low, high = percentile_interval(reps[:, j])
             group, view, name, task, metric = cell.key
             rows.append(
                 {
@@ -317,33 +256,23 @@ def best_per_slice(
     metrics: pl.DataFrame,
     annotations: pl.DataFrame,
     *,
-    metric: str = "mrr",
     run_group: Mapping[str, str] | None = None,
-    tasks: Sequence[str] | None = CORE_TASKS,
-    complete_only: bool = True,
     n_perm: int = 10000,
     seed: int = 0,
-    alpha: float = 0.05,
 ) -> pl.DataFrame:
-    """Best run per (group, view, slice) by ``metric``, tested against the runner-up.
-
-    Order: ``metric`` desc, then MRR desc, R@20 desc, run name (spec 13.4's order). The
-    paired sign-flip test (arbwb.metrics.stats) is Holm-corrected across the slices of one
-    (group, view); a slice with a single run has no test (arbwb-defined).
-    """
-    joined = _joined(metrics, annotations, run_group, tasks, complete_only).filter(
-        pl.col("metric").is_in([metric, "mrr", "recall@20"])
+    """Best run per (group, view, slice) by MRR (then R@20, name), with a sign-flip test
+    against the runner-up, Holm-corrected per (group, view)."""
+    joined = _joined(metrics, annotations, run_group).filter(
+        pl.col("metric").is_in(["mrr", "recall@20"])
     )
     cells = {c.key: c for c in _cells(joined)}
     rows: list[dict[str, object]] = []
     for key, cell in cells.items():
-        group, view, name, task, got = key
-        if task != ALL or got != metric:
+        group, view, name, task, metric = key
+        if task != ALL or metric != "mrr":
             continue
-        tiebreak = [
-            cells.get((group, view, name, ALL, m)) for m in ("mrr", "recall@20") if m != metric
-        ]
-        order = _order(cell, [t for t in tiebreak if t is not None])
+        tiebreak = cells.get((group, view, name, ALL, "recall@20"))
+        order = _order(cell, [] if tiebreak is None else [tiebreak])
         best = order[0]
         means = cell.values.mean(axis=0)
         row: dict[str, object] = {
@@ -371,7 +300,7 @@ def best_per_slice(
     frame = pl.DataFrame(
         rows, schema={k: v for k, v in _BEST_SCHEMA.items() if k not in ("p_holm", "significant")}
     )
-    return _with_holm(frame, alpha)
+    return _with_holm(frame)
 
 
 def _order(cell: _Cell, tiebreak: Sequence[_Cell]) -> list[int]:
@@ -388,7 +317,7 @@ def _order(cell: _Cell, tiebreak: Sequence[_Cell]) -> list[int]:
     return sorted(range(len(cell.runs)), key=sort_key)
 
 
-def _with_holm(frame: pl.DataFrame, alpha: float) -> pl.DataFrame:
+def _with_holm(frame: pl.DataFrame, alpha: float = 0.05) -> pl.DataFrame:
     """Holm-adjusted p over the tested slices of each (group, view, metric)."""
     parts = []
     for _, part in frame.group_by("group", "view", "metric", maintain_order=True):
@@ -413,11 +342,9 @@ def _with_holm(frame: pl.DataFrame, alpha: float) -> pl.DataFrame:
     )
 
 
-def rrf_combinations(
-    runs: Sequence[str], *, sizes: Sequence[int] = (2, 3), limit: int | None = None
-) -> list[tuple[str, ...]]:
-    """Every combination of ``runs`` of the given sizes, in order; at most ``limit``."""
-    out = [combo for size in sizes for combo in combinations(runs, size)]
+def rrf_combinations(runs: Sequence[str], *, limit: int | None = None) -> list[tuple[str, ...]]:
+    """Every pair, then every triple of ``runs``, in order; at most ``limit``."""
+    out = [combo for size in (2, 3) for combo in combinations(runs, size)]
     return out if limit is None else out[:limit]
 
 
@@ -440,14 +367,9 @@ def rrf_metrics(
     combos: Sequence[Sequence[str]],
     *,
     metrics: Sequence[str] | None = None,
-    k: int = RRF_K,
 ) -> Fused:
-    """Fuse stored runs of one group with RRF (spec §8, top 20 of each) and score the fusions.
-
-    Samples: the group's gold samples answered by every component (spec §8's intersection);
-    the others are counted in ``not_in_every_run``. Metrics use the fused top 20 (precision
-    denominator k); BCY needs the release's corpus.
-    """
+    """Score RRF fusions of stored runs of one group (spec §8) on the gold samples every
+    component answered; the others are counted in ``not_in_every_run``."""
     names = tuple(metrics) if metrics is not None else slice_metric_names(release)
     frames: list[pl.DataFrame] = []
     groups: dict[str, str] = {}
@@ -471,7 +393,7 @@ def rrf_metrics(
         skipped[name] = len(with_gold) - len(common)
         rows = []
         for sample_id in common:
-            fused = rrf([top.get(sample_id, []) for top in lists], k=k)
+            fused = rrf([top.get(sample_id, []) for top in lists])
             rows += [
                 {"run": name, "sample_id": sample_id, "rank": i, "path": p, "score": s}
                 for i, (p, s) in enumerate(fused, start=1)
@@ -559,10 +481,7 @@ class SliceBoard:
             },
             "slice_scores": {
                 f"{r['group']}/{r['view']}/{r['slice']}/{r['run']}/{r['metric']}": [
-                    r["value"],
-                    r["ci_low"],
-                    r["ci_high"],
-                    r["n"],
+                    r[k] for k in ("value", "ci_low", "ci_high", "n")
                 ]
                 for r in whole
             },

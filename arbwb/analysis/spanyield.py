@@ -1,22 +1,5 @@
-"""Line overlap of runs: the stored file-vs-line diagnostic (spec §11) and re-ranked runs
-under legacy char packing and token packing (span yield).
-
-Stored details keep only the top-20 files, so line metrics under another packing need the
-chunk-level ranking (spec §5.8, §11). arbwb re-ranks its own baselines (the method named in
-the run's summary) and reports per sample, for the same ranking:
-
-- ``legacy_chars``: upstream's 8,000-character chunk walk and line overlap (spec §5.8; must
-  equal the stored ``line_metrics``, which is checked and counted);
-- ``files`` (arbwb-defined): canonical §5.7 token packing of the top-20 ranked files;
-- ``chunks`` (arbwb-defined): the same packing rule over the ranked chunks (file and symbol
-  rows, best first), each chunk rendered as ``### path`` plus its text.
-
-Token-packed pieces are credited with the lines of text actually packed (arbwb-defined):
-text line i of a chunk is file line ``start_line + i - 1`` (capped at ``end_line``; a file
-text's leading blank lines, stripped by §3.4, shift this slightly), the truncation marker is
-not a line, and a boundary piece shows the lines whose first token is within the packed
-prefix. This differs from §5.8, where a file chunk counts as the whole file. Span yield is
-the line recall (and yielded gold lines) under ``files`` versus ``chunks`` at each budget.
+"""Line overlap of runs: the stored file-vs-line diagnostic (spec §11) and the span yield of
+arbwb's re-ranked baselines under three packings (docs/granularity.md).
 """
 
 from __future__ import annotations
@@ -42,7 +25,6 @@ from arbwb.retrievers import details as det
 from arbwb.retrievers.common import ChunkRanking, RetrievalMethod, candidate_chunks
 from arbwb.tokenize import count_code_tokens, count_tokens_expr
 
-PACKINGS = ("legacy_chars", "files", "chunks")
 FILE_PREFIX = 20  # canonical packing sees the stored top-20 files (spec §5.1, §5.7)
 TRUNCATION_MARK = "\n...[truncated]"  # spec §3.4
 #: Methods whose summary ``method`` arbwb can re-run (dense only with the demo encoder).
@@ -92,12 +74,8 @@ class Checks:
 
 
 def rerank_plan(run: RunData) -> Rerank:
-    """The method that made ``run`` (from ``<stem>_summary.json``), when arbwb can re-run it.
-
-    arbwb's own runs carry ``method`` and ``fingerprint`` in their summary; ``dense`` runs are
-    re-run only with the demo's hashing encoder (model ``dense_hash``), since a real model
-    would have to be loaded. Anything else (upstream runs, fusion) has no chunk ranking here.
-    """
+    """The method that made ``run`` (from its summary) when arbwb can re-run it: its own
+    baselines, ``dense`` only with the demo's hashing encoder."""
     summary_file = det.summary_path(Path(run.path))
     if not summary_file.is_file():
         return Rerank(run.run, None, "all_files", f"no summary {summary_file.name}")
@@ -165,12 +143,8 @@ def visible_lines(text: str, included: int, total: int) -> int:
 def token_pack(
     rows: Iterable[int | None], pieces: Pieces, budget: int
 ) -> tuple[list[cm.Block], int]:
-    """Visible line blocks and tokens used when packing ``rows`` (None = missing) into B tokens.
-
-    The §5.7 rule: header ``h``, content ``c``, separator 1 for non-empty text; stop when
-    nothing is left; a piece that does not fit whole is the boundary piece with
-    ``m = min(c, max(0, B - used - h))`` and uses up the budget; missing pieces are free.
-    """
+    """Visible line blocks and tokens used when packing ``rows`` (None = missing, free) into
+    B tokens under the §5.7 rule (docs/metrics.md)."""
     used, blocks = 0, []
     table = pieces.table
     for row in rows:
@@ -278,13 +252,8 @@ def packing_table(
     *,
     budgets: Sequence[int] = DEFAULT_BUDGETS,
 ) -> tuple[pl.DataFrame, dict[str, Checks]]:
-    """PACKING rows of every re-rankable run's samples that have valid gold spans, plus checks.
-
-    Snapshots are visited one at a time (sorted): each chunk file is read once for all runs
-    and dropped before the next, so memory stays flat in the number of snapshots. A sample
-    whose snapshot is missing, whose candidate chunks are empty, or whose query text is
-    unknown is counted in its run's :class:`Checks`, never silently dropped.
-    """
+    """PACKING rows of every re-rankable run's samples with valid gold spans, one snapshot at
+    a time; samples that cannot be packed are counted in their run's :class:`Checks`."""
     budget_list = normalise_budgets(budgets)
     targets = {t.sample_id: t for t in det.sample_targets(samples, labels, spans)}
     queries = dict(samples.select("sample_id", "query_text").iter_rows())
@@ -340,13 +309,13 @@ def packing_table(
 
 
 def mean_interval(
-    values: Sequence[float], *, n_boot: int = 2000, seed: int = 0, level: float = 0.95
+    values: Sequence[float], *, n_boot: int = 2000, seed: int = 0
 ) -> list[float] | None:
     """[low, high] percentile-bootstrap interval of a mean (arbwb-defined); None if empty."""
     if not values:
         return None
     array = np.asarray(values, dtype=np.float64)
-    low, high = bootstrap_ci(array, n_boot=n_boot, seed=seed, level=level)
+    low, high = bootstrap_ci(array, n_boot=n_boot, seed=seed)
     return [low, high]
 
 
@@ -375,12 +344,8 @@ def packing_summary(
 
 
 def diagnostic_values(run: RunData) -> dict[str, list[float]]:
-    """Per-row values behind one run's file-vs-line diagnostic (spec §11).
-
-    Rows are the run's details rows with gold (upstream's single runs hold only those;
-    selective no-gold rows are left out). A row lacking ``Recall@20`` or
-    ``gold_coverage@8k`` counts as 0 (spec §4.8); line values come from rows that have them.
-    """
+    """Per-row values of one run's file-vs-line diagnostic (spec §11) over its details rows
+    with gold; missing file metrics count as 0 (spec §4.8), line values as absent."""
     if run.details is None or run.stored is None:
         msg = "the file-vs-line diagnostic needs an ARB details file (stored metrics)"
         raise InputError(msg, path=run.path)
@@ -444,14 +409,14 @@ def file_vs_line(runs: Sequence[RunData]) -> list[dict[str, Any]]:
 
 
 def diagnostic_intervals(
-    runs: Sequence[RunData], *, n_boot: int = 2000, seed: int = 0, level: float = 0.95
+    runs: Sequence[RunData], *, n_boot: int = 2000, seed: int = 0
 ) -> dict[str, dict[str, list[float] | None]]:
     """arbwb-defined percentile-bootstrap intervals of every diagnostic mean, per run."""
     out: dict[str, dict[str, list[float] | None]] = {}
     for run in runs:
         values = diagnostic_values(run)
         out[run.run] = {
-            key: mean_interval(values[key], n_boot=n_boot, seed=seed, level=level)
+            key: mean_interval(values[key], n_boot=n_boot, seed=seed)
             for key in values
             if key != "samples"
         }

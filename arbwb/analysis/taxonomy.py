@@ -1,9 +1,5 @@
-"""Relevance taxonomy (notebook 02, ``arbwb taxonomy``): labelled samples, their distribution
-and the slice leaderboards of the stored runs (spec §10, §13.4).
-
-The labels of one sample are :mod:`arbwb.analysis.relevance`'s; the slice tables are
-:mod:`arbwb.analysis.slices`'. :func:`run` does all of it for a release: runs are scored on
-their own group's samples (:func:`arbwb.analysis.leaderboard.release_metrics`).
+"""Relevance taxonomy (notebook 02, ``arbwb taxonomy``, spec §10, §13.4): labels from
+:mod:`.relevance`, slice tables from :mod:`.slices`, runs scored on their own group's samples.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""Metrics, one module per family (ranx style): names (:mod:`.spec`), rank metrics
-(:mod:`.rank`), budgets and BCY (:mod:`.budget`), chunk packing and line/block overlap
-(:mod:`.chunks`), aggregation levels (:mod:`.aggregate`) and one :func:`evaluate`.
-
-The names below load on first use, so a command that needs one family (``rank`` needs only
-:mod:`.chunks` and :mod:`.rank`) does not import them all.
+"""Metrics, one module per family (names, rank, budget, chunks, aggregate) and one
+:func:`evaluate`; the names below load on first use, so a command imports only what it needs.
 """
 
 from __future__ import annotations

@@ -1,17 +1,5 @@
-"""Aggregation levels of per-sample metrics (spec §12): sample-weighted, task-macro, repo-macro.
-
-One formula serves every caller (``arbwb score``, the leaderboard and its bootstrap, the tests):
-:func:`level_means` takes a weight matrix, so a point value is the row of ones and a bootstrap
-replicate is a row of resampling counts. A null value (``first_gold_rank`` without a hit) is
-left out of its mean while ``n`` still counts every sample; a macro averages the groups (tasks
-or repositories) that have at least one value. :func:`aggregate`'s sample-weighted means (the
-row of ones) are summed left to right in sample order, the way upstream sums means (spec §0),
-which needs no numpy; they may differ from :func:`level_means` in the last bit (BLAS sums in
-blocks), far inside the spec's 1e-12.
-
-``samples`` may be the SAMPLES frame of :func:`arbwb.io.samples.load_samples` or the
-``details`` frame of :class:`arbwb.io.rankings.RunData`: both carry ``sample_id``, ``task``,
-``repo`` and ``split`` (``stratum`` only the SAMPLES frame).
+"""Aggregation levels of per-sample metrics (spec §12): sample-weighted, task-macro, repo-macro,
+from one weight-matrix formula (:func:`level_means`; docs/metrics.md).
 """
 
 from __future__ import annotations
@@ -37,12 +25,8 @@ GROUPINGS = ("task", "repo", "split", "stratum")
 def level_means(
     weights: FloatArray, values: FloatArray, codes: npt.NDArray[np.int64] | None = None
 ) -> FloatArray:
-    """Means per weight row and column: (B, n) weights, (n, m) values -> (B, m).
-
-    Weighted: ``Σ w·v / Σ w`` over non-NaN values. Macro (``codes`` gives each sample's group
-    0..G-1): the unweighted mean over groups of each group's weighted mean, over the groups
-    with positive weight on non-NaN values. NaN where nothing is left.
-    """
+    """Means per weight row and column ((B, n) weights, (n, m) values -> (B, m)) over non-NaN
+    values; with ``codes`` the unweighted mean of the groups' weighted means."""
     import numpy as np
 
     valid = ~np.isnan(values)
@@ -113,11 +97,8 @@ def percentile(values: Sequence[float], q: float) -> float | None:
 
 
 def _levels(metrics: pl.DataFrame, by: str | None, within: str | None = None) -> pl.DataFrame:
-    """Per (run, [within], metric): n, value (weighted, or macro over ``by`` groups), n_groups.
-
-    One query gathers every group's values (in frame order); a weighted value is the
-    :func:`pooled_mean` of its group, a macro value :func:`level_means` of the group alone.
-    """
+    """Per (run, [within], metric): n, value (the :func:`pooled_mean`, or :func:`level_means`
+    macro over ``by`` groups) and n_groups, from one gathering query."""
     keys = ["run", *([within] if within else []), "metric"]
     gathered = [pl.col("value").cast(pl.Float64)]
     if by is not None:
@@ -173,13 +154,8 @@ def aggregate(
 def task_macro(
     metrics: pl.DataFrame, samples: pl.DataFrame, *, require_all: bool = False
 ) -> pl.DataFrame:
-    """Unweighted mean of the per-task means of the tasks present (spec §12).
-
-    Only samples with gold are scored, so the tasks present are positive tasks. Upstream
-    divides by 4 and requires all four positive tasks: ``require_all=True`` enforces that.
-    By default (arbwb-defined) a partial macro is returned and labelled with the tasks it
-    used (``tasks``, ``n_tasks``).
-    """
+    """Unweighted mean of the per-task means of the tasks present (spec §12); upstream's
+    all-four-tasks rule with ``require_all=True``, else labelled with ``tasks``."""
     out = _levels(_with_group(metrics, samples, "task"), "task").select(
         "run", "metric", "value", n_tasks="n_groups", tasks="groups"
     )

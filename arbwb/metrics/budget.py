@@ -1,12 +1,5 @@
-"""Canonical BCY@B (Budgeted Context Yield, spec §5.7), vectorised over samples with Polars.
-
-Packing, per ranked file in order with ``used`` tokens spent so far (missing files are free):
-``h = tok("### " + path + "\\n")``, ``c = tok(text)``, ``s = [text != ""]``, ``total = h + c + s``;
-a file is packed while ``used < B``; whole if ``used + total <= B`` (content ``m = c``), else the
-boundary file gets ``m = min(c, max(0, B - used - h))`` and ``used = B``. A gold file with
-``c > 0`` is covered at τ when ``m >= min(τ, c)``; ``BCY_τ@B = |covered| / |G|``.
-Because every packed file costs at least 3 tokens, "packed while used < B" over cumulative
-costs is exactly upstream's sequential loop.
+"""Canonical BCY@B (Budgeted Context Yield, spec §5.7) vectorised with Polars; every packed file
+costs >= 3 tokens, so "packed while used < B" is upstream's sequential loop.
 """
 
 from __future__ import annotations
@@ -82,12 +75,8 @@ def pack(
     budgets: Sequence[int] = DEFAULT_BUDGETS,
     thresholds: Sequence[int] = DEFAULT_THRESHOLDS,
 ) -> pl.DataFrame:
-    """Per (run, sample_id, budget, tau) BCY and packing counts from ranked files with costs.
-
-    ``ranked``: run, sample_id, rank, path, n_tokens (null = no file row: missing), n_bytes,
-    already cut to the top 20 and deduplicated. ``gold``: sample_id, path (deduplicated).
-    Samples must appear in ``gold``; samples without ranked rows get zeros.
-    """
+    """Per (run, sample_id, budget, tau) BCY and packing counts from ranked files with costs
+    (top 20, deduplicated; null n_tokens = missing); unranked gold samples get zeros."""
     query = _pack(ranked.lazy(), gold.lazy(), budgets=budgets, thresholds=thresholds)
     return query.collect(engine=ENGINE)
 
@@ -178,14 +167,8 @@ def bcy_table(
     budgets: Sequence[int] = DEFAULT_BUDGETS,
     thresholds: Sequence[int] = DEFAULT_THRESHOLDS,
 ) -> pl.DataFrame:
-    """BCY per (run, sample, budget, τ) with packing diagnostics (schema BCY_TABLE_SCHEMA).
-
-    Every (run, gold sample) pair gets rows. Uses ranks ≤ 20 only; gold is ``labels`` role "gold".
-    ``snapshots`` maps sample_id -> snapshot_id. A sample whose snapshot the corpus lacks is a
-    counted failure: value 0, ``missing_snapshot`` true. ``lower_bound`` (arbwb-defined) marks
-    samples whose ranking has ≥ 20 files that do not fill the budget, so more context could
-    have been packed and the value is a lower bound.
-    """
+    """BCY per (run, gold sample, budget, τ) with packing diagnostics (BCY_TABLE_SCHEMA);
+    a missing snapshot scores 0 with ``missing_snapshot`` (docs/budget.md)."""
     table = _bcy_lazy(
         rankings, labels, corpus, snapshots=snapshots, budgets=budgets, thresholds=thresholds
     ).collect(engine=ENGINE)
@@ -257,13 +240,8 @@ def _warn_failed(table: pl.DataFrame) -> None:
 def missing_snapshots(
     labels: pl.DataFrame, corpus: Corpus, *, snapshots: pl.DataFrame
 ) -> pl.DataFrame:
-    """Gold samples (sample_id, snapshot_id) whose snapshot the corpus lacks; BCY counts each
-    as a failure with value 0, so callers report how many there are.
-
-    Only samples with gold count (those BCY scores, the ``n`` of a summary): a no-gold
-    sample of a missing snapshot is no BCY failure, and counting it made this number
-    disagree with the warning's.
-    """
+    """Gold samples (sample_id, snapshot_id) whose snapshot the corpus lacks: each is a BCY
+    failure with value 0, so callers report how many there are."""
     gold = labels.lazy().filter((pl.col("role") == "gold") & (pl.col("path") != ""))
     gold_ids = gold.select("sample_id").unique()
     _, mapping = _snapshot_map(snapshots, gold_ids)
@@ -319,14 +297,9 @@ def bcy_curves(
     *,
     n_boot: int = 2000,
     seed: int = 0,
-    level: float = 0.95,
 ) -> pl.DataFrame:
-    """Mean BCY per (run, task, budget, τ) (plus task "overall") with bootstrap intervals.
-
-    ``tasks`` maps sample_id -> task. Intervals are percentile bootstraps over samples
-    (arbwb-defined, seeded). Also reports n, the share of lower-bound values and the number
-    of missing-snapshot failures, so a curve never hides what it averaged over.
-    """
+    """Mean BCY per (run, task, budget, τ) (plus task "overall") with bootstrap intervals,
+    n, the lower-bound share and missing-snapshot failures."""
     import numpy as np  # only curves need numpy: BCY scores load without it
 
     with_task = table.join(tasks.select("sample_id", "task").unique(), on="sample_id", how="left")
@@ -337,7 +310,7 @@ def bcy_curves(
     both = pl.concat([with_task, with_task.with_columns(task=pl.lit("overall"))])
     rows = []
     groups = both.partition_by(["run", "task", "budget", "tau"], as_dict=True, maintain_order=True)
-    intervals = _shared_intervals(groups, n_boot=n_boot, seed=seed, level=level)
+    intervals = _shared_intervals(groups, n_boot=n_boot, seed=seed)
     for (run, task, budget, tau), group in groups.items():
         values = group["bcy"].to_numpy()
         low, high = intervals[(run, task, budget, tau)]
@@ -360,15 +333,10 @@ def bcy_curves(
 
 
 def _shared_intervals(
-    groups: dict[tuple[object, ...], pl.DataFrame], *, n_boot: int, seed: int, level: float
+    groups: dict[tuple[object, ...], pl.DataFrame], *, n_boot: int, seed: int
 ) -> dict[tuple[object, ...], tuple[float, float]]:
-    """Bootstrap interval of each (run, task, budget, τ) group's mean BCY.
-
-    The groups of one (run, task) hold the same samples in the same order, so one draw of
-    resampling weights (same seed, same n) serves all their budgets and thresholds at once:
-    the same resamples as one :func:`bootstrap_ci` call per group, drawn once instead of once
-    per (budget, τ). Groups whose samples differ fall back to one call each.
-    """
+    """Bootstrap interval of each (run, task, budget, τ) group's mean BCY, drawing one weight
+    matrix per (run, task) when its groups share samples (same draws as one call each)."""
     import numpy as np
 
     from arbwb.metrics.stats import bootstrap_ci, bootstrap_means, percentile_interval
@@ -383,11 +351,11 @@ def _shared_intervals(
             matrix = np.column_stack([groups[k]["bcy"].to_numpy() for k in keys])
             reps = bootstrap_means(matrix, n_boot=n_boot, seed=seed)
             for j, key in enumerate(keys):
-                out[key] = percentile_interval(reps[:, j], level=level)
+                out[key] = percentile_interval(reps[:, j])
         else:
             for key in keys:
                 values = groups[key]["bcy"].to_numpy()
-                out[key] = bootstrap_ci(values, n_boot=n_boot, seed=seed, level=level)
+                out[key] = bootstrap_ci(values, n_boot=n_boot, seed=seed)
     return out
 
 

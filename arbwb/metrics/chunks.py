@@ -65,10 +65,8 @@ EMPTY_TABLE = ChunkTable([], [], [], [], [], [], [])
 
 
 def chunk_table(chunks: pl.DataFrame) -> ChunkTable:
-    """Lazy columns of the chunk frame (text length in code points, Python ``len``).
-
-    A frame carrying ``n_chars`` (chunks streamed without their text) uses it for the length.
-    """
+    """Lazy columns of the chunk frame; text length in code points (Python ``len``), or the
+    frame's ``n_chars`` when chunks were streamed without text."""
     has_n = "n_chars" in chunks.columns
     n_chars = chunks["n_chars"] if has_n else chunks["text"].str.len_chars()
     return ChunkTable(
@@ -189,11 +187,8 @@ def _blocks_match(gold: Block, pred: Block) -> bool:
 
 
 def block_metrics(predicted: Sequence[Block], blocks: Sequence[Block]) -> dict[str, float]:
-    """Block recall/precision (spec §5.8): taken non-file chunks vs gold blocks.
-
-    Predicted blocks are deduplicated by (path, start, end, kind, symbol, chunk_id); a pair
-    matches on equal paths and (equal chunk ids or intersecting line ranges).
-    """
+    """Block recall/precision (spec §5.8) of the taken non-file chunks (deduplicated) against
+    gold blocks: same path and same chunk id or intersecting lines."""
     gold = [b for b in blocks if b.start_line >= 1 and b.end_line >= b.start_line]
     preds = list(
         dict.fromkeys(

@@ -59,16 +59,8 @@ def evaluate(
     fusion: bool = False,
     runs: Sequence[str] | None = None,
 ) -> pl.DataFrame:
-    """Per-sample metrics (METRICS schema) for every run and every sample with gold.
-
-    The evaluated samples are those with a non-empty ``gold`` role in ``labels``
-    (restricted to ``samples`` when given; a SAMPLES or RunData.details frame). A sample a
-    run did not rank scores as an empty ranking (zeros), so denominators never shrink.
-    ``runs`` lists run names that may have no rows at all (e.g. only empty predictions).
-    ``stored`` (upstream's per-sample metrics) supplies MRR past a truncated prefix (see
-    :func:`_apply_stored_mrr`). ``fusion`` switches precision to the fusion denominator k.
-    ``first_gold_rank`` is null when no gold is ranked.
-    """
+    """Per-sample METRICS of every run on every sample with gold (within ``samples``); an
+    unranked sample scores zeros, so denominators never shrink (docs/metrics.md)."""
     specs = list({s.name: s for s in map(parse_metric, metrics)}.values())
     rank_specs = [s for s in specs if s.family != "bcy"]
     run_names = sorted(set(rankings["run"].unique().to_list()) | set(runs or ()))
@@ -140,12 +132,8 @@ def coverage(
     *,
     submitted: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
-    """Per run: n_expected (samples with gold), n_ranked, n_missing and n_error.
-
-    ``submitted`` (RunData.submitted: run, sample_id, status) marks samples that a run
-    answered with an empty ranking (``ok``) or an error; without it a sample counts as
-    ranked when it has at least one ranking row.
-    """
+    """Per run: n_expected (samples with gold), n_ranked, n_missing and n_error (``submitted``
+    marks empty answers; without it a sample is ranked when it has rows)."""
     expected = _gold(labels, samples).select("sample_id").unique()
     answered = rankings.lazy().select("run", "sample_id", status=pl.lit("ok")).unique()
     if submitted is not None:

@@ -1,8 +1,5 @@
-"""Rank metrics (spec §5.2-5.6): one pure reference function per metric (lists and sets, the
-spec's formulas verbatim) beside the Polars expressions that compute them for whole frames.
-
-Notation: ``R`` is a ranking of distinct paths (rank = position + 1), ``G`` the set of
-target gold paths, ``R[:k]`` the first k entries.
+"""Rank metrics (spec §5.2-5.6): a reference function per metric (the spec's formulas on
+lists and sets) beside the Polars expressions that compute them for whole frames.
 """
 
 from __future__ import annotations
@@ -38,11 +35,8 @@ def precision_at_k(
     n_ranked: int | None = None,
     fusion: bool = False,
 ) -> float:
-    """Precision@k = |G ∩ R[:k]| / min(k, |R|), 0 when R is empty (spec §5.4 QUIRK).
-
-    ``n_ranked`` is |R| when ``ranked`` is a truncated prefix. Rank fusion
-    (``fusion=True``) divides by k instead.
-    """
+    """Precision@k = |G ∩ R[:k]| / min(k, |R|) (|R| = ``n_ranked`` for a prefix), 0 when R is
+    empty (spec §5.4 QUIRK); rank fusion divides by k."""
     size = len(ranked) if n_ranked is None else n_ranked
     denominator = k if fusion else min(k, size)
     return _hits(ranked, gold, k) / denominator if denominator else 0.0
@@ -147,11 +141,8 @@ def value_expr(spec: MetricSpec, *, fusion: bool) -> pl.Expr:
 
 
 def apply_stored_mrr(per: pl.LazyFrame, stored: pl.DataFrame | None) -> pl.LazyFrame:
-    """Take first-gold rank from the stored MRR where the ranking holds no gold but MRR > 0.
-
-    Compact details without ``gold_ranks`` (e.g. the v0_1 lexical run) only keep the top 20,
-    while upstream's MRR used the full ranking (spec §5.1); then rank = round(1 / MRR).
-    """
+    """First-gold rank = round(1 / MRR) from the stored MRR where a top-20 prefix holds no gold
+    but MRR > 0 (upstream's MRR used the full ranking, spec §5.1)."""
     if stored is None:
         return per
     mrr = (
@@ -173,11 +164,8 @@ def apply_stored_mrr(per: pl.LazyFrame, stored: pl.DataFrame | None) -> pl.LazyF
 def row_metrics(
     ranked: Sequence[str], gold: Sequence[str], hard_negatives: Sequence[str]
 ) -> dict[str, float]:
-    """Single-run per-sample metrics of spec §5.2-5.6 on the full file ranking R (§4.8 keys).
-
-    Recall@k, Precision@k (denominator min(k, |R|), QUIRK), F0.5@k, ``irrelevant_files@k =
-    |R[:k] \\ G|``, ``hard_negative_hits@k = |R[:k] ∩ H|``, MRR and coverage_auc@20.
-    """
+    """Single-run per-sample metrics of spec §5.2-5.6 (§4.8 keys) on the full file ranking R,
+    Precision@k with the min(k, |R|) QUIRK."""
     gold_set = frozenset(gold)
     negatives = frozenset(hard_negatives)
     out: dict[str, float] = {}

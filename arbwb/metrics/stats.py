@@ -1,9 +1,5 @@
-"""Intervals and paired tests for comparing runs on the same samples.
-
-All of this is arbwb-defined (spec §12: upstream has no paired statistics,
-intervals or multiple-testing rule). Everything is vectorised over an
-``(n_boot, n)`` weight matrix so 2,000 resamples of a few hundred samples take
-milliseconds; every function is seeded and deterministic.
+"""Intervals and paired tests for comparing runs on the same samples (arbwb-defined, spec §12),
+vectorised over an ``(n_boot, n)`` weight matrix, seeded and deterministic.
 """
 
 from __future__ import annotations
@@ -43,11 +39,8 @@ def _as_values(values: npt.ArrayLike) -> FloatArray:
 def bootstrap_weights(
     n: int, *, n_boot: int = 2000, seed: int = 0, clusters: npt.ArrayLike | None = None
 ) -> FloatArray:
-    """How often each of ``n`` samples is drawn in each of ``n_boot`` resamples, shape (n_boot, n).
-
-    Plain bootstrap: multinomial counts over samples. Cluster bootstrap: clusters
-    are drawn with replacement and every sample inherits its cluster's count.
-    """
+    """Draw counts of ``n`` samples in ``n_boot`` resamples, shape (n_boot, n); with
+    ``clusters`` whole clusters are drawn and each sample inherits its cluster's count."""
     if n <= 0 or n_boot <= 0:
         msg = f"need n > 0 samples and n_boot > 0 resamples, got n={n}, n_boot={n_boot}"
         raise ValueError(msg)
@@ -67,10 +60,8 @@ def bootstrap_means(
     seed: int = 0,
     clusters: npt.ArrayLike | None = None,
 ) -> FloatArray:
-    """Resampled means ``(W @ v) / W.sum(1)``: shape (n_boot,) for 1-D values, (n_boot, m) for 2-D.
-
-    Columns of 2-D values share the resamples, so differences between columns are paired.
-    """
+    """Resampled means ``(W @ v) / W.sum(1)``, (n_boot,) or (n_boot, m); columns share the
+    resamples, so differences between columns are paired."""
     array = _as_values(values)
     weights = bootstrap_weights(array.shape[0], n_boot=n_boot, seed=seed, clusters=clusters)
     totals = weights.sum(axis=1)
@@ -119,14 +110,6 @@ def _paired_diffs(a: npt.ArrayLike, b: npt.ArrayLike) -> FloatArray:
     return left - right
 
 
-def _pvalue(null_stats: FloatArray, observed: FloatArray) -> FloatArray:
-    """Two-sided Monte-Carlo p ``(1 + #{|null| >= |obs|}) / (R + 1)`` per column (ulp-tolerant)."""
-    threshold = np.abs(observed) * (1 - 1e-12) - 1e-15
-    hits = (np.abs(null_stats) >= threshold).sum(axis=0)
-    out: FloatArray = (1.0 + hits) / (null_stats.shape[0] + 1.0)
-    return out
-
-
 def sign_flip_pvalues(
     diffs: npt.ArrayLike,
     *,
@@ -134,10 +117,8 @@ def sign_flip_pvalues(
     seed: int = 0,
     clusters: npt.ArrayLike | None = None,
 ) -> FloatArray:
-    """Paired randomization p-values for each column of per-sample differences ``diffs`` (n, m).
-
-    Under H0 each sample's (or each cluster's) difference is equally likely to have
-    either sign; the statistic is ``|mean(s*d)|``; p uses the +1 correction.
+    """Paired randomization p-values per column of per-sample differences ``diffs`` (n, m): signs
+    flipped per sample (or cluster), statistic ``|mean(s*d)|``, p = (1 + #{as extreme}) / (R + 1).
     """
     array = _as_values(diffs)
     matrix = array if array.ndim == 2 else array[:, None]
@@ -149,7 +130,10 @@ def sign_flip_pvalues(
         codes = _codes(clusters, n)
         signs = rng.choice(np.array([-1.0, 1.0]), size=(n_perm, int(codes.max()) + 1))[:, codes]
     null_stats = (signs @ matrix) / n
-    return _pvalue(null_stats, matrix.mean(axis=0))
+    threshold = np.abs(matrix.mean(axis=0)) * (1 - 1e-12) - 1e-15  # ulp-tolerant ">="
+    hits = (np.abs(null_stats) >= threshold).sum(axis=0)
+    out: FloatArray = (1.0 + hits) / (null_stats.shape[0] + 1.0)
+    return out
 
 
 def paired_randomization_test(
@@ -165,29 +149,9 @@ def paired_randomization_test(
     return float(sign_flip_pvalues(diffs, n_perm=n_perm, seed=seed, clusters=clusters)[0])
 
 
-def paired_bootstrap_test(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
-    *,
-    n_boot: int = 2000,
-    seed: int = 0,
-    clusters: npt.ArrayLike | None = None,
-) -> float:
-    """Two-sided paired bootstrap test: p = (1 + #{|d* - d| >= |d|}) / (B + 1), d = mean(a - b).
-
-    The bootstrap distribution of the mean difference is shifted to the null (mean 0).
-    """
-    diffs = _paired_diffs(a, b)
-    observed = np.array([diffs.mean()])
-    replicates = bootstrap_means(diffs, n_boot=n_boot, seed=seed, clusters=clusters)
-    return float(_pvalue((replicates - observed[0])[:, None], observed)[0])
-
-
 def holm(pvalues: npt.ArrayLike) -> FloatArray:
-    """Holm step-down adjusted p-values: ``q_(i) = max_{j<=i} min(1, (m - j + 1)*p_(j))``.
-
-    Returned in the input order; monotone in the sorted order and capped at 1.
-    """
+    """Holm step-down adjusted p-values ``q_(i) = max_{j<=i} min(1, (m - j + 1)*p_(j))``, in
+    the input order."""
     p = np.asarray(pvalues, dtype=np.float64)
     if p.ndim != 1 or np.isnan(p).any() or (p < 0).any() or (p > 1).any():
         msg = f"holm needs a 1-D array of p-values in [0, 1], got {p!r}"
@@ -201,10 +165,7 @@ def holm(pvalues: npt.ArrayLike) -> FloatArray:
 
 
 def wilson_interval(k: int, n: int, *, level: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval for k/n at ``level``.
-
-    ``(p + z^2/2n +/- z*sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)``, z = Phi^-1(1/2 + level/2).
-    """
+    """Wilson score interval for k/n at ``level`` (exact bounds 0 and 1 at the ends)."""
     _check_level(level)
     if n <= 0 or not 0 <= k <= n:
         msg = f"wilson_interval needs 0 <= k <= n and n > 0, got k={k}, n={n}"
@@ -227,12 +188,8 @@ def rank_intervals(
     level: float = 0.95,
     clusters: npt.ArrayLike | None = None,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """Observed rank and bootstrap rank interval [best, worst] of each column of ``values`` (n, m).
-
-    Rank 1 is the highest mean; ties share the best rank. Each resample ranks the
-    columns' means; the interval is the (a/2, 1-a/2) quantile of a column's ranks
-    (lower / higher order statistics, so it never understates the spread).
-    """
+    """Observed rank (1 = highest mean, ties share the best) and bootstrap rank interval
+    [best, worst] of each column of ``values`` (n, m)."""
     _check_level(level)
     array = _as_values(values)
     if array.ndim != 2:
@@ -259,11 +216,8 @@ def tie_groups(
     *,
     alpha: float = 0.05,
 ) -> dict[str, int]:
-    """Group runs (best first) that cannot be separated: a new group starts at the first run
-    significantly different (adjusted p < alpha) from the current group's leader.
-
-    Groups are numbered 1, 2, ... from the best; arbwb-defined.
-    """
+    """Tie groups numbered from the best: a new group starts at the first run significantly
+    different (adjusted p < alpha) from the current group's leader (arbwb-defined)."""
     groups: dict[str, int] = {}
     leader = ""
     group = 0
