@@ -428,15 +428,10 @@ def load_samples(path: str | Path) -> SampleSet:
             labels.extend(record_labels)
             spans.extend(record_spans)
     return SampleSet(
-        samples=_frame(rows, schemas.SAMPLES, "samples"),
-        labels=_frame(labels, schemas.LABELS, "labels"),
-        spans=_frame(spans, schemas.SPANS, "spans"),
+        samples=schemas.rows_frame(rows, schemas.SAMPLES),
+        labels=schemas.rows_frame(labels, schemas.LABELS),
+        spans=schemas.rows_frame(spans, schemas.SPANS),
     )
-
-
-def _frame(rows: list[dict[str, Any]], schema: schemas.Schema, name: str) -> pl.DataFrame:
-    frame = pl.DataFrame(rows, schema=dict(schema)) if rows else schemas.empty(schema)
-    return schemas.validate(frame, schema, name=name)
 
 
 def release_samples(data: Path, release: str | None) -> SampleSet:
