@@ -1,10 +1,6 @@
-"""Reading chunk files fast (internal): the file rows of a chunk file and their token costs.
-
-A byte scanner finds upstream-serialised file rows without parsing the symbol rows around
-them (libc ``memmem`` and ``madvise`` through ctypes where available, plain ``find``
-elsewhere); a full Polars parse is the fallback that validates and locates every error.
-Texts are tokenised in batches, each distinct text once (:class:`TokenCounter`).
-"""
+"""Reading chunk files fast (internal): a byte scanner finds upstream-serialised file rows
+without parsing the symbol rows around them; a full Polars parse is the fallback that validates
+and locates every error. Texts are tokenised in batches, each distinct text once."""
 
 from __future__ import annotations
 
@@ -51,10 +47,8 @@ Key = tuple[int, int]  # (hash, length) of a text as the chunk file escapes it
 
 
 def read_chunk_file(path: Path, columns: list[str]) -> pl.DataFrame:
-    """Read selected chunk-file fields with Polars; on any problem, locate it line by line.
-
-    A zero-byte chunk file is a snapshot without files (no rows), not an error.
-    """
+    """Read selected chunk-file fields with Polars; on any problem, locate it line by line (a
+    zero-byte chunk file is a snapshot without files)."""
     schema = {name: CHUNK_FIELDS[name] for name in columns}
     if path.stat().st_size == 0:
         return pl.DataFrame(schema=schema)
@@ -69,14 +63,9 @@ CHECK_VERSION = "rows-checked-v1"
 
 
 def check_chunk_file(path: Path, columns: list[str], marks: Path | None = None) -> None:
-    """Check every row's selected fields as :func:`read_chunk_file` does, keeping nothing.
-
-    A lazy scan that only counts nulls: its batches are dropped as they are parsed, so it
-    costs about a fifth less CPU than reading the file (no file-sized allocation). With
-    ``marks`` (a cache folder), a file that passes leaves an empty mark keyed like every
-    cache entry (:func:`arbwb.cache.file_key` with the version and the columns), and a
-    marked file is not checked again until it changes. arbwb-defined.
-    """
+    """Check every row's selected fields as :func:`read_chunk_file` does, keeping nothing (a
+    lazy null count: no file-sized allocation). With ``marks`` (a cache folder) a file that
+    passes leaves an empty mark and is not checked again until it changes (arbwb-defined)."""
     if path.stat().st_size == 0:
         return
     mark = None
@@ -106,12 +95,8 @@ def count_rows(path: Path) -> int:
 
 
 def row_count(data: mmap.mmap) -> int:
-    """Non-blank lines of ``data`` (rows Polars would read), exactly and cheaply.
-
-    Newlines are counted with numpy in blocks (no file-sized temporary, a few GB/s); only
-    when some line starts with whitespace (a blank line, which Polars skips) are the lines
-    counted one by one.
-    """
+    """Non-blank lines of ``data`` (rows Polars would read): newlines counted with numpy in
+    blocks, lines one by one only when some line starts with whitespace (maybe blank)."""
     raw = np.frombuffer(data, dtype=np.uint8)  # a view, released on return
     size, n = raw.size, 0
     for start in range(0, size, _COUNT_BLOCK):
@@ -135,16 +120,6 @@ def _checked(path: Path, columns: list[str], read: Callable[[], pl.DataFrame]) -
     except Exception:
         _locate_problem(path, columns)
         raise InputError("chunk file could not be read as JSON lines", path=path) from None
-
-
-def iter_chunk_blocks(
-    path: Path, columns: list[str], block_bytes: int = 2 * 2**20
-) -> Iterator[pl.DataFrame]:
-    """Selected chunk-file fields in consecutive blocks of whole lines (file order), so a
-    large chunk file never sits in memory at once; a problem is located like
-    :func:`read_chunk_file` does."""
-    for block in iter_raw_blocks(path, block_bytes):
-        yield parse_block(path, block, columns)
 
 
 def iter_raw_blocks(path: Path, block_bytes: int = 2 * 2**20) -> Iterator[bytes]:
@@ -184,11 +159,8 @@ class TokenCounter:
         self.pending_bytes = 0
 
     def add_escaped(self, raw: bytes) -> Key:
-        """Key of a JSON string body as the chunk file holds it (ValueError if it is not one).
-
-        arbwb-defined: the key is Python's 64-bit hash plus the length of the escaped bytes, so
-        equal texts of different snapshots are tokenised once.
-        """
+        """Key of a JSON string body as the chunk file holds it (ValueError if it is not one):
+        its hash and length, so equal texts of different snapshots are tokenised once."""
         key = (hash(raw), len(raw))
         if key not in self.known and key not in self.pending:
             self.pending[key] = _json_string(raw)
@@ -213,12 +185,8 @@ class TokenCounter:
 
 def mapped_files(paths: Sequence[Path]) -> Generator[mmap.mmap | None, None, None]:
     """Each file mapped read-only with its pages in (None if it cannot be mapped), valid until
-    the next is asked for; a worker thread pages the next file in meanwhile.
-
-    Paging a chunk file in costs nearly as much as scanning it; done with the GIL released
-    (:func:`_page_in`) it overlaps the scan on a second core and costs nothing extra without
-    one. At most ``_MAP_AHEAD + 1`` files are mapped at once.
-    """
+    the next is asked for; a worker thread pages the next files in meanwhile (GIL released, so
+    it overlaps the scan on a second core)."""
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbwb-page-in") as pool:
         ahead = deque(_map_ahead(pool, path) for path in paths[:_MAP_AHEAD])
         try:
@@ -239,11 +207,8 @@ def mapped_files(paths: Sequence[Path]) -> Generator[mmap.mmap | None, None, Non
 
 
 def _map_ahead(pool: ThreadPoolExecutor, path: Path) -> Future[mmap.mmap | None]:
-    """:func:`_map_file` submitted to ``pool``, returning once the worker has mapped the file.
-
-    A worker merely handed the job could wait for the GIL, held by the scanning caller, for up
-    to the interpreter's switch interval, and the paging in would not overlap the scan.
-    """
+    """:func:`_map_file` submitted to ``pool``, returning once the worker has mapped the file
+    (else it could wait a switch interval for the GIL the scanning caller holds)."""
     mapped = threading.Event()
     future = pool.submit(_map_file, path, mapped)
     mapped.wait()
@@ -266,10 +231,8 @@ def _map_file(path: Path, mapped: threading.Event) -> mmap.mmap | None:
 
 
 def _page_in(data: mmap.mmap) -> None:
-    """Map every page of ``data`` in with the GIL released: Linux ``madvise`` with
-    MADV_POPULATE_READ (kernel 5.14+) through ctypes, as Python 3.11's ``mmap`` holds the GIL
-    while it populates. Elsewhere, or if the call fails, the pages fault in during the scan
-    instead, at about the same cost."""
+    """Map every page of ``data`` in with the GIL released (Linux ``madvise`` with
+    MADV_POPULATE_READ through ctypes); elsewhere the pages fault in during the scan."""
     madvise = _libc_function("madvise", ctypes.c_int, ctypes.c_int)
     if madvise is not None:
         view = np.frombuffer(data, dtype=np.uint8)  # released on return, so data can close
@@ -278,9 +241,8 @@ def _page_in(data: mmap.mmap) -> None:
 
 @cache
 def _libc_function(name: str, restype: Any, *argtypes: Any) -> Callable[..., Any] | None:
-    """libc's ``name`` on Linux, else None; ctypes releases the GIL while it runs. Its first
-    two parameters are an address and a length; ``argtypes`` are the rest (none with
-    ``ARBWB_ABLATE=libc``, for benchmarks/bench_ablation.py only)."""
+    """libc's ``name`` (address, length, ``*argtypes``) on Linux, else None (also with
+    ``ARBWB_ABLATE=libc``, for benchmarks/bench_ablation.py); ctypes releases the GIL."""
     if not sys.platform.startswith("linux") or "libc" in os.environ.get("ARBWB_ABLATE", ""):
         return None
     try:
@@ -331,17 +293,11 @@ def scan_upstream(
 ) -> dict[str, tuple[int, Key]] | None:
     """The file rows of an upstream-serialised chunk file found without parsing the rest.
 
-    A file row alone contains ``", "repo": "R", "start_line": 1, "symbol": "", "text":``
-    (spec §3.1, §3.3: sorted keys, ``", "``/``": "`` separators, start_line 1, empty symbol;
-    a quote after a space cannot lie inside a JSON string, where quotes are escaped). One
-    search (:func:`_searcher`) per file row skips the symbol rows (most of the bytes)
-    unparsed; the repo makes the needle long, which searches skip through fastest. A row of a
-    path not wanted costs a look at its path; wanted rows are read by :func:`_file_row`.
-    Returns None, so the caller
-    parses and validates everything, when the file does not start like an upstream row, a
-    found row is not shaped as expected, or the rows differ from ``counts``, the manifest's
-    ``(file_count, chunk_count)`` (e.g. rows carrying another repo, a cut file; a None
-    ``chunk_count`` is not checked; the rows are counted by :func:`row_count`).
+    Only a file row contains ``", "repo": "R", "start_line": 1, "symbol": "", "text":`` (spec
+    §3.1, §3.3; a quote after a space cannot lie inside a JSON string), so one search per file
+    row skips the symbol rows unparsed. None (the caller then parses everything) when the file
+    does not start like an upstream row, a row is not so shaped, or the rows differ from
+    ``counts``, the manifest's ``(file_count, chunk_count)`` (a None count is not checked).
     """
     file_count, chunk_count = counts
     needle = b'", "repo": "' + _escape(repo) + _FILE_TAIL
@@ -375,9 +331,8 @@ def scan_upstream(
 
 
 def _searcher(data: mmap.mmap, needle: bytes) -> Callable[[int], int]:
-    """``lambda start: data.find(needle, start)``, through libc ``memmem`` where there is one:
-    about a quarter faster on chunk files, and it releases the GIL, so the paging-in thread is
-    not kept waiting. Valid while ``data`` is open."""
+    """``lambda start: data.find(needle, start)``, through libc ``memmem`` where there is one
+    (faster, and it releases the GIL for the paging-in thread); valid while ``data`` is open."""
     memmem = _libc_function("memmem", ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t)
     if memmem is None:
         return lambda start: data.find(needle, start)
@@ -395,12 +350,7 @@ def _file_row(
 ) -> tuple[str, int, Key, int] | None:
     """(path, end_line, text key, end offset) of the upstream file row at ``start`` whose
     ``kind`` key sits at ``head``, path bytes are ``name`` and text value starts after
-    ``text``; None if it is not so shaped.
-
-    The fields BCY reads are validated as JSON (path and text strings, end_line an integer);
-    the text is decoded once per distinct text. The other keys (base_commit, chunk_id) are
-    not read, like the symbol rows.
-    """
+    ``text``; None if it is not so shaped (only the fields BCY reads are validated)."""
     end = data.find(b"\n", text)
     end = len(data) if end == -1 else end
     number = data.rfind(_END_LINE, start, head)
@@ -426,11 +376,8 @@ def _json_string(body: bytes) -> str:
 
 
 def _escape(text: str) -> bytes:
-    """``text`` as upstream serialisation writes it inside a JSON string (spec §0).
-
-    Lone surrogates, which no UTF-8 chunk file can hold, pass through, so such a path is
-    simply not found.
-    """
+    """``text`` as upstream serialisation writes it inside a JSON string (spec §0); lone
+    surrogates pass through (no UTF-8 chunk file holds them, so such a path is not found)."""
     if _PLAIN.fullmatch(text) is None:
         text = dumps_upstream(text)[1:-1]
     return text.encode("utf-8", "surrogatepass")
