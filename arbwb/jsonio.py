@@ -19,6 +19,11 @@ def dumps_upstream(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True)
 
 
+def as_object(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (for optional object fields)."""
+    return value if isinstance(value, dict) else {}
+
+
 def _reject_constant(value: str) -> Any:
     msg = f"{value} is not valid JSON (NaN/Infinity are not allowed)"
     raise ValueError(msg)

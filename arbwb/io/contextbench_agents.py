@@ -13,7 +13,7 @@ from typing import Any
 
 from arbwb.errors import InputError
 from arbwb.io.contextbench import Predictions, record_row, traj_rows, unified_predictions
-from arbwb.jsonio import iter_jsonl, read_json
+from arbwb.jsonio import as_object, iter_jsonl, read_json
 from arbwb.metrics.intervals import merge_intervals
 
 Traj = dict[str, Any]
@@ -69,8 +69,8 @@ def _span(start: int, end: int) -> dict[str, Any]:
 
 def _mini_repo_dir(data: dict[str, Any]) -> str:
     """The ``/home/<r>`` repo folder of Multi-SWE images (``..._m_<r>:tag``), else ""."""
-    info = data.get("info") if isinstance(data.get("info"), dict) else {}
-    image = (((info or {}).get("config") or {}).get("environment") or {}).get("image") or ""
+    info = as_object(data.get("info"))
+    image = ((info.get("config") or {}).get("environment") or {}).get("image") or ""
     match = _IMAGE_REPO.search(str(image))
     return match.group(1) if match else ""
 
@@ -169,8 +169,7 @@ def extract_mini_swe(path: Path) -> list[Extracted]:
     final = file_lines_pairs(patch_blocks[-1], repo_dir) if patch_blocks else {}
     traj = {"pred_steps": steps, "pred_files": sorted(final), "pred_spans": final}
     instance = data.get("instance_id") or path.name.removesuffix(_MINI_SUFFIX)
-    info = data.get("info") if isinstance(data.get("info"), dict) else {}
-    return [(str(instance), traj, (info or {}).get("submission"))]
+    return [(str(instance), traj, as_object(data.get("info")).get("submission"))]
 
 
 def _bash_steps(messages: list[dict[str, Any]], repo_dir: str) -> list[Traj]:
@@ -455,7 +454,7 @@ def extract_openhands(path: Path) -> list[Extracted]:
 def _openhands_step(event: Any) -> Traj | None:
     if not isinstance(event, dict):
         return None
-    args = event.get("args") if isinstance(event.get("args"), dict) else {}
+    args = as_object(event.get("args"))
     if event.get("action") == "read" and args:
         file = mini_path(str(args.get("path") or ""))
         view = args.get("view_range")

@@ -20,7 +20,7 @@ import polars as pl
 
 from arbwb import schemas
 from arbwb.errors import InputError
-from arbwb.jsonio import dumps_upstream, iter_jsonl
+from arbwb.jsonio import as_object, dumps_upstream, iter_jsonl
 
 TASKS = frozenset(
     {"code2test", "comment2context", "trace2code", "edit2ripple", "abstention", "testlog2code"}
@@ -70,10 +70,6 @@ class SampleSet:
     spans: pl.DataFrame
 
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def dedupe(values: Iterable[Any]) -> list[Any]:
     """Keep the first occurrence of each value, drop falsy values, keep order (spec §0)."""
     seen: set[Any] = set()
@@ -98,7 +94,7 @@ def path_list(items: Any) -> list[str]:
 
 def target_gold_files(record: dict[str, Any]) -> list[str]:
     """The evaluation target (spec §2.6): no_gold -> []; gold.files; then per-task fallbacks."""
-    gold = _dict(record.get("gold"))
+    gold = as_object(record.get("gold"))
     task = record.get("task_type")
     if gold.get("no_gold") is True:
         return []
@@ -117,17 +113,17 @@ def target_gold_files(record: dict[str, Any]) -> list[str]:
 
 def given_files(record: dict[str, Any]) -> list[str]:
     """Files the agent already has (spec §2.7): gold.given_files, else comment2context's file."""
-    given = path_list(_dict(record.get("gold")).get("given_files"))
+    given = path_list(as_object(record.get("gold")).get("given_files"))
     if given or record.get("task_type") != "comment2context":
         return given
-    query = _dict(record.get("query"))
+    query = as_object(record.get("query"))
     value = query.get("given_file") or query.get("path")
     return [value] if isinstance(value, str) and value else []
 
 
 def query_provenance(record: dict[str, Any]) -> str | None:
     """Where the query text came from (spec §2.8), with upstream's metadata and task fallbacks."""
-    metadata = _dict(record.get("metadata"))
+    metadata = as_object(record.get("metadata"))
     for value in (
         record.get("query_provenance"),
         metadata.get("query_provenance"),
@@ -156,10 +152,10 @@ def _module_variants(path: str) -> list[str]:
 def _edit2ripple_fatal_leak(record: dict[str, Any], normalised: str) -> bool:
     """Fatal edit2ripple leaks: patch text, fix commit, or a gold path/basename/module named."""
     lowered = normalised.lower()
-    fix = str(_dict(record.get("metadata")).get("fix_commit") or "").strip()
+    fix = str(as_object(record.get("metadata")).get("fix_commit") or "").strip()
     if _RAW_PATCH_RE.search(normalised) or (fix and fix in normalised):
         return True
-    for path in path_list(_dict(record.get("gold")).get("files")):
+    for path in path_list(as_object(record.get("gold")).get("files")):
         low = path.lower()
         if low in lowered or PurePosixPath(low).name in lowered:
             return True
@@ -173,7 +169,7 @@ def query_has_leakage(record: dict[str, Any]) -> bool:
     normalised = query_text(record.get("query")).replace("\\n", "\n")
     if _RAW_PATCH_RE.search(normalised):
         return True
-    fix = str(_dict(record.get("gold")).get("fix_commit") or "").strip()
+    fix = str(as_object(record.get("gold")).get("fix_commit") or "").strip()
     if fix and fix in normalised:
         return True
     return record.get("task_type") == "edit2ripple" and _edit2ripple_fatal_leak(record, normalised)
@@ -185,7 +181,7 @@ def stratum(record: dict[str, Any]) -> str:
     ``metadata.organic``, when present, must agree with the reason; otherwise the record is
     inconsistent and an :class:`InputError` names the field.
     """
-    gold = _dict(record.get("gold"))
+    gold = as_object(record.get("gold"))
     if gold.get("no_gold") is not True:
         return "positive"
     reason = gold.get("reason")
@@ -197,7 +193,7 @@ def stratum(record: dict[str, Any]) -> str:
         valid = sorted(NATURAL_REASONS | {COUNTERFACTUAL_REASON})
         msg = f"no-gold sample needs a reason in {valid}, got {reason!r}"
         raise InputError(msg, field="gold.reason")
-    organic = _dict(record.get("metadata")).get("organic")
+    organic = as_object(record.get("metadata")).get("organic")
     if organic is not None and organic != (result == "natural"):
         msg = f"metadata.organic={organic!r} disagrees with gold.reason {reason!r}; fix one of them"
         raise InputError(msg, field="metadata.organic")
@@ -230,7 +226,7 @@ def _span_rows(sample_id: str, record: dict[str, Any], key: str) -> Iterator[dic
     """Normalised ``gold_spans``/``gold_blocks`` rows (spec §2.5), top-level or under gold."""
     rows = record.get(key)
     if rows is None:
-        rows = _dict(record.get("gold")).get(key)
+        rows = as_object(record.get("gold")).get(key)
     for row in rows if isinstance(rows, list) else []:
         if not isinstance(row, dict) or not row.get("path"):
             continue
@@ -254,14 +250,14 @@ def _span_rows(sample_id: str, record: dict[str, Any], key: str) -> Iterator[dic
 
 def hard_negative_files(record: dict[str, Any]) -> list[str]:
     """Dedupe of sample-level then gold-level ``hard_negative_files`` (spec §4.2)."""
-    gold = _dict(record.get("gold"))
+    gold = as_object(record.get("gold"))
     return dedupe(
         path_list(record.get("hard_negative_files")) + path_list(gold.get("hard_negative_files"))
     )
 
 
 def _label_rows(sample_id: str, record: dict[str, Any]) -> Iterator[dict[str, str]]:
-    gold = _dict(record.get("gold"))
+    gold = as_object(record.get("gold"))
     groups = [
         ("gold", target_gold_files(record)),
         ("given", given_files(record)),
@@ -312,7 +308,7 @@ def _path_list_problem(value: Any) -> str | None:
 
 def gold_consistency(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """Gold that contradicts the task: abstention must be no-gold, every other task not."""
-    gold, task = _dict(record.get("gold")), record.get("task_type")
+    gold, task = as_object(record.get("gold")), record.get("task_type")
     if task == "abstention":
         if gold.get("files") != []:
             yield "gold.files", f"must be [] for abstention, got {gold.get('files')!r}"
@@ -324,7 +320,7 @@ def gold_consistency(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
 
 def gold_type_problems(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """Mistyped gold fields; the path readers would take each as empty, without a word."""
-    gold = _dict(record.get("gold"))
+    gold = as_object(record.get("gold"))
     paths = [(f"gold.{key}", gold.get(key)) for key in _GOLD_PATH_LISTS]
     for field, value in [*paths, ("hard_negative_files", record.get("hard_negative_files"))]:
         problem = _path_list_problem(value)
@@ -350,7 +346,7 @@ def gold_type_problems(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
 
 def _sample_row(record: dict[str, Any], source: Path, line: int) -> dict[str, Any]:
     gold = record["gold"]
-    metadata = _dict(record.get("metadata"))
+    metadata = as_object(record.get("metadata"))
     fix = gold.get("fix_commit") or metadata.get("fix_commit")
     no_gold = gold.get("no_gold") is True
     return {
