@@ -7,11 +7,8 @@ from pathlib import Path
 
 
 class InputError(ValueError):
-    """Input that would make a number wrong: names where it is and how to fix it.
-
-    The message reads ``FILE:LINE: field 'F': what is wrong``; parts that are
-    unknown are left out. The CLI turns it into a one-line error and exit code 2.
-    """
+    """Input that would make a number wrong, located: ``FILE:LINE: field 'F': what is wrong``
+    (unknown parts left out); the CLI prints it as one line and exits 2."""
 
     def __init__(
         self,
@@ -63,11 +60,8 @@ _PATH_FIXES = {
 
 
 def user_message(exc: BaseException) -> str | None:
-    """One line for an error the user can fix (bad input, an unusable path); None for a bug.
-
-    An :class:`OSError` is the user's when its errno says the path cannot be used; the line
-    names the path (``exc.filename``), the system's reason and, where there is one, the fix.
-    """
+    """One line for an error the user can fix (bad input; an OSError whose errno says the path
+    cannot be used: path, reason and fix); None for a bug."""
     if isinstance(exc, InputError):
         return str(exc)
     if not isinstance(exc, OSError) or exc.errno not in _PATH_ERRNOS:

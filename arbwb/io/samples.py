@@ -1,9 +1,5 @@
-"""Load ARB sample records into the SAMPLES, LABELS and SPANS frames (spec §1.3, §2).
-
-The per-record helpers (target gold, given files, provenance, query text, leakage,
-stratum, split) are pure functions of one parsed record, so notebooks and other
-loaders can reuse the exact upstream rules.
-"""
+"""Load ARB sample records into the SAMPLES, LABELS and SPANS frames (spec §1.3, §2); the
+per-record rules (target gold, given files, query text, leakage, stratum) are pure functions."""
 
 from __future__ import annotations
 
@@ -176,11 +172,8 @@ def query_has_leakage(record: dict[str, Any]) -> bool:
 
 
 def stratum(record: dict[str, Any]) -> str:
-    """``positive``, or for no-gold samples ``natural``/``counterfactual`` by gold.reason (§9.6).
-
-    ``metadata.organic``, when present, must agree with the reason; otherwise the record is
-    inconsistent and an :class:`InputError` names the field.
-    """
+    """``positive``, or for no-gold samples ``natural``/``counterfactual`` by gold.reason (§9.6),
+    which ``metadata.organic``, when present, must agree with."""
     gold = as_object(record.get("gold"))
     if gold.get("no_gold") is not True:
         return "positive"
@@ -209,10 +202,8 @@ _INT64_MAX = 2**63 - 1
 
 
 def _as_int(value: Any, field: str) -> int | None:
-    """A line number as int, None when it does not parse (§2.5 drops those rows).
-
-    A number that parses but does not fit in 64 bits cannot be a line number: InputError.
-    """
+    """A line number as int, None when it does not parse (§2.5 drops those rows); one past 64
+    bits is an InputError."""
     try:
         number = int(value)
     except (TypeError, ValueError, OverflowError):
@@ -270,10 +261,8 @@ def _label_rows(sample_id: str, record: dict[str, Any]) -> Iterator[dict[str, st
 
 
 def _check_record(record: dict[str, Any]) -> None:
-    """Refuse a record whose numbers would be wrong: fields, task type, gold types and sense.
-
-    ``validate`` runs the same gold checks (and lists every problem instead of the first).
-    """
+    """Refuse a record whose numbers would be wrong: fields, task type, gold types and sense
+    (``validate`` runs the same gold checks, listing every problem)."""
     for field, kind in _REQUIRED.items():
         if field not in record:
             raise InputError("required field is missing", field=field)
@@ -393,12 +382,8 @@ def sample_files(path: str | Path) -> list[Path]:
 
 
 def load_samples(path: str | Path) -> SampleSet:
-    """Read sample records from a file, a release folder or a single-release root.
-
-    Every record is checked (required fields, types, task_type, gold field types, gold
-    that contradicts the task, stratum consistency) and duplicate ids are refused, so each
-    error names the file, line and field; ``validate`` applies the same gold checks.
-    """
+    """Read sample records from a file, a release folder or a single-release root; each bad
+    record (:func:`_check_record`) or duplicate id is an error naming file, line and field."""
     rows: list[dict[str, Any]] = []
     labels: list[dict[str, str]] = []
     spans: list[dict[str, Any]] = []
