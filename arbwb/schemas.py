@@ -103,6 +103,14 @@ def rows_frame(rows: Sequence[Mapping[str, Any]], schema: Schema) -> pl.DataFram
     return pl.DataFrame([{c: row.get(c) for c in schema} for row in rows], schema=dict(schema))
 
 
+def conform(frame: pl.DataFrame, schema: Schema) -> pl.DataFrame:
+    """``frame``'s columns cast to ``schema``'s, in its order; those it lacks as typed nulls."""
+    return frame.select(
+        pl.col(c).cast(t) if c in frame.columns else pl.lit(None, t).alias(c)
+        for c, t in schema.items()
+    )
+
+
 def validate(frame: pl.DataFrame, schema: Schema, *, name: str = "frame") -> pl.DataFrame:
     """``frame`` in schema order; ``ValueError`` naming missing, extra and mistyped columns."""
     problems: list[str] = []

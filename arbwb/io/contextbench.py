@@ -280,12 +280,7 @@ def load_rows(path: str | Path, *, on_error: OnError = "raise") -> ContextBenchR
     missing = [c for c in _REQUIRED if c not in frame.columns]
     if missing:
         raise InputError(f"missing columns {missing}", path=path, field=missing[0])
-    frame = frame.select(
-        [
-            pl.col(c).cast(pl.String) if c in frame.columns else pl.lit(None, pl.String).alias(c)
-            for c in ROW_COLUMNS
-        ]
-    )
+    frame = schemas.conform(frame, dict.fromkeys(ROW_COLUMNS, pl.String))
     return rows_from_frame(frame, source=str(path), on_error=on_error)
 
 

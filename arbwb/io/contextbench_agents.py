@@ -235,17 +235,18 @@ def extract_swe_agent(path: Path) -> list[Extracted]:
     if name.endswith(".context.json"):
         traj = _context_json(path)
     elif name.endswith("patch_context.txt"):
-        spans = patch_context(path.read_text(encoding="utf-8"), path)
-        traj = {"pred_steps": [], "pred_files": sorted(spans), "pred_spans": spans}
+        traj = _final_only(patch_context(path.read_text(encoding="utf-8"), path))
     elif name.endswith(".traj"):
-        data = read_json(path)
-        info = data.get("info") if isinstance(data, dict) else None
-        text = (info or {}).get("patch_context") or "" if isinstance(info, dict) else ""
-        spans = patch_context(text, path) if text else {}
-        traj = {"pred_steps": [], "pred_files": sorted(spans), "pred_spans": spans}
+        text = as_object(as_object(read_json(path)).get("info")).get("patch_context") or ""
+        traj = _final_only(patch_context(text, path) if text else {})
     else:
         traj = _checkpoints(path)
     return [(instance, traj, None)]
+
+
+def _final_only(spans: dict[str, list[dict[str, Any]]]) -> Traj:
+    """A trajectory of its final context alone: these spans and their files."""
+    return {"pred_steps": [], "pred_files": sorted(spans), "pred_spans": spans}
 
 
 def _context_json(path: Path) -> Traj:

@@ -302,17 +302,9 @@ def _samples_from_details(details: pl.DataFrame, gold_ids: set[str], group: str)
         pl.Series("snapshot_id", [snapshot_id(r, c) for r, c in zip(repos, commits, strict=True)]),
         pl.Series("stratum", ["positive" if i in gold_ids else None for i in ids], pl.String),
         pl.Series("split", [split_of(i) for i in ids]),
-        pl.lit(None, pl.String).alias("query_text"),
-        pl.lit(None, pl.String).alias("query"),
-        pl.lit(None, pl.String).alias("query_provenance"),
-        pl.lit(None, pl.String).alias("no_gold_reason"),
-        pl.lit(None, pl.String).alias("fix_commit"),
-        pl.lit(None, pl.String).alias("gold"),
-        pl.lit(None, pl.String).alias("metadata"),
-        pl.lit(f"eval/{group} details", pl.String).alias("source"),
-        pl.lit(None, pl.Int64).alias("line"),
+        source=pl.lit(f"eval/{group} details", pl.String),
     )
-    return schemas.validate(out, schemas.SAMPLES, name="samples from details")
+    return schemas.conform(out, schemas.SAMPLES)  # no query, gold or metadata: nulls
 
 
 def _corpus(root: Path, notes: list[str]) -> Corpus | None:
