@@ -312,24 +312,11 @@ def rows_from_frame(
         gold.extend(spans)
     inst_frame = schemas.rows_frame(instances, INSTANCES)
     gold_frame = schemas.rows_frame(gold, GOLD)
-    samples = _samples(frame, inst_frame, source)
-    labels = (
-        gold_frame.filter(pl.col("path") != "")
-        .select("sample_id", "path", role=pl.lit("gold"))
-        .unique(maintain_order=True)
-    )
-    spans_frame = gold_frame.filter(pl.col("path") != "").select(
-        "sample_id",
-        "path",
-        "start_line",
-        "end_line",
-        kind=pl.lit("gold_context"),
-        symbol=pl.lit(None, pl.String),
-    )
+    kept = gold_frame.filter(pl.col("path") != "")  # an empty §2.1 path ignores the span
     return ContextBenchRows(
-        samples=schemas.validate(samples, schemas.SAMPLES, name="samples"),
-        labels=schemas.validate(labels, schemas.LABELS, name="labels"),
-        spans=schemas.validate(spans_frame, schemas.SPANS, name="spans"),
+        samples=_samples(frame, inst_frame, source),
+        labels=kept.select("sample_id", "path", role=pl.lit("gold")).unique(maintain_order=True),
+        spans=schemas.conform(kept.with_columns(kind=pl.lit("gold_context")), schemas.SPANS),
         instances=inst_frame,
         gold=gold_frame,
         excluded=schemas.rows_frame(excluded, EXCLUDED),

@@ -34,10 +34,8 @@ _NL_SED = re.compile(r"nl\s+[^|]+\s+([^\s|]+)\s*\|\s*sed\s+-n\s+['\"]?(\d+),(\d+
 _SED = re.compile(r"sed\s+-n\s+['\"]?(\d+),(\d+)p['\"]?\s+([^\s&|>;<]+)")
 _HEAD = re.compile(r"\bhead\s+-n\s+(\d+)\s+([^\s&|>]+)")
 _CAT = re.compile(r"\bcat\s+([^\s&|>]+)")
-_GREP = re.compile(
-    r"\bgrep\s+.*?\s+([^\s&|>]+\.(?:py|js|java|go|rs|c|cpp|h|hpp|ts|tsx|jsx|rb|php|cs|kt|"
-    r"scala|swift))\b"
-)
+_GREP_EXTS = "|".join(ext[1:] for ext in _SOURCE_EXTS)  # upstream's list, in its order
+_GREP = re.compile(rf"\bgrep\s+.*?\s+([^\s&|>]+\.(?:{_GREP_EXTS}))\b")
 _WRITES = ("sed -i", "echo ", "mkdir", "rm ", "git add", "git commit")
 _VIEW = re.compile(r"str_replace_editor view\s+(\S+)(?:\s+--view_range\s+(\d+)\s+(\d+))?")
 _SWE_RANGE = re.compile(r"^\s*(-?\d+)\s*-\s*(-?\d+)\s*$")
