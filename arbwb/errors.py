@@ -30,24 +30,6 @@ class InputError(ValueError):
         super().__init__(f"{prefix}: {message}" if prefix else message)
 
 
-#: errno values that mean "this path cannot be used" (the user can fix it), not a bug.
-_PATH_ERRNOS = frozenset(
-    {
-        errno.EACCES,
-        errno.EPERM,
-        errno.EISDIR,
-        errno.ENOTDIR,
-        errno.ENOENT,
-        errno.EEXIST,
-        errno.ENOTEMPTY,
-        errno.ENOSPC,
-        errno.EDQUOT,
-        errno.EROFS,
-        errno.ENAMETOOLONG,
-        errno.ELOOP,
-        errno.EFBIG,
-    }
-)
 _PATH_FIXES = {
     errno.EISDIR: "pass the path of a file inside it",
     errno.ENOTDIR: "a part of the path is a file, not a folder; choose another path",
@@ -57,6 +39,10 @@ _PATH_FIXES = {
     errno.ENOSPC: "free some space or write elsewhere",
     errno.EDQUOT: "free some space or write elsewhere",
 }
+#: errno values that mean "this path cannot be used" (the user can fix it), not a bug.
+_PATH_ERRNOS = frozenset(_PATH_FIXES).union(
+    (errno.ENOENT, errno.EEXIST, errno.ENOTEMPTY, errno.ENAMETOOLONG, errno.ELOOP, errno.EFBIG)
+)
 
 
 def user_message(exc: BaseException) -> str | None:

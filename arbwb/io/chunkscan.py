@@ -49,13 +49,9 @@ Key = tuple[int, int]  # (hash, length) of a text as the chunk file escapes it
 def read_chunk_file(path: Path, columns: list[str]) -> pl.DataFrame:
     """Read selected chunk-file fields with Polars; on any problem, locate it line by line (a
     zero-byte chunk file is a snapshot without files)."""
-    schema = {name: CHUNK_FIELDS[name] for name in columns}
     if path.stat().st_size == 0:
-        return pl.DataFrame(schema=schema)
-    frame = _checked(path, columns, lambda: pl.read_ndjson(path, schema=schema))
-    if frame.null_count().sum_horizontal().item() > 0:
-        _locate_problem(path, columns)
-    return frame
+        return pl.DataFrame(schema={name: CHUNK_FIELDS[name] for name in columns})
+    return _parsed(path, path, columns)
 
 
 #: Format version of the marks :func:`check_chunk_file` leaves (their key adds the columns).
@@ -131,8 +127,13 @@ def iter_raw_blocks(path: Path, block_bytes: int = 2 * 2**20) -> Iterator[bytes]
 
 def parse_block(path: Path, block: bytes, columns: list[str]) -> pl.DataFrame:
     """Selected fields of a block of whole chunk-file lines; a problem in ``path`` is located."""
+    return _parsed(path, io.BytesIO(block), columns)
+
+
+def _parsed(path: Path, source: Path | io.BytesIO, columns: list[str]) -> pl.DataFrame:
+    """Selected fields of ``source`` (``path`` or a block of it); a problem is located."""
     schema = {name: CHUNK_FIELDS[name] for name in columns}
-    frame = _checked(path, columns, lambda: pl.read_ndjson(io.BytesIO(block), schema=schema))
+    frame = _checked(path, columns, lambda: pl.read_ndjson(source, schema=schema))
     if frame.null_count().sum_horizontal().item() > 0:
         _locate_problem(path, columns)
     return frame
