@@ -126,9 +126,8 @@ def read_trec(path: Path) -> Collected:
             tags.add(tag)
             rank = _parse(int, rank_text, path, line, "rank")
             if abs(rank) >= 2**63:
-                raise InputError(
-                    f"rank out of range, got {rank}", path=path, line=line, field="rank"
-                )
+                msg = f"rank out of range, got {rank}"
+                raise InputError(msg, path=path, line=line, field="rank")
             score = _parse(float, score_text, path, line, "score")
             seq = first_line.setdefault(qid, len(first_line))
             if seq == len(got.submitted):
