@@ -1,10 +1,7 @@
 """arbwb: a Jupyter-first analysis workbench for Agent Retrieval Bench (ARB).
 
-The names a notebook needs, importable from ``arbwb`` itself: the release view
-(:func:`load_release`), the readers, the metrics, the analysis contract, the recorder,
-``show`` and the retriever plug-in protocol. They load on first use (PEP 562), so
-``import arbwb`` (and the CLI's start) stays free of Polars; ``docs/architecture.md``
-says where each lives.
+The names a notebook needs load from ``arbwb`` on first use (PEP 562), so ``import arbwb``
+(and the CLI's start) stays free of Polars; ``docs/architecture.md`` says where each lives.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """The ``arbwb`` command: argument parsing and the one error boundary of every subcommand.
 
-A user error (bad input, an output path that cannot be written) prints one line naming what
-and where and exits 2; Ctrl-C prints one line and exits 130; a closed stdout (``| head``)
-ends the command quietly with 141, as a shell reports a process stopped by SIGPIPE. Other
-exceptions are bugs and keep their traceback; ``arbwb --debug COMMAND`` shows it for all.
+A user error prints one line and exits 2, Ctrl-C 130, a closed stdout (``| head``) ends quietly
+with 141 (SIGPIPE); bugs keep their traceback, as every error does with ``--debug``.
 """
 
 from __future__ import annotations

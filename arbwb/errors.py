@@ -7,11 +7,8 @@ from pathlib import Path
 
 
 class InputError(ValueError):
-    """Input that would make a number wrong: names where it is and how to fix it.
-
-    The message reads ``FILE:LINE: field 'F': what is wrong``; parts that are
-    unknown are left out. The CLI turns it into a one-line error and exit code 2.
-    """
+    """Input that would make a number wrong, located: ``FILE:LINE: field 'F': what is wrong``
+    (unknown parts left out); the CLI prints it as one line and exits 2."""
 
     def __init__(
         self,
@@ -33,24 +30,6 @@ class InputError(ValueError):
         super().__init__(f"{prefix}: {message}" if prefix else message)
 
 
-#: errno values that mean "this path cannot be used" (the user can fix it), not a bug.
-_PATH_ERRNOS = frozenset(
-    {
-        errno.EACCES,
-        errno.EPERM,
-        errno.EISDIR,
-        errno.ENOTDIR,
-        errno.ENOENT,
-        errno.EEXIST,
-        errno.ENOTEMPTY,
-        errno.ENOSPC,
-        errno.EDQUOT,
-        errno.EROFS,
-        errno.ENAMETOOLONG,
-        errno.ELOOP,
-        errno.EFBIG,
-    }
-)
 _PATH_FIXES = {
     errno.EISDIR: "pass the path of a file inside it",
     errno.ENOTDIR: "a part of the path is a file, not a folder; choose another path",
@@ -60,14 +39,15 @@ _PATH_FIXES = {
     errno.ENOSPC: "free some space or write elsewhere",
     errno.EDQUOT: "free some space or write elsewhere",
 }
+#: errno values that mean "this path cannot be used" (the user can fix it), not a bug.
+_PATH_ERRNOS = frozenset(_PATH_FIXES).union(
+    (errno.ENOENT, errno.EEXIST, errno.ENOTEMPTY, errno.ENAMETOOLONG, errno.ELOOP, errno.EFBIG)
+)
 
 
 def user_message(exc: BaseException) -> str | None:
-    """One line for an error the user can fix (bad input, an unusable path); None for a bug.
-
-    An :class:`OSError` is the user's when its errno says the path cannot be used; the line
-    names the path (``exc.filename``), the system's reason and, where there is one, the fix.
-    """
+    """One line for an error the user can fix (bad input; an OSError whose errno says the path
+    cannot be used: path, reason and fix); None for a bug."""
     if isinstance(exc, InputError):
         return str(exc)
     if not isinstance(exc, OSError) or exc.errno not in _PATH_ERRNOS:

@@ -19,6 +19,11 @@ def dumps_upstream(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True)
 
 
+def as_object(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (for optional object fields)."""
+    return value if isinstance(value, dict) else {}
+
+
 def _reject_constant(value: str) -> Any:
     msg = f"{value} is not valid JSON (NaN/Infinity are not allowed)"
     raise ValueError(msg)
@@ -32,12 +37,8 @@ def loads_strict(text: str) -> Any:
 def iter_jsonl(
     path: str | Path, *, allow_empty: bool = False
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line_number, object)`` for each non-blank line of a JSONL file.
-
-    Lines are stripped and blank lines skipped (spec §0). A line that is not a
-    JSON object, invalid UTF-8, or an empty file (unless ``allow_empty``) raises
-    :class:`InputError` naming the file and line.
-    """
+    """``(line_number, object)`` of each non-blank line of a JSONL file (spec §0); a line that
+    is not a JSON object or UTF-8, or an empty file (unless ``allow_empty``), is an InputError."""
     path = Path(path)
     if not path.is_file():
         raise InputError("file not found", path=path)
@@ -85,12 +86,8 @@ def read_json(path: str | Path) -> Any:
 
 
 def _process_umask() -> int:
-    """The process umask, read once at import.
-
-    Linux shows it in ``/proc/self/status`` (``Umask:``), which reads it without changing it;
-    elsewhere it is set and restored here, at import, before arbwb starts any thread of its own
-    (``os.umask`` is the only other way to read it, and is racy while other threads create files).
-    """
+    """The process umask, read once at import: from ``/proc/self/status`` on Linux, elsewhere
+    set and restored before arbwb starts a thread (``os.umask`` is racy across threads)."""
     with contextlib.suppress(OSError, ValueError):
         for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
             if line.startswith("Umask:"):
@@ -116,14 +113,9 @@ def sha256_file(path: str | Path) -> str:
 
 @contextlib.contextmanager
 def atomic_open(path: str | Path, mode: str = "w", *, durable: bool = True) -> Iterator[IO[Any]]:
-    """Open a temporary file beside ``path``; rename it over ``path`` only on success.
-
-    The file gets the mode a plain ``open()`` would (0666 less the umask). An ``OSError``
-    naming no file (a full disk on write) or the temporary one is raised again naming ``path``.
-
-    ``durable``: fsync before the rename (results); a cache entry that is recomputed when
-    unreadable only needs the rename's atomicity.
-    """
+    """Open a temporary file beside ``path`` (mode as ``open()`` gives); rename it over ``path``
+    only on success. An OSError naming no file or the temporary one is raised naming ``path``;
+    ``durable`` fsyncs first (results; a recomputable cache entry needs only the rename)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

@@ -13,20 +13,14 @@ DATA_DIR = PROJECT_DIR / "data"
 DEMO_DIR = DATA_DIR / "demo"
 DEMO_SRC_DIR = DATA_DIR / "demo-src"
 DOCS_DIR = PROJECT_DIR / "docs"
-FIGURES_DIR = PROJECT_DIR / "figures"
 NOTEBOOKS_DIR = PROJECT_DIR / "notebooks"
-REPORTS_DIR = PROJECT_DIR / "reports"
 
 
 def check_output_path(
     path: str | Path | None, *, kind: Literal["file", "dir"] = "file", field: str = "--out"
 ) -> None:
-    """Refuse an output path that cannot be written, before a command does any work.
-
-    ``None`` (write to stdout) passes. A file output must not be a folder, a folder output
-    not a file, and the nearest existing folder above it must be a writable folder: atomic
-    writes and the report's swap create their temporary beside the target.
-    """
+    """Refuse an output path that cannot be written (``None``, stdout, passes) before a command
+    works: of the right kind, below a writable folder (temporaries are made beside it)."""
     if path is None:
         return
     target = Path(path)

@@ -1,12 +1,10 @@
-"""The canonical frames of arbwb, declared once, and a validator that names what is wrong.
-
-Every loader returns these frames and every analysis consumes them, so a column
-name or dtype lives here and nowhere else.
-"""
+"""The canonical frames of arbwb, declared once (every loader returns them, every analysis
+consumes them), and a validator that names what is wrong."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import polars as pl
 
@@ -98,11 +96,23 @@ def empty(schema: Schema) -> pl.DataFrame:
     return pl.DataFrame(schema=dict(schema))
 
 
-def validate(frame: pl.DataFrame, schema: Schema, *, name: str = "frame") -> pl.DataFrame:
-    """Check that ``frame`` has exactly the schema's columns and dtypes; return it in schema order.
+def rows_frame(rows: Sequence[Mapping[str, Any]], schema: Schema) -> pl.DataFrame:
+    """Row dicts as a frame of exactly ``schema`` (missing keys null; empty when no rows)."""
+    if not rows:
+        return empty(schema)
+    return pl.DataFrame([{c: row.get(c) for c in schema} for row in rows], schema=dict(schema))
 
-    Raises ``ValueError`` naming missing columns, extra columns and wrong dtypes.
-    """
+
+def conform(frame: pl.DataFrame, schema: Schema) -> pl.DataFrame:
+    """``frame``'s columns cast to ``schema``'s, in its order; those it lacks as typed nulls."""
+    return frame.select(
+        pl.col(c).cast(t) if c in frame.columns else pl.lit(None, t).alias(c)
+        for c, t in schema.items()
+    )
+
+
+def validate(frame: pl.DataFrame, schema: Schema, *, name: str = "frame") -> pl.DataFrame:
+    """``frame`` in schema order; ``ValueError`` naming missing, extra and mistyped columns."""
     problems: list[str] = []
     missing = [c for c in schema if c not in frame.columns]
     extra = [c for c in frame.columns if c not in schema]

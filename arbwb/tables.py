@@ -1,8 +1,5 @@
-"""The one table renderer: a frame as Markdown, CSV or LaTeX, numbers formatted alike.
-
-Floats print with ``decimals`` places (spec §5.9 uses 4) and nulls as ``n/a`` in Markdown
-and LaTeX; CSV keeps full precision for re-use. Every format escapes what its syntax needs.
-"""
+"""The one table renderer: a frame as Markdown, CSV (full precision) or LaTeX (floats with
+``decimals`` places, spec §5.9 uses 4; nulls ``n/a``), each escaped as its syntax needs."""
 
 from __future__ import annotations
 
@@ -59,8 +56,8 @@ def to_markdown(frame: pl.DataFrame, *, decimals: int = 4) -> str:
 def rows_to_markdown(
     header: Sequence[str], rows: Iterable[Sequence[Any]], *, decimals: int = 4
 ) -> str:
-    """A Markdown table of ``rows`` under ``header``, each cell formatted by :func:`cell`
-    (for report tables whose cells are already text, e.g. ``"12/35"`` or ``"4.0%"``)."""
+    """A Markdown table of ``rows`` under ``header``, each cell by :func:`cell` (for report
+    tables whose cells are already text, e.g. ``"12/35"``)."""
     body = [[cell(value, decimals) for value in row] for row in rows]
     schema = dict.fromkeys(header, pl.String)
     return to_markdown(pl.DataFrame(body, schema=schema, orient="row"))

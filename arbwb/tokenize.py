@@ -72,10 +72,7 @@ def identifier_token_bytes(raw: npt.NDArray[np.uint8], heads: npt.NDArray[np.int
 
 
 def count_tokens_expr(column: str | pl.Expr) -> pl.Expr:
-    """regex_code_tokenizer_v1 counts of a string column with Polars' Rust regex (spec §5.7).
-
-    Uses ``CODE_TOKEN_PATTERN_RUST``, which equals Python ``re`` on the upstream pattern for
-    every Unicode string (property-tested in tests/test_tokenize.py).
-    """
+    """regex_code_tokenizer_v1 counts of a string column with Polars' Rust regex (spec §5.7),
+    equal to Python ``re``'s for every string (property-tested in tests/test_tokenize.py)."""
     expr = pl.col(column) if isinstance(column, str) else column
     return expr.str.count_matches(CODE_TOKEN_PATTERN_RUST).fill_null(0).cast(pl.Int64)

@@ -8,7 +8,7 @@ import pytest
 
 from arbwb.contextbench.inputs import Gold, Prediction, Step
 from arbwb.contextbench.instance import evaluate_instance
-from arbwb.contextbench.symbols import Definition, table_finder
+from arbwb.contextbench.symbols import Definition
 from arbwb.io import contextbench as cio
 from arbwb.io.checkout import MappingCheckout
 
@@ -35,7 +35,13 @@ DEFS = {
     "pkg/c.py": [D("function_definition", 0, 18, "c1"), D("function_definition", 21, 39, "c2")],
     ".hidden.js": [D("function_declaration", 0, 28, "h")],
 }
-FINDER = table_finder(DEFS)
+
+
+def finder(path: str, source: bytes) -> list[Definition]:
+    """The definitions of ``DEFS``: a symbol finder for the hand-made checkout."""
+    return DEFS.get(path, [])
+
+
 #: V15's patch: deletes a.py line 6 (inside the gold), adds one line.
 PATCH_V15 = (
     "--- a/a.py\n+++ b/a.py\n@@ -5,3 +5,3 @@\n     def bar(self):\n-        return 1\n"
@@ -78,7 +84,7 @@ def evaluate(
 ) -> dict[str, Any]:
     """The §3.3 record of one prediction on the §12 checkout with the table finder."""
     pred = Prediction("I", steps, final, patch)
-    return evaluate_instance(gold, pred, CHECKOUT, symbol_finder=FINDER)
+    return evaluate_instance(gold, pred, CHECKOUT, symbol_finder=finder)
 
 
 def check(

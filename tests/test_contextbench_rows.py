@@ -172,7 +172,13 @@ def test_sample_path_anomalies() -> None:
 @pytest.mark.shared
 def test_sample_polars_json_decoding_matches_loader() -> None:
     rows = _sample()
-    decoded = cio.decode_gold_json(pl.read_parquet(SAMPLE))
+    span = {"file": pl.String, "start_line": pl.Int64, "end_line": pl.Int64, "content": pl.String}
+    decoded = (  # §1.2 decoding with Polars alone: one row per span, with its content
+        pl.read_parquet(SAMPLE)
+        .select("instance_id", pl.col("gold_context").str.json_decode(pl.List(pl.Struct(span))))
+        .explode("gold_context")
+        .unnest("gold_context")
+    )
     assert decoded.height == rows.gold.height
     assert decoded["start_line"].to_list() == rows.gold["start_line"].to_list()
     contents = decoded["content"].to_list()

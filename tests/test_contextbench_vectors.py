@@ -9,10 +9,10 @@ import pytest
 from contextbench_fixture import (
     CHECKOUT,
     FILES,
-    FINDER,
     PATCH_V15,
     check,
     evaluate,
+    finder,
     make_gold,
     make_step,
 )
@@ -360,7 +360,7 @@ def test_v19_ranked_list_as_whole_files() -> None:
         # every level through the generic scorer (span, symbol need bytes and definitions)
         records, context = ranked_context(ranking, gold, k, source=source)
         preds = predictions_from_frames(records, context)["r"]
-        record = score_run("r", preds, gold, source=source, symbol_finder=FINDER).records[0][
+        record = score_run("r", preds, gold, source=source, symbol_finder=finder).records[0][
             "record"
         ]
         for level in ("line", "span", "symbol"):

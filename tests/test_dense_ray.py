@@ -34,9 +34,10 @@ REPO = "arbdemo/kvcache"  # the demo's smallest repository: two snapshots, 89 ch
 def local_ray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """A local Ray instance with two CPUs, for this module's tests.
 
-    Ray's agents must report within a fixed 15 s; importing jsonschema builds the optional
-    rfc3987-syntax grammar (seconds of CPU), which overruns that on a busy shared machine, so
-    the Ray processes get an empty stand-in and jsonschema skips that optional check.
+    Ray's agents must report within a fixed 15 s; Ray itself imports jsonschema
+    (ray._private.runtime_env.plugin_schema_manager; arbwb imports it only for ``validate``),
+    which builds the optional rfc3987-syntax grammar (seconds of CPU) and overruns that on a
+    busy shared machine, so the Ray processes get an empty stand-in and jsonschema skips it.
     """
     import ray
 

@@ -7,6 +7,7 @@ import io
 import json
 import tarfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 import zstandard
@@ -200,20 +201,20 @@ def test_interrupted_extraction_leaves_nothing_and_rerun_completes(
 ) -> None:
     publish(tmp_path / "hub", zst(tar_bytes(FILES)))
     root = tmp_path / "data"
-    real = dl._extract_member
+    real = tarfile.TarFile.extract
     calls = []
 
-    def interrupted(tar: tarfile.TarFile, member: tarfile.TarInfo, dest: Path) -> None:
+    def interrupted(tar: tarfile.TarFile, member: tarfile.TarInfo, dest: Path, **kw: Any) -> None:
         calls.append(member.name)
         if len(calls) == 5:
             raise KeyboardInterrupt
-        real(tar, member, dest)
+        real(tar, member, dest, **kw)
 
-    monkeypatch.setattr(dl, "_extract_member", interrupted)
+    monkeypatch.setattr(tarfile.TarFile, "extract", interrupted)
     with pytest.raises(KeyboardInterrupt):
         dl.download_release(RELEASE, root=root, revision=REV, fetcher=fetch(tmp_path / "hub"))
     assert_no_release(root)
-    monkeypatch.setattr(dl, "_extract_member", real)
+    monkeypatch.setattr(tarfile.TarFile, "extract", real)
     receipt = dl.download_release(RELEASE, root=root, revision=REV, fetcher=fetch(tmp_path / "hub"))
     assert receipt["file_count"] == 4
 

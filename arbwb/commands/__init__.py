@@ -1,11 +1,20 @@
-"""CLI subcommands, one module each (``merge-corpus`` lives in ``merge_corpus.py``).
+"""CLI subcommands, one module each, and the output and corpus options several share.
 
-:data:`COMMANDS` names every subcommand with its one-line help, so ``arbwb --help`` lists
-them without importing any. A command module defines ``add_parser(subparsers)`` (which sets
-``func``) and imports its library modules only inside ``run``, so ``arbwb X --help`` stays fast.
+:data:`COMMANDS` lets ``arbwb --help`` list them without importing any; a command module's
+``add_parser(subparsers)`` sets ``func``, which imports library modules only when it runs.
 """
 
-import argparse
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (CLI start-up)
+if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
+
+    from arbwb.io.corpus import Corpus
 
 COMMANDS: dict[str, str] = {
     "score": "score ranking files (ARB details, predictions, TREC, Parquet/CSV)",
@@ -28,6 +37,63 @@ COMMANDS: dict[str, str] = {
 def module_name(command: str) -> str:
     """The module of a subcommand: ``merge-corpus`` -> ``arbwb.commands.merge_corpus``."""
     return f"arbwb.commands.{command.replace('-', '_')}"
+
+
+def emit(text: str, out: str | None) -> None:
+    """A command's output: written to ``out`` (``--out``) atomically, else to stdout."""
+    if out:
+        from arbwb.jsonio import write_text_atomic
+
+        write_text_atomic(out, text)
+    else:
+        sys.stdout.write(text)
+
+
+def json_text(document: object) -> str:
+    """A JSON output document: indented, non-ASCII kept, one final newline."""
+    import json
+
+    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+
+
+def input_hashes(paths: Iterable[str | Path]) -> list[dict[str, str]]:
+    """``{path, sha256}`` of each input file, for a JSON output's provenance."""
+    from arbwb.jsonio import sha256_file
+
+    return [{"path": str(p), "sha256": sha256_file(p)} for p in paths]
+
+
+def add_corpus_flags(parser: argparse.ArgumentParser) -> None:
+    """``--no-cache`` and ``--allow-incomplete-snapshots``, read by :func:`open_corpus_for`."""
+    parser.add_argument(
+        "--no-cache", action="store_true", help="do not read or write the on-disk cache"
+    )
+    parser.add_argument(
+        "--allow-incomplete-snapshots",
+        action="store_true",
+        help="count a snapshot whose chunk file disagrees with its manifest row as missing",
+    )
+
+
+def open_corpus_for(args: argparse.Namespace, path: str | Path, release: str | None) -> Corpus:
+    """The corpus of a command with :func:`add_corpus_flags`; each snapshot left out as
+    incomplete is named on stderr (instead of a Python warning)."""
+    import warnings
+
+    from arbwb.io.corpus import IncompleteSnapshotWarning, open_corpus
+
+    allow = args.allow_incomplete_snapshots
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IncompleteSnapshotWarning)
+        corpus = open_corpus(
+            path, release, use_cache=not args.no_cache, on_mismatch="missing" if allow else "error"
+        )
+    for sid, problem in corpus.incomplete.items():
+        print(
+            f"arbwb {args.command}: warning: snapshot {sid} counted as missing: {problem}",
+            file=sys.stderr,
+        )
+    return corpus
 
 
 def add_format(

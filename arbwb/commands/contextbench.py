@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
-from arbwb.commands import COMMANDS, add_format
+from arbwb.commands import COMMANDS, add_format, emit, input_hashes, json_text
 from arbwb.errors import InputError
 from arbwb.paths import check_output_path
 
@@ -126,7 +126,7 @@ def run_score(args: argparse.Namespace) -> int:
     from arbwb.contextbench.symbols import optional_finder
     from arbwb.io.contextbench import Predictions, load_rows
     from arbwb.io.contextbench_agents import load_predictions
-    from arbwb.jsonio import sha256_file, write_jsonl, write_text_atomic
+    from arbwb.jsonio import write_jsonl
 
     check_output_path(args.out)
     check_output_path(args.per_instance, field="--per-instance")
@@ -172,27 +172,15 @@ def run_score(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     if args.format == "json":
-        inputs = [*args.predictions, args.rows]
-        document = {
-            "runs": summaries,
-            "rows": {
-                "path": args.rows,
-                "n": rows.instances.height,
-                "excluded": rows.excluded.height,
-            },
-            "inputs": [{"path": str(p), "sha256": sha256_file(p)} for p in inputs if _is_file(p)],
+        inputs = [p for p in (*args.predictions, args.rows) if Path(p).is_file()]
+        rows_info = {
+            "path": args.rows,
+            "n": rows.instances.height,
+            "excluded": rows.excluded.height,
         }
-        text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+        document = {"runs": summaries, "rows": rows_info, "inputs": input_hashes(inputs)}
+        text = json_text(document)
     else:
         text = _markdown(summaries, aggregate)
-    if args.out:
-        write_text_atomic(args.out, text)
-    else:
-        sys.stdout.write(text)
+    emit(text, args.out)
     return 0
-
-
-def _is_file(path: str) -> bool:
-    from pathlib import Path
-
-    return Path(path).is_file()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from arbwb.commands import COMMANDS, add_format
+from arbwb.commands import COMMANDS, add_format, emit, input_hashes, json_text
 from arbwb.paths import check_output_path
 
 
@@ -21,13 +21,9 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load the runs, build every table and print (or write) JSON or Markdown."""
-    import json
-    import sys
-
     from arbwb.analysis import depth
     from arbwb.analysis.scoring import check_known, load_runs
     from arbwb.io.samples import load_samples
-    from arbwb.jsonio import sha256_file, write_text_atomic
 
     check_output_path(args.out)
     runs = {r.run: r for r in load_runs(args.runs)}
@@ -41,12 +37,9 @@ def run(args: argparse.Namespace) -> int:
     report = depth.build_report(runs, labels, samples)
     if args.format == "json":
         doc = depth.to_json(report)
-        doc["inputs"] = [{"path": p, "sha256": sha256_file(p)} for p in args.runs]
-        text = json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
+        doc["inputs"] = input_hashes(args.runs)
+        text = json_text(doc)
     else:
         text = depth.to_markdown(report)
-    if args.out:
-        write_text_atomic(args.out, text)
-    else:
-        sys.stdout.write(text)
+    emit(text, args.out)
     return 0

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
-from arbwb.commands import COMMANDS, add_format
+from arbwb.commands import COMMANDS, add_format, emit, json_text
 from arbwb.errors import InputError
 from arbwb.paths import check_output_path
 
@@ -50,7 +49,6 @@ def run(args: argparse.Namespace) -> int:
     from arbwb.io.rankings import load_rankings
     from arbwb.io.release import Release
     from arbwb.io.samples import load_samples
-    from arbwb.jsonio import write_text_atomic
 
     check_output_path(args.out)
     samples = load_samples(args.samples)
@@ -70,13 +68,6 @@ def run(args: argparse.Namespace) -> int:
     outcome = granularity.run(release, options)
     if outcome.skipped:
         raise InputError(outcome.skipped, path=args.samples)
-    result = outcome.report
-    if args.format == "json":
-        text = json.dumps(result, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
-    else:
-        text = granularity.markdown(result)
-    if args.out:
-        write_text_atomic(args.out, text)
-    else:
-        print(text, end="")
+    report = outcome.report
+    emit(json_text(report) if args.format == "json" else granularity.markdown(report), args.out)
     return 0

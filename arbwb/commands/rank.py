@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arbwb.commands import COMMANDS
+from arbwb.commands import COMMANDS, add_corpus_flags, open_corpus_for
 from arbwb.errors import InputError
 from arbwb.io.pathclass import CANDIDATE_FILTERS, CandidateFilter
 from arbwb.paths import check_output_path
@@ -40,14 +40,7 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--out", default=None, help="details JSONL; summary goes beside it")
     parser.add_argument("--resume", action="store_true", help="continue an interrupted run")
-    parser.add_argument(
-        "--allow-incomplete-snapshots",
-        action="store_true",
-        help="count a snapshot whose chunk file disagrees with its manifest row as missing",
-    )
-    parser.add_argument(
-        "--no-cache", action="store_true", help="do not read or write the on-disk cache"
-    )
+    add_corpus_flags(parser)
     parser.add_argument("--model", default=None, help="dense: SentenceTransformers path or name")
     parser.add_argument(
         "--ray",
@@ -174,7 +167,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         if args.runs or args.weights:
             raise InputError("only applies to --method rrf", field="--runs/--weights")
-        from arbwb.commands.score import open_corpus_for
         from arbwb.retrievers.plugin import method_for, parse_options
         from arbwb.retrievers.registry import MethodOptions, get_method
         from arbwb.retrievers.runner import run_method

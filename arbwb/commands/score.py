@@ -4,15 +4,19 @@ arbwb.analysis.scoring)."""
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from arbwb.commands import COMMANDS, add_format
+from arbwb.commands import (
+    COMMANDS,
+    add_corpus_flags,
+    add_format,
+    emit,
+    input_hashes,
+    json_text,
+    open_corpus_for,
+)
 from arbwb.metrics.spec import VALID_FORMS
 from arbwb.paths import check_output_path
-
-if TYPE_CHECKING:
-    from arbwb.io.corpus import Corpus
 
 DEFAULT_METRICS = "recall@5,recall@10,recall@20,mrr"
 
@@ -35,37 +39,8 @@ def add_parser(subparsers: Any) -> None:
     add_format(parser, ("json", "csv", "markdown"))
     parser.add_argument("--out", help="write here (atomically) instead of stdout")
     parser.add_argument("--corpus", help="corpus folder or data root (needed for bcy@B metrics)")
-    parser.add_argument(
-        "--no-cache", action="store_true", help="do not read or write the on-disk cache"
-    )
-    parser.add_argument(
-        "--allow-incomplete-snapshots",
-        action="store_true",
-        help="count a snapshot whose chunk file disagrees with its manifest row as missing",
-    )
+    add_corpus_flags(parser)
     parser.set_defaults(func=run)
-
-
-def open_corpus_for(args: argparse.Namespace, path: str | Path, release: str | None) -> Corpus:
-    """The corpus of a command with ``--no-cache`` and ``--allow-incomplete-snapshots``; each
-    snapshot the latter leaves out is named on stderr (instead of a Python warning)."""
-    import sys
-    import warnings
-
-    from arbwb.io.corpus import IncompleteSnapshotWarning, open_corpus
-
-    allow = args.allow_incomplete_snapshots
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", IncompleteSnapshotWarning)
-        corpus = open_corpus(
-            path, release, use_cache=not args.no_cache, on_mismatch="missing" if allow else "error"
-        )
-    for sid, problem in corpus.incomplete.items():
-        print(
-            f"arbwb {args.command}: warning: snapshot {sid} counted as missing: {problem}",
-            file=sys.stderr,
-        )
-    return corpus
 
 
 def _warn_missing(summaries: list[dict[str, Any]]) -> None:
@@ -89,30 +64,19 @@ def _warn_missing(summaries: list[dict[str, Any]]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load, score and print (or write) one summary for all given runs."""
-    import json
-    import sys
-
     from arbwb.analysis import scoring
     from arbwb.io.samples import load_samples, sample_files
-    from arbwb.jsonio import sha256_file, write_text_atomic
 
     check_output_path(args.out)
     metrics = scoring.metric_names([m.strip() for m in args.metrics.split(",") if m.strip()])
     samples = load_samples(args.samples) if args.samples else None
-    corpus = None
-    if args.corpus:
-        corpus = open_corpus_for(args, args.corpus, None)
+    corpus = open_corpus_for(args, args.corpus, None) if args.corpus else None
     runs = scoring.load_runs(args.rankings)
     scored = scoring.score_all(runs, samples, metrics, corpus)
     summaries = scoring.run_summaries(scored, args.by)
     if args.format == "json":
         inputs = [*args.rankings, *(sample_files(args.samples) if args.samples else [])]
-        document = {
-            "runs": summaries,
-            "metrics": metrics,
-            "inputs": [{"path": str(p), "sha256": sha256_file(p)} for p in inputs],
-        }
-        text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+        text = json_text({"runs": summaries, "metrics": metrics, "inputs": input_hashes(inputs)})
     else:
         from arbwb import tables
 
@@ -125,8 +89,5 @@ def run(args: argparse.Namespace) -> int:
                 f"## {title}\n\n{tables.to_markdown(frame)}\n"
                 for title, frame in scoring.wide_sections(table, metrics)
             )
-    if args.out:
-        write_text_atomic(args.out, text)
-    else:
-        sys.stdout.write(text)
+    emit(text, args.out)
     return 0

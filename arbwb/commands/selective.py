@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
-from arbwb.commands import COMMANDS, add_format
+from arbwb.commands import COMMANDS, add_format, emit
 from arbwb.paths import check_output_path
 
 
@@ -43,7 +41,6 @@ def run(args: argparse.Namespace) -> int:
     from arbwb.analysis.selective_report import calibration_json, calibration_markdown
     from arbwb.analysis.selective_rows import selective_rows
     from arbwb.io.samples import load_samples
-    from arbwb.jsonio import write_text_atomic
 
     check_output_path(args.out)
     sample_set = load_samples(args.samples)
@@ -69,8 +66,5 @@ def run(args: argparse.Namespace) -> int:
         if args.format == "json"
         else calibration_markdown(report)
     )
-    if args.out:
-        write_text_atomic(Path(args.out), text)
-    else:
-        sys.stdout.write(text)
+    emit(text, args.out)
     return 0

@@ -19,8 +19,7 @@ def lines_to_bytes(
     data: bytes, start: int, end: int, starts: list[int] | None = None
 ) -> Interval | None:
     """Inclusive byte interval of lines ``start..end`` (§4; V20): start clamped to 1, end to
-    start, None past the last line start, empty file (0, 0) (QUIRK Q6), phantom line N+1.
-    """
+    start, None past the last line start, empty file (0, 0) (QUIRK Q6), phantom line N+1."""
     if not data:
         return (0, 0)
     starts = line_starts(data) if starts is None else starts
@@ -35,8 +34,7 @@ def lines_to_bytes(
 
 def byte_map(lines: Mapping[str, Sequence[Interval]], checkout: Checkout) -> IntervalMap:
     """Each line interval converted on the file's bytes, then merged per file; files without
-    bytes at the commit are dropped (QUIRK Q2 for gold).
-    """
+    bytes at the commit are dropped (QUIRK Q2 for gold)."""
     out: IntervalMap = {}
     for path, ivs in lines.items():
         data = checkout.read(path)

@@ -1,11 +1,8 @@
 """ARB and ContextBench file-level scores side by side (arbwb-defined comparison).
 
-One per-sample frame holds both benchmarks: for ARB a run's file ``recall@k`` and
-``precision@k`` (spec §4), for ContextBench a run's per-instance file coverage and precision
-(contextbench-spec §5, error rows as zeros). Means, intervals and paired tests are the
-leaderboard's own (:func:`arbwb.analysis.leaderboard.scores` and
-:func:`arbwb.analysis.leaderboard.pairwise_tests`),
-run per benchmark and comparison group; no test compares runs across benchmarks.
+One per-sample frame holds ARB file ``recall@k``/``precision@k`` and ContextBench file
+coverage/precision (error rows as zeros); means, intervals and paired tests are the
+leaderboard's, per benchmark and comparison group (never across benchmarks).
 """
 
 from __future__ import annotations
@@ -97,15 +94,10 @@ def file_level_frame(
 ) -> pl.DataFrame:
     """FILE_LEVEL rows: ARB ``recall@k``/``precision@k`` beside ContextBench file level.
 
-    ``arb_metrics``/``cb_metrics``: METRICS frames (run, sample_id, metric, value), e.g.
-    :func:`arbwb.analysis.leaderboard.release_metrics` and
-    :func:`arbwb.contextbench.aggregate.metrics_frame`
-    (``file.coverage``, ``file.precision``); the samples frames give each sample's repo.
-    ``arb_runs`` (run, group, method, e.g. :func:`arbwb.io.method_table.run_methods`) names ARB
-    groups and methods; without it each run is its own method in one group "ARB".
-    ``cb_ranked``: ranked file lists scored on ContextBench
-    (:func:`arbwb.contextbench.ranked.score_ranked`), read at ``k`` as more ContextBench runs.
-    ContextBench runs form one group and keep their names as methods.
+    The metrics are METRICS frames, the samples frames give each sample's repo. ``arb_runs``
+    (run, group, method) names ARB groups and methods (default: each run its own method in
+    group "ARB"); ``cb_ranked`` (:func:`arbwb.contextbench.ranked.score_ranked`) adds more
+    ContextBench runs, read at ``k``. ContextBench runs form one group, named as methods.
     """
     recall, precision = arb_metric_names(k)
     arb = _wide(arb_metrics, {recall: "file_recall", precision: "file_precision"})
@@ -155,10 +147,8 @@ def _benchmarks(frame: pl.DataFrame) -> list[tuple[str, pl.DataFrame]]:
 def file_level_scores(
     frame: pl.DataFrame, *, n_boot: int = 2000, seed: int = 0, level: float = 0.95
 ) -> pl.DataFrame:
-    """SCORES: mean and percentile-bootstrap interval per (benchmark, group, run, metric).
-
-    The sample-weighted overall rows of :func:`arbwb.analysis.leaderboard.scores` on each benchmark.
-    """
+    """SCORES: mean and percentile-bootstrap interval per (benchmark, group, run, metric): the
+    weighted overall rows of :func:`arbwb.analysis.leaderboard.scores` on each benchmark."""
     out = []
     for name, part in _benchmarks(frame):
         metrics, samples, groups = _long(part)

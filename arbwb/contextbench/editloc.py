@@ -13,12 +13,8 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
 
 def patch_lines(diff: str, *, side: Literal["old", "new"] = "old") -> IntervalMap:
-    """Deleted (``old``) or added (``new``) lines per ``+++ b/<path>`` file, merged (§7).
-
-    Reproduces BUG B4: ``+++ /dev/null`` keeps the previous file, a hunk ends at a line
-    starting with ``@@``, ``diff `` or ``---`` (so a deleted ``-- x`` line ends it), and a
-    blank line lacking its context space does not advance the counters.
-    """
+    """Deleted (``old``) or added (``new``) lines per ``+++ b/<path>`` file, merged (§7), with
+    upstream's parsing bugs (B4, docs/contextbench.md)."""
     out: dict[str, list[Interval]] = {}
     current: str | None = None
     lines = diff.splitlines()
@@ -52,11 +48,8 @@ def patch_lines(diff: str, *, side: Literal["old", "new"] = "old") -> IntervalMa
 def editloc(
     patch: str | None, gold_lines: Mapping[str, Sequence[Interval]]
 ) -> dict[str, Any] | None:
-    """EditLoc of a patch against merged gold lines (§7; BUG B5: recall == precision).
-
-    ``hits`` = deleted lines inside a gold interval of the same file; recall = precision =
-    hits / #deleted (0.0 without deleted lines); gold_size = all gold lines. None: no patch.
-    """
+    """EditLoc of a patch against merged gold lines (§7; BUG B5: recall == precision ==
+    hits / #deleted lines, 0.0 without any); None without a patch."""
     if not patch:
         return None
     predicted = patch_lines(patch)

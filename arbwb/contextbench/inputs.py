@@ -1,8 +1,5 @@
-"""What the scorer reads: one instance's gold and one run's predictions, from the frames.
-
-:class:`Gold` comes from :class:`~arbwb.io.contextbench.ContextBenchRows`, :class:`Prediction`
-from the RECORDS and CONTEXT frames the prediction readers produce.
-"""
+"""What the scorer reads: one instance's gold (from the rows) and one run's predictions (from
+the RECORDS and CONTEXT frames)."""
 
 from __future__ import annotations
 
@@ -72,15 +69,9 @@ def gold_from_rows(rows: ContextBenchRows) -> dict[str, Gold]:
     ):
         spans.setdefault(sid, []).append((path, start, end))
     out: dict[str, Gold] = {}
-    for inst in rows.instances.iter_rows(named=True):
-        gold = Gold(
-            inst["sample_id"],
-            inst["original_inst_id"],
-            inst["repo"],
-            inst["base_commit"],
-            tuple(spans.get(inst["sample_id"], [])),
-            inst["patch"],
-        )
+    columns = ("sample_id", "original_inst_id", "repo", "base_commit", "patch")
+    for sid, original, repo, commit, patch in rows.instances.select(columns).iter_rows():
+        gold = Gold(sid, original, repo, commit, tuple(spans.get(sid, [])), patch)
         out[gold.sample_id] = gold
         out.setdefault(gold.original_inst_id, gold)
     return out

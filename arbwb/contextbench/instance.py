@@ -1,9 +1,6 @@
-"""One prediction scored against its gold (contextbench-spec §5, §6): the §3.3 output record.
+"""One prediction scored against its gold (contextbench-spec §5-§7): the §3.3 output record.
 
-Final-context coverage and precision at file, line, byte ("span") and block ("symbol") level,
-then the trajectory's cumulative coverage, AUC-Cov and redundancy, and EditLoc (§7). Levels
-that need file bytes (span) or a symbol finder (symbol) are scored only when a checkout with
-bytes (and a finder) is given.
+Span (byte) and symbol (block) levels need a checkout with bytes (and a symbol finder).
 """
 
 from __future__ import annotations
@@ -119,11 +116,8 @@ def evaluate_instance(
     *,
     symbol_finder: SymbolFinder | None = None,
 ) -> dict[str, Any]:
-    """The §3.3 output record of one prediction (error record when nothing was extracted).
-
-    ``checkout`` None scores file and line levels with lexical path resolution
-    (arbwb-defined); a checkout without bytes also skips span and symbol levels.
-    """
+    """The §3.3 output record of one prediction (error record when nothing was extracted);
+    without a checkout, paths resolve lexically (arbwb-defined)."""
     symbols = None
     if symbol_finder is not None and checkout is not None and checkout.has_bytes:
         symbols = DefinitionIndex(checkout, symbol_finder)

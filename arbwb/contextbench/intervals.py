@@ -1,8 +1,5 @@
-"""Closed-interval arithmetic of contextbench-spec §0: sizes, pairwise intersections, unions.
-
-Follows the spec literally (merge of overlapping or adjacent intervals, reversed intervals
-kept with negative size, QUIRK Q5), so it loops over small per-instance lists on purpose.
-"""
+"""Closed-interval arithmetic of contextbench-spec §0 (sizes, intersections, unions), literally:
+reversed intervals keep a negative size (QUIRK Q5), so it loops over small lists on purpose."""
 
 from __future__ import annotations
 

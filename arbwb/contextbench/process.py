@@ -1,9 +1,5 @@
-"""ContextBench process analyses (contextbench-spec §9): evidence drop and rounds per run.
-
-Evidence drop compares the gold lines an agent saw while exploring with the gold lines it kept
-in its final ``<PATCH_CONTEXT>``; the canonical, ``_v2`` and broken v1 (BUG B6) script variants
-and the result-row variant are reproduced so their numbers can be compared.
-"""
+"""ContextBench evidence drop (contextbench-spec §9): gold lines seen while exploring against
+those kept in the final context, in each upstream script variant (docs/contextbench.md)."""
 
 from __future__ import annotations
 
@@ -19,8 +15,7 @@ _PAIR = re.compile(r"File:\s*(\S+)\s*\n\s*Lines:\s*(\d+)\s*-\s*(\d+)")
 
 def drop_key(path: str) -> str:
     """Path key of the drop scripts: a ``/testbed/``, ``/home/`` or ``/workspace/`` prefix cut
-    (so Multi-SWE keys never match, BUG B10).
-    """
+    (so Multi-SWE keys never match, BUG B10)."""
     for prefix in _PREFIXES:
         if path.startswith(prefix):
             return path[len(prefix) :]
@@ -44,12 +39,8 @@ def gold_line_set(spans: Sequence[tuple[str, int, int]]) -> Lines:
 
 
 def evidence_drop(messages: Sequence[Mapping[str, Any]], gold: Lines) -> dict[str, float]:
-    """Canonical drop (``..._laststep_to_final.py``) and the ``_v2`` variant of one trajectory.
-
-    E_t = lines of the ``<EXPLORE_CONTEXT>`` blocks of the t-th assistant message having any;
-    F = lines of all ``<PATCH_CONTEXT>`` blocks (upper-case tags only, BUG B7).
-    keep_X = |F ∩ Gd ∩ seen_X| / |seen_X| (capped at 1; 0 when nothing seen), drop = 1 - keep.
-    """
+    """Canonical drop (``..._laststep_to_final.py``) and the ``_v2`` variant of one trajectory:
+    explored lines against ``<PATCH_CONTEXT>`` lines (upper-case tags only, BUG B7)."""
     assistant = [str(m.get("content") or "") for m in messages if m.get("role") == "assistant"]
     explored = [
         lines
@@ -80,8 +71,7 @@ def evidence_drop(messages: Sequence[Mapping[str, Any]], gold: Lines) -> dict[st
 
 def evidence_drop_v1(trajectory: Any, gold: Lines) -> dict[str, float]:
     """The broken v1 script (BUG B6): it searches ``json.dumps`` text, where newlines are
-    escaped, so no File/Lines pair is ever found and the drop is 1.0.
-    """
+    escaped, so no File/Lines pair is ever found and the drop is 1.0."""
     text = json.dumps(trajectory)
     seen = _pairs(text) & gold
     kept = seen & gold
@@ -96,8 +86,7 @@ def drop_from_result(
     gold_size: int, final_intersection: int, last_step_coverage: float, final_coverage: float
 ) -> dict[str, float]:
     """Result-row variant: seen = last-step coverage * gold size, kept = min(final I, seen),
-    drop = 1 - kept/seen (1.0 when seen <= 0), recall_drop = max(0, last - final coverage).
-    """
+    drop = 1 - kept/seen (1.0 when seen <= 0), recall_drop = max(0, last - final coverage)."""
     seen = last_step_coverage * gold_size
     kept = min(final_intersection, seen)
     return {

@@ -15,7 +15,6 @@ from arbwb import schemas
 from arbwb.contextbench.inputs import Gold
 from arbwb.contextbench.instance import ratio
 from arbwb.contextbench.intervals import IntervalMap, intersect, map_size, size
-from arbwb.contextbench.score import rows_frame
 from arbwb.errors import InputError
 from arbwb.io.checkout import Checkout, CheckoutSource
 from arbwb.io.contextbench import CONTEXT, RECORDS
@@ -30,20 +29,13 @@ def ranked_context(
     source: CheckoutSource | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """RECORDS and CONTEXT of the top-``k`` existing ranked files of each (run, sample), each
-    predicted whole (``1..N(f)``), for scoring at every level with :func:`score_run` (§13.2).
-
-    Paths that are not files at ``base_commit`` are dropped before taking k (exact existence);
-    without a checkout every path is kept and no spans are made (file level only).
-    """
+    predicted whole (``1..N(f)``), for :func:`score_run` (§13.2); without a checkout every path
+    is kept and no spans are made (file level only)."""
     records, context = [], []
     for (run, sid), part in rankings.sort("rank").group_by(
         ["run", "sample_id"], maintain_order=True
     ):
-        target = gold.get(str(sid))
-        if target is None:
-            raise InputError(
-                f"ranked sample {sid!r} is not a ContextBench instance", field="sample_id"
-            )
+        target = _target(gold, sid)
         checkout = None if source is None else source(target.repo, target.commit)
         kept: list[str] = []
         for path in part["path"].to_list():
@@ -51,28 +43,16 @@ def ranked_context(
                 kept.append(path)
             if len(kept) == k:
                 break
-        base = {"run": str(run), "instance_id": target.sample_id, "step": 0, "symbol": None}
+        base = {"run": str(run), "instance_id": target.sample_id, "step": 0}
         for path in kept:
-            context.append(
-                {**base, "kind": "file", "path": path, "start_line": None, "end_line": None}
-            )
+            context.append({**base, "kind": "file", "path": path})
             n = None if checkout is None else checkout.n_lines(path)
             if n:
                 context.append(
                     {**base, "kind": "span", "path": path, "start_line": 1, "end_line": n}
                 )
-        records.append(
-            {
-                "run": str(run),
-                "instance_id": target.sample_id,
-                "line": 0,
-                "n_steps": 0,
-                "model_patch": None,
-                "commit": None,
-                "source": "rankings",
-            }
-        )
-    return rows_frame(records, RECORDS), rows_frame(context, CONTEXT)
+        records.append({**base, "line": 0, "n_steps": 0, "source": "rankings"})
+    return schemas.rows_frame(records, RECORDS), schemas.rows_frame(context, CONTEXT)
 
 
 RANKED: schemas.Schema = {
@@ -102,22 +82,14 @@ def score_ranked(
     *,
     source: CheckoutSource | None = None,
 ) -> pl.DataFrame:
-    """§13 file and line level of the top-k ranked files as whole-file context, every k.
-
-    File level is exact upstream arithmetic. Line level predicts ``[1, N(f)]`` per file:
-    coverage is an upper bound, precision a lower bound for span selections in those files.
-    Without line counts (no checkout/corpus) N is unknown: paths are not checked, the line
-    coverage assumes every gold line lies in its file (marked ``line_counts="absent"``) and
-    line precision is null.
+    """§13 file and line level of the top-k ranked files as whole-file context, every k (the
+    module docstring's bounds). Without line counts, paths are not checked, line coverage
+    assumes every gold line lies in its file (``line_counts="absent"``), line precision is null.
     """
     rows = []
     ranked = rankings.sort("run", "sample_id", "rank")
     for (run, sid), part in ranked.group_by(["run", "sample_id"], maintain_order=True):
-        target = gold.get(str(sid))
-        if target is None:
-            raise InputError(
-                f"ranked sample {sid!r} is not a ContextBench instance", field="sample_id"
-            )
+        target = _target(gold, sid)
         checkout = None if source is None else source(target.repo, target.commit)
         kept, dropped = [], 0
         for path in dict.fromkeys(part["path"].to_list()):
@@ -131,7 +103,16 @@ def score_ranked(
             rows.append(
                 _ranked_row(str(run), target, kept[:k], k, dropped, gold_lines, line_gold, checkout)
             )
-    return rows_frame(rows, RANKED)
+    return schemas.rows_frame(rows, RANKED)
+
+
+def _target(gold: Mapping[str, Gold], sample_id: object) -> Gold:
+    """The gold of a ranked sample, which must be a ContextBench instance."""
+    target = gold.get(str(sample_id))
+    if target is None:
+        msg = f"ranked sample {sample_id!r} is not a ContextBench instance"
+        raise InputError(msg, field="sample_id")
+    return target
 
 
 def _ranked_row(
@@ -185,8 +166,7 @@ CEILINGS: schemas.Schema = {
 
 def ceilings(gold: Mapping[str, Gold], source: CheckoutSource) -> pl.DataFrame:
     """§13.1 per instance: the file and line coverage reachable at all, and the line
-    precision of a perfect whole-file ranking (P_k = existing gold files).
-    """
+    precision of a perfect whole-file ranking (P_k = existing gold files)."""
     rows = []
     for target in {g.sample_id: g for g in gold.values()}.values():
         checkout = source(target.repo, target.commit)
@@ -207,14 +187,13 @@ def ceilings(gold: Mapping[str, Gold], source: CheckoutSource) -> pl.DataFrame:
                 "perfect_line_precision": ratio(reach, total_n),
             }
         )
-    return rows_frame(rows, CEILINGS)
+    return schemas.rows_frame(rows, CEILINGS)
 
 
 def ranked_means(ranked: pl.DataFrame) -> pl.DataFrame:
-    """Per (run, k): instances, error rows, mean file coverage, file precision and line coverage
-    (error rows as zeros), mean line precision (its nulls left out), and ``line_bound_only``
-    when some instance had no line counts.
-    """
+    """Per (run, k): instances, error rows, mean file coverage, file precision, line coverage
+    (error rows as zeros) and line precision (nulls left out); ``line_bound_only`` when some
+    instance had no line counts."""
     zeros = ("file_coverage", "file_precision", "line_coverage")
     return (
         ranked.group_by("run", "k")

@@ -17,11 +17,8 @@ def path_candidates(raw: str) -> list[str]:
 
 
 def resolve_path(raw: str, checkout: Checkout | None, gold_files: Iterable[str] = ()) -> str | None:
-    """First candidate that is a regular file at the commit (QUIRK Q3); None drops the entry.
-
-    Without a checkout (arbwb-defined "lexical" mode) the first candidate equal to a gold
-    path wins, else the whole cleaned path is kept (nothing is dropped).
-    """
+    """First candidate that is a regular file at the commit (QUIRK Q3; None drops the entry);
+    without a checkout, the first equal to a gold path, else the whole path (arbwb-defined)."""
     candidates = path_candidates(raw)
     if checkout is not None:
         return next((c for c in candidates if checkout.is_file(c)), None)

@@ -1,8 +1,4 @@
-"""Whole runs scored (contextbench-spec §3.3) and their per-instance records as frames.
-
-:func:`score_predictions` scores loaded runs against the rows; :func:`results_frame`,
-:func:`editloc_frame` and :func:`step_coverage_frame` flatten the records for aggregation.
-"""
+"""Whole runs scored (contextbench-spec §3.3) and their per-instance records as frames."""
 
 from __future__ import annotations
 
@@ -61,17 +57,11 @@ def score_run(
             any_bytes |= checkout is not None and checkout.has_bytes
             record = evaluate_instance(target, pred, checkout, symbol_finder=symbol_finder)
         results.append({"sample_id": target.sample_id, "record": record})
-    instances = {g.sample_id for g in gold.values()}
+    unpredicted = len({g.sample_id for g in gold.values()} - answered)
     levels = ("file", "line", *(("span",) if any_bytes else ()))
     if any_bytes and symbol_finder is not None:
         levels = ("file", "symbol", "span", "line")
-    return Scored(
-        run,
-        results,
-        len(instances - answered),
-        "lexical" if source is None else "checkout",
-        levels,
-    )
+    return Scored(run, results, unpredicted, "lexical" if source is None else "checkout", levels)
 
 
 RESULTS: schemas.Schema = {
@@ -138,7 +128,7 @@ def results_frame(scored: Sequence[Scored]) -> pl.DataFrame:
                         "num_steps": record["num_steps"],
                     }
                 )
-    return rows_frame(rows, RESULTS)
+    return schemas.rows_frame(rows, RESULTS)
 
 
 def editloc_frame(scored: Sequence[Scored]) -> pl.DataFrame:
@@ -149,7 +139,7 @@ def editloc_frame(scored: Sequence[Scored]) -> pl.DataFrame:
         for item in run.records
         if "editloc" in item["record"]
     ]
-    return rows_frame(rows, EDITLOC)
+    return schemas.rows_frame(rows, EDITLOC)
 
 
 def step_coverage_frame(scored: Sequence[Scored]) -> pl.DataFrame:
@@ -169,15 +159,7 @@ def step_coverage_frame(scored: Sequence[Scored]) -> pl.DataFrame:
         for step in item["record"]["trajectory"]["steps"]
         for level, value in step["coverage"].items()
     ]
-    return rows_frame(rows, STEP_COVERAGE)
-
-
-def rows_frame(rows: Sequence[Mapping[str, Any]], schema: schemas.Schema) -> pl.DataFrame:
-    """Row dicts as a frame of ``schema`` (missing keys null; the empty frame when no rows)."""
-    if not rows:
-        return schemas.empty(schema)
-    full = [{c: row.get(c) for c in schema} for row in rows]
-    return pl.DataFrame(full, schema=dict(schema), orient="row")
+    return schemas.rows_frame(rows, STEP_COVERAGE)
 
 
 def score_predictions(

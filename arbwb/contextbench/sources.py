@@ -1,10 +1,6 @@
-"""Which files ContextBench scoring sees at ``base_commit``: repositories, demo bytes, a corpus.
-
-One decision shared by notebook 07 and ``arbwb contextbench score``: the sources given are
-asked in turn (git repositories or checkouts: exact paths and bytes; the demo repositories:
-exact bytes; a corpus: file lists and line counts only). With none, paths resolve lexically
-(arbwb-defined) and only the file and line levels are scored.
-"""
+"""Which files ContextBench scoring sees at ``base_commit`` (notebook 07 and ``arbwb
+contextbench score``): repositories, demo bytes, then a corpus's file lists; with none, paths
+resolve lexically (arbwb-defined) and only the file and line levels are scored."""
 
 from __future__ import annotations
 
@@ -31,15 +27,9 @@ class SourceChoice:
     @property
     def used(self) -> str:
         """The sources asked, in order, or the lexical fallback, in words."""
-        names = [
-            name
-            for name, on in (
-                ("repositories", self.repos),
-                ("demo bytes", self.demo_bytes),
-                ("corpus file lists", self.corpus),
-            )
-            if on
-        ]
+        names = ["repositories"] if self.repos else []
+        names += ["demo bytes"] if self.demo_bytes else []
+        names += ["corpus file lists"] if self.corpus else []
         if not names:
             return "no repositories, demo bytes or corpus: paths resolved lexically"
         return "files from " + ", then ".join(names)
@@ -52,8 +42,7 @@ def choose_source(
     corpus: Corpus | None = None,
 ) -> SourceChoice:
     """Repositories under ``repos_dir``, then the demo bytes when ``demo_dir`` holds
-    ``commits.json``, then ``corpus``; each left out when not given.
-    """
+    ``commits.json``, then ``corpus``; each left out when not given."""
     demo = demo_dir is not None and (Path(demo_dir) / DEMO_COMMITS).is_file()
     source = first_source(
         repos_source(repos_dir) if repos_dir else None,

@@ -1,9 +1,5 @@
-"""Block ("symbol") definitions of contextbench-spec §4 with the pinned tree-sitter stack.
-
-Optional: needs ``tree-sitter==0.20.4`` and ``tree-sitter-languages==1.10.2`` (the versions
-upstream pins; ``pip install 'arbwb[contextbench]'``). Imported lazily, so everything else in
-arbwb works without them; :func:`tree_sitter_finder` raises an ImportError with that hint.
-"""
+"""Block ("symbol") definitions of contextbench-spec §4 with the tree-sitter stack upstream
+pins (optional and imported lazily: :func:`tree_sitter_finder` raises the install hint)."""
 
 from __future__ import annotations
 
@@ -97,13 +93,16 @@ def _rank(node_type: str) -> int | None:
     return len(_NAME_RANK) if node_type.endswith("identifier") else None
 
 
+def _text(node: Any, source: bytes) -> str:
+    return str(source[node.start_byte : node.end_byte].decode("utf-8", errors="replace"))
+
+
 def node_name(node: Any, source: bytes) -> str | None:
     """The ``name`` field's text, else the best-ranked identifier in pre-order of the
-    ``declarator`` child (or the node itself); None for unnamed nodes (e.g. arrow functions).
-    """
+    ``declarator`` child (or the node itself); None for unnamed nodes (e.g. arrow functions)."""
     name = node.child_by_field_name("name")
     if name is not None:
-        return str(source[name.start_byte : name.end_byte].decode("utf-8", errors="replace"))
+        return _text(name, source)
     root = node.child_by_field_name("declarator") or node
     best: tuple[int, Any] | None = None
     stack = [root]
@@ -113,10 +112,7 @@ def node_name(node: Any, source: bytes) -> str | None:
         if rank is not None and (best is None or rank < best[0]):
             best = (rank, current)
         stack.extend(reversed(current.children))
-    if best is None:
-        return None
-    found = best[1]
-    return str(source[found.start_byte : found.end_byte].decode("utf-8", errors="replace"))
+    return None if best is None else _text(best[1], source)
 
 
 def _walk_definitions(root: Any, wanted: frozenset[str], source: bytes) -> list[Definition]:
@@ -161,17 +157,6 @@ def tree_sitter_finder() -> SymbolFinder:
     return find
 
 
-def table_finder(
-    table: dict[str, Sequence[Definition]],
-) -> Callable[[str, bytes], Sequence[Definition]]:
-    """A finder from a fixed path -> definitions table (tests and hand-made fixtures)."""
-
-    def find(path: str, source: bytes) -> Sequence[Definition]:
-        return table.get(path, ())
-
-    return find
-
-
 class DefinitionIndex:
     """Definitions of the files of one checkout, parsed once each."""
 
@@ -211,8 +196,7 @@ class DefinitionIndex:
 
 def optional_finder(wanted: bool) -> tuple[SymbolFinder | None, str | None]:
     """The tree-sitter finder when ``wanted``; without the stack None and why the block level
-    is skipped (a documented option: every other level is scored as before).
-    """
+    is skipped (every other level is scored as before)."""
     if not wanted:
         return None, None
     try:

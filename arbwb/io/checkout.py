@@ -1,11 +1,6 @@
-"""What ContextBench scoring may know of a repository at ``base_commit``: its files, their bytes.
-
-Path resolution (contextbench-spec §2.2) needs the set of regular files; byte and symbol
-levels need file bytes; a ranked-list's line level (§13) needs line counts. A
-:class:`Checkout` answers those for one (repo, commit): from an in-memory mapping, a git
-repository (blobs read at the commit, never a work tree), a checked-out folder, or a corpus
-file list (paths and line counts, no bytes).
-"""
+"""What ContextBench scoring may know of a repository at ``base_commit``: its regular files
+(§2.2), their bytes (byte and symbol levels) and line counts (§13), from a mapping, a git
+repository, a checked-out folder or a corpus file list (no bytes)."""
 
 from __future__ import annotations
 
@@ -67,11 +62,8 @@ class MappingCheckout:
 
 @dataclass(frozen=True)
 class FileListCheckout:
-    """Only paths and line counts (e.g. from a corpus built with ``arbwb snapshot build``).
-
-    Corpus ``n_lines`` is Python ``splitlines`` of the decoded file; it equals the §13.3
-    count unless a file contains other Unicode line breaks (``\\r`` alone, ``\\x0c``, ...).
-    """
+    """Only paths and line counts (a corpus's: ``splitlines``, equal to the §13.3 count unless
+    a file holds other Unicode line breaks)."""
 
     lines: Mapping[str, int]
     has_bytes: bool = False
@@ -181,10 +173,8 @@ def _is_git_repository(folder: Path) -> bool:
 
 
 def repos_source(root: str | Path) -> CheckoutSource:
-    """Checkouts from a folder of subfolders named ``owner__name`` (or ``.git``), matched
-    case-insensitively: a git repository is read at each instance's ``base_commit``; a plain
-    folder (e.g. ``git archive <commit> | tar -x``) is taken as already at that commit.
-    """
+    """Checkouts from a folder of ``owner__name`` (or ``.git``) subfolders, case-insensitively:
+    git repositories read at each ``base_commit``, plain folders taken as at that commit."""
     folder = Path(root)
     if not folder.is_dir():
         raise InputError("repositories folder not found", path=folder, field="--repos")

@@ -1,10 +1,7 @@
-"""Reading chunk files fast (internal): the file rows of a chunk file and their token costs.
-
-A byte scanner finds upstream-serialised file rows in the memory-mapped file without parsing
-the symbol rows around them; a full Polars parse is the fallback that validates and locates
-every error.
-Texts are tokenised in batches, each distinct text once (:class:`TokenCounter`).
-"""
+"""Reading chunk files fast (internal): a byte scanner finds upstream-serialised file rows in
+the memory-mapped file without parsing the symbol rows around them; a full Polars parse is the
+fallback that validates and locates every error. Texts are tokenised in batches, each distinct
+text once."""
 
 from __future__ import annotations
 
@@ -42,17 +39,11 @@ Key = tuple[int, int]  # (hash, length) of a text as the chunk file escapes it
 
 
 def read_chunk_file(path: Path, columns: list[str]) -> pl.DataFrame:
-    """Read selected chunk-file fields with Polars; on any problem, locate it line by line.
-
-    A zero-byte chunk file is a snapshot without files (no rows), not an error.
-    """
-    schema = {name: CHUNK_FIELDS[name] for name in columns}
+    """Read selected chunk-file fields with Polars; on any problem, locate it line by line (a
+    zero-byte chunk file is a snapshot without files)."""
     if path.stat().st_size == 0:
-        return pl.DataFrame(schema=schema)
-    frame = _checked(path, columns, lambda: pl.read_ndjson(path, schema=schema))
-    if frame.null_count().sum_horizontal().item() > 0:
-        _locate_problem(path, columns)
-    return frame
+        return pl.DataFrame(schema={name: CHUNK_FIELDS[name] for name in columns})
+    return _parsed(path, path, columns)
 
 
 #: Format version of the marks :func:`check_chunk_file` leaves (their key adds the columns).
@@ -60,14 +51,9 @@ CHECK_VERSION = "rows-checked-v1"
 
 
 def check_chunk_file(path: Path, columns: list[str], marks: Path | None = None) -> None:
-    """Check every row's selected fields as :func:`read_chunk_file` does, keeping nothing.
-
-    A lazy scan that only counts nulls: its batches are dropped as they are parsed, so it
-    costs about a fifth less CPU than reading the file (no file-sized allocation). With
-    ``marks`` (a cache folder), a file that passes leaves an empty mark keyed like every
-    cache entry (:func:`arbwb.cache.file_key` with the version and the columns), and a
-    marked file is not checked again until it changes. arbwb-defined.
-    """
+    """Check every row's selected fields as :func:`read_chunk_file` does, keeping nothing (a
+    lazy null count: no file-sized allocation). With ``marks`` (a cache folder) a file that
+    passes leaves an empty mark and is not checked again until it changes (arbwb-defined)."""
     if path.stat().st_size == 0:
         return
     mark = None
@@ -97,12 +83,8 @@ def count_rows(path: Path) -> int:
 
 
 def row_count(data: mmap.mmap) -> int:
-    """Non-blank lines of ``data`` (rows Polars would read), exactly and cheaply.
-
-    Newlines are counted with numpy in blocks (no file-sized temporary, a few GB/s); only
-    when some line starts with whitespace (a blank line, which Polars skips) are the lines
-    counted one by one.
-    """
+    """Non-blank lines of ``data`` (rows Polars would read): newlines counted with numpy in
+    blocks, lines one by one only when some line starts with whitespace (maybe blank)."""
     raw = np.frombuffer(data, dtype=np.uint8)  # a view, released on return
     size, n = raw.size, 0
     for start in range(0, size, _COUNT_BLOCK):
@@ -128,16 +110,6 @@ def _checked(path: Path, columns: list[str], read: Callable[[], pl.DataFrame]) -
         raise InputError("chunk file could not be read as JSON lines", path=path) from None
 
 
-def iter_chunk_blocks(
-    path: Path, columns: list[str], block_bytes: int = 2 * 2**20
-) -> Iterator[pl.DataFrame]:
-    """Selected chunk-file fields in consecutive blocks of whole lines (file order), so a
-    large chunk file never sits in memory at once; a problem is located like
-    :func:`read_chunk_file` does."""
-    for block in iter_raw_blocks(path, block_bytes):
-        yield parse_block(path, block, columns)
-
-
 def iter_raw_blocks(path: Path, block_bytes: int = 2 * 2**20) -> Iterator[bytes]:
     """A chunk file's bytes in consecutive blocks of whole lines (for :func:`parse_block`)."""
     with path.open("rb") as handle:
@@ -147,8 +119,13 @@ def iter_raw_blocks(path: Path, block_bytes: int = 2 * 2**20) -> Iterator[bytes]
 
 def parse_block(path: Path, block: bytes, columns: list[str]) -> pl.DataFrame:
     """Selected fields of a block of whole chunk-file lines; a problem in ``path`` is located."""
+    return _parsed(path, io.BytesIO(block), columns)
+
+
+def _parsed(path: Path, source: Path | io.BytesIO, columns: list[str]) -> pl.DataFrame:
+    """Selected fields of ``source`` (``path`` or a block of it); a problem is located."""
     schema = {name: CHUNK_FIELDS[name] for name in columns}
-    frame = _checked(path, columns, lambda: pl.read_ndjson(io.BytesIO(block), schema=schema))
+    frame = _checked(path, columns, lambda: pl.read_ndjson(source, schema=schema))
     if frame.null_count().sum_horizontal().item() > 0:
         _locate_problem(path, columns)
     return frame
@@ -175,11 +152,8 @@ class TokenCounter:
         self.pending_bytes = 0
 
     def add_escaped(self, raw: bytes) -> Key:
-        """Key of a JSON string body as the chunk file holds it (ValueError if it is not one).
-
-        arbwb-defined: the key is Python's 64-bit hash plus the length of the escaped bytes, so
-        equal texts of different snapshots are tokenised once.
-        """
+        """Key of a JSON string body as the chunk file holds it (ValueError if it is not one):
+        its hash and length, so equal texts of different snapshots are tokenised once."""
         key = (hash(raw), len(raw))
         if key not in self.known and key not in self.pending:
             self.pending[key] = _json_string(raw)
@@ -257,16 +231,11 @@ def scan_upstream(
 ) -> dict[str, tuple[int, Key]] | None:
     """The file rows of an upstream-serialised chunk file found without parsing the rest.
 
-    A file row alone contains ``", "repo": "R", "start_line": 1, "symbol": "", "text":``
-    (spec §3.1, §3.3: sorted keys, ``", "``/``": "`` separators, start_line 1, empty symbol;
-    a quote after a space cannot lie inside a JSON string, where quotes are escaped). One
-    ``find`` per file row skips the symbol rows (most of the bytes) unparsed; the repo makes
-    the needle long, which searches skip through fastest. A row of a path not wanted costs a
-    look at its path; wanted rows are read by :func:`_file_row`. Returns None, so the caller
-    parses and validates everything, when the file does not start like an upstream row, a
-    found row is not shaped as expected, or the rows differ from ``counts``, the manifest's
-    ``(file_count, chunk_count)`` (e.g. rows carrying another repo, a cut file; a None
-    ``chunk_count`` is not checked; the rows are counted by :func:`row_count`).
+    Only a file row contains ``", "repo": "R", "start_line": 1, "symbol": "", "text":`` (spec
+    §3.1, §3.3; a quote after a space cannot lie inside a JSON string), so one ``find`` per file
+    row skips the symbol rows unparsed. None (the caller then parses everything) when the file
+    does not start like an upstream row, a row is not so shaped, or the rows differ from
+    ``counts``, the manifest's ``(file_count, chunk_count)`` (a None count is not checked).
     """
     file_count, chunk_count = counts
     needle = b'", "repo": "' + _escape(repo) + _FILE_TAIL
@@ -304,12 +273,7 @@ def _file_row(
 ) -> tuple[str, int, Key, int] | None:
     """(path, end_line, text key, end offset) of the upstream file row at ``start`` whose
     ``kind`` key sits at ``head``, path bytes are ``name`` and text value starts after
-    ``text``; None if it is not so shaped.
-
-    The fields BCY reads are validated as JSON (path and text strings, end_line an integer);
-    the text is decoded once per distinct text. The other keys (base_commit, chunk_id) are
-    not read, like the symbol rows.
-    """
+    ``text``; None if it is not so shaped (only the fields BCY reads are validated)."""
     end = data.find(b"\n", text)
     end = len(data) if end == -1 else end
     number = data.rfind(_END_LINE, start, head)
@@ -335,11 +299,8 @@ def _json_string(body: bytes) -> str:
 
 
 def _escape(text: str) -> bytes:
-    """``text`` as upstream serialisation writes it inside a JSON string (spec §0).
-
-    Lone surrogates, which no UTF-8 chunk file can hold, pass through, so such a path is
-    simply not found.
-    """
+    """``text`` as upstream serialisation writes it inside a JSON string (spec §0); lone
+    surrogates pass through (no UTF-8 chunk file holds them, so such a path is not found)."""
     if _PLAIN.fullmatch(text) is None:
         text = dumps_upstream(text)[1:-1]
     return text.encode("utf-8", "surrogatepass")

@@ -1,19 +1,16 @@
 """ContextBench rows and predictions (contextbench-spec §1-§3) as arbwb frames.
 
-Rows (Parquet as published, read with Polars only) become the canonical samples, labels and
-spans frames (task ``contextbench``) plus two ContextBench frames: ``instances`` (language,
-source benchmark, ids, gold patch) and ``gold`` (one row per gold span with the raw path, the
-§2.1 normalised path and the quirk it hit). Predictions in the unified record format (§3.1) and
-agent trajectories (§3.2, :mod:`arbwb.io.contextbench_agents`) become a ``records`` frame and a
-long ``context`` frame (one row per predicted file, line span or symbol name of a step; step 0
-is the declared final context).
+Rows become the canonical samples, labels and spans (task ``contextbench``) plus ``instances``
+and ``gold`` (every span, raw and §2.1-normalised, quirks flagged); unified records (§3.1) and
+agent trajectories (:mod:`arbwb.io.contextbench_agents`) become ``records`` and a long
+``context`` frame (step 0 is the declared final context).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -101,18 +98,17 @@ CONTEXT: schemas.Schema = {
     "symbol": pl.String,  # symbol rows only
 }
 
-_SOURCES = {"Multi": "Multi-SWE-Bench", "Poly": "SWE-PolyBench", "Pro": "SWE-Bench-Pro"}
-_SOURCES["Verified"] = "SWE-Bench-Verified"
+_SOURCES = {
+    "Multi": "Multi-SWE-Bench",
+    "Poly": "SWE-PolyBench",
+    "Pro": "SWE-Bench-Pro",
+    "Verified": "SWE-Bench-Verified",
+}
 _DIGITS_TAIL = re.compile(r"-\d+$")
 _PRO_TAIL = re.compile(r"-[0-9a-f]{40}-v[0-9a-f]+$")
 _TEXT_BLOCK = re.compile(
     r"context\d+\uff1a\s*\nfile: (?P<file>[^\n]*)\nstart_line: (?P<start>-?\d+)\n"
     r"end_line: (?P<end>-?\d+)\n?"
-)
-_SPAN_TYPE = pl.List(
-    pl.Struct(
-        {"file": pl.String, "start_line": pl.Int64, "end_line": pl.Int64, "content": pl.String}
-    )
 )
 
 OnError = Literal["raise", "exclude"]
@@ -191,11 +187,8 @@ def fixed_gold_path(raw: str) -> str | None:
 
 
 def recover_repo(repo: str, original_inst_id: str) -> str:
-    """``owner/name`` of a row (§1.1): ``repo`` if it has a '/', else from ``original_inst_id``.
-
-    Raises ``ValueError`` when the id does not parse or names another repository than the
-    bare ``repo`` (compared case-insensitively, as GitHub does).
-    """
+    """``owner/name`` of a row (§1.1): ``repo`` if it has a '/', else from ``original_inst_id``
+    (``ValueError`` when that does not parse or names another repository, case-insensitively)."""
     if "/" in repo:
         owner, _, name = repo.partition("/")
         if not owner or not name or "/" in name:
@@ -221,11 +214,8 @@ def recover_repo(repo: str, original_inst_id: str) -> str:
 
 
 def parse_gold_context(text: str) -> tuple[list[dict[str, Any]], str]:
-    """Gold spans of a ``gold_context`` cell and its encoding: JSON list, or the text variant.
-
-    Raises ``ValueError`` when the cell is neither (upstream would silently use an empty gold,
-    QUIRK Q14) or a span lacks ``file``/``start_line``/``end_line`` or has end < start.
-    """
+    """Gold spans of a ``gold_context`` cell and its encoding (JSON list or the text variant);
+    ``ValueError`` for anything else (upstream: silently empty gold, QUIRK Q14) or a bad span."""
     try:
         spans = json.loads(text)
         encoding = "json"
@@ -241,10 +231,7 @@ def parse_gold_context(text: str) -> tuple[list[dict[str, Any]], str]:
     if not isinstance(spans, list):
         msg = f"expected a JSON list of span objects, got {type(spans).__name__}"
         raise ValueError(msg)
-    out = []
-    for index, span in enumerate(spans):
-        out.append(_gold_span(span, index))
-    return out, encoding
+    return [_gold_span(span, index) for index, span in enumerate(spans)], encoding
 
 
 def _gold_span(span: Any, index: int) -> dict[str, Any]:
@@ -254,10 +241,9 @@ def _gold_span(span: Any, index: int) -> dict[str, Any]:
     lines = []
     for key in ("start_line", "end_line"):
         value = span.get(key)
-        if isinstance(value, bool) or not isinstance(value, int | str):
-            msg = f"span {index} ({span['file']}) has no integer {key}, got {value!r}"
-            raise ValueError(msg)
         try:
+            if isinstance(value, bool) or not isinstance(value, int | str):
+                raise ValueError
             lines.append(int(value))
         except ValueError:
             msg = f"span {index} ({span['file']}) has no integer {key}, got {value!r}"
@@ -282,13 +268,8 @@ class ContextBenchRows:
 
 
 def load_rows(path: str | Path, *, on_error: OnError = "raise") -> ContextBenchRows:
-    """Read a ContextBench Parquet into frames (Polars only; every column read as text).
-
-    Bad rows (unparsable ``gold_context``, unknown repository short name, a span with
-    end < start, missing required cells, duplicate ids) raise :class:`InputError` naming
-    file, row and field; with ``on_error="exclude"`` they are left out and listed in
-    ``excluded`` instead, so nothing disappears uncounted.
-    """
+    """Read a ContextBench Parquet (every column as text) into frames. A bad row raises an
+    :class:`InputError` naming file, row and field; ``on_error="exclude"`` lists it instead."""
     path = Path(path)
     if not path.is_file():
         raise InputError("file not found", path=path)
@@ -299,12 +280,7 @@ def load_rows(path: str | Path, *, on_error: OnError = "raise") -> ContextBenchR
     missing = [c for c in _REQUIRED if c not in frame.columns]
     if missing:
         raise InputError(f"missing columns {missing}", path=path, field=missing[0])
-    frame = frame.select(
-        [
-            pl.col(c).cast(pl.String) if c in frame.columns else pl.lit(None, pl.String).alias(c)
-            for c in ROW_COLUMNS
-        ]
-    )
+    frame = schemas.conform(frame, dict.fromkeys(ROW_COLUMNS, pl.String))
     return rows_from_frame(frame, source=str(path), on_error=on_error)
 
 
@@ -334,29 +310,16 @@ def rows_from_frame(
         seen.add(inst["sample_id"])
         instances.append(inst)
         gold.extend(spans)
-    inst_frame = _frame(instances, INSTANCES, "instances")
-    gold_frame = _frame(gold, GOLD, "gold")
-    samples = _samples(frame, inst_frame, source)
-    labels = (
-        gold_frame.filter(pl.col("path") != "")
-        .select("sample_id", "path", role=pl.lit("gold"))
-        .unique(maintain_order=True)
-    )
-    spans_frame = gold_frame.filter(pl.col("path") != "").select(
-        "sample_id",
-        "path",
-        "start_line",
-        "end_line",
-        kind=pl.lit("gold_context"),
-        symbol=pl.lit(None, pl.String),
-    )
+    inst_frame = schemas.rows_frame(instances, INSTANCES)
+    gold_frame = schemas.rows_frame(gold, GOLD)
+    kept = gold_frame.filter(pl.col("path") != "")  # an empty §2.1 path ignores the span
     return ContextBenchRows(
-        samples=schemas.validate(samples, schemas.SAMPLES, name="samples"),
-        labels=schemas.validate(labels, schemas.LABELS, name="labels"),
-        spans=schemas.validate(spans_frame, schemas.SPANS, name="spans"),
+        samples=_samples(frame, inst_frame, source),
+        labels=kept.select("sample_id", "path", role=pl.lit("gold")).unique(maintain_order=True),
+        spans=schemas.conform(kept.with_columns(kind=pl.lit("gold_context")), schemas.SPANS),
         instances=inst_frame,
         gold=gold_frame,
-        excluded=_frame(excluded, EXCLUDED, "excluded"),
+        excluded=schemas.rows_frame(excluded, EXCLUDED),
         path=source,
     )
 
@@ -457,23 +420,7 @@ def _samples(frame: pl.DataFrame, instances: pl.DataFrame, source: str) -> pl.Da
                 "line": inst["line"],
             }
         )
-    return _frame(rows, schemas.SAMPLES, "samples")
-
-
-def _frame(rows: Sequence[Mapping[str, Any]], schema: schemas.Schema, name: str) -> pl.DataFrame:
-    frame = pl.DataFrame(list(rows), schema=dict(schema), orient="row") if rows else None
-    if frame is None:
-        frame = schemas.empty(schema)
-    return schemas.validate(frame, schema, name=name)
-
-
-def decode_gold_json(frame: pl.DataFrame) -> pl.DataFrame:
-    """§1.2 Polars decoding of JSON ``gold_context`` cells: one row per span (with content)."""
-    return (
-        frame.select("instance_id", pl.col("gold_context").str.json_decode(_SPAN_TYPE))
-        .explode("gold_context")
-        .unnest("gold_context")
-    )
+    return schemas.rows_frame(rows, schemas.SAMPLES)
 
 
 # --------------------------------------------------------------------------- predictions (§3)
@@ -488,8 +435,18 @@ class Predictions:
     records: pl.DataFrame  # RECORDS
     context: pl.DataFrame  # CONTEXT
 
+    @classmethod
+    def from_rows(
+        cls, run: str, path: Path, records: list[dict[str, Any]], context: list[dict[str, Any]]
+    ) -> Predictions:
+        """A run from its RECORDS and CONTEXT row dicts."""
+        frames = schemas.rows_frame(records, RECORDS), schemas.rows_frame(context, CONTEXT)
+        return cls(run, str(path), *frames)
 
-def traj_rows(run: str, instance_id: str, traj: Mapping[str, Any], where: str) -> Iterator[dict]:  # type: ignore[type-arg]
+
+def traj_rows(
+    run: str, instance_id: str, traj: Mapping[str, Any], where: str
+) -> Iterator[dict[str, Any]]:
     """CONTEXT rows of one ``traj_data`` object (steps 1..T, then the final context as step 0)."""
     steps = traj.get("pred_steps") or []
     if not isinstance(steps, list):
@@ -497,76 +454,41 @@ def traj_rows(run: str, instance_id: str, traj: Mapping[str, Any], where: str) -
     for number, step in enumerate(steps, start=1):
         if not isinstance(step, dict):
             raise InputError("expected an object", path=where, field=f"pred_steps[{number - 1}]")
+        base = {"run": run, "instance_id": instance_id, "step": number}
         field = f"traj_data.pred_steps[{number - 1}]"
-        yield from _context_rows(
-            run,
-            instance_id,
-            number,
-            step.get("files"),
-            step.get("spans"),
-            step.get("symbols"),
-            where,
-            field,
-        )
-    yield from _context_rows(
-        run,
-        instance_id,
-        0,
-        traj.get("pred_files"),
-        traj.get("pred_spans"),
-        traj.get("pred_symbols"),
-        where,
-        "traj_data",
-    )
+        yield from _context_rows(base, step, ("files", "spans", "symbols"), where, field)
+    base = {"run": run, "instance_id": instance_id, "step": 0}
+    keys = ("pred_files", "pred_spans", "pred_symbols")
+    yield from _context_rows(base, traj, keys, where, "traj_data")
 
 
 def _context_rows(
-    run: str,
-    instance_id: str,
-    step: int,
-    files: Any,
-    spans: Any,
-    symbols: Any,
+    base: dict[str, Any],
+    context: Mapping[str, Any],
+    keys: tuple[str, str, str],
     where: str,
     field: str,
 ) -> Iterator[dict[str, Any]]:
-    base = {"run": run, "instance_id": instance_id, "step": step}
-    empty = {"start_line": None, "end_line": None, "symbol": None}
-    files_key = "files" if step else "pred_files"
-    spans_key = "spans" if step else "pred_spans"
-    symbols_key = "symbols" if step else "pred_symbols"
+    """CONTEXT rows of one step's (or the final context's) files, spans and symbols."""
+    files_field, spans_field, symbols_field = (f"{field}.{key}" for key in keys)
+    files = context.get(keys[0])
     if files is not None and not isinstance(files, list):
-        raise InputError("expected a list of paths", path=where, field=f"{field}.{files_key}")
+        raise InputError("expected a list of paths", path=where, field=files_field)
     for path in files or []:
         if not isinstance(path, str):
             msg = f"expected a path string, got {path!r}"
-            raise InputError(msg, path=where, field=f"{field}.{files_key}")
-        yield {**base, "kind": "file", "path": path, **empty}
-    for key, items in _mapping(spans, where, f"{field}.{spans_key}").items():
+            raise InputError(msg, path=where, field=files_field)
+        yield {**base, "kind": "file", "path": path}
+    for key, items in _mapping(context.get(keys[1]), where, spans_field).items():
         for index, span in enumerate(items):
-            where_field = f"{field}.{spans_key}[{key!r}][{index}]"
-            start, end = _span_bounds(span, where, where_field)
-            yield {
-                **base,
-                "kind": "span",
-                "path": key,
-                "start_line": start,
-                "end_line": end,
-                "symbol": None,
-            }
-    for key, names in _mapping(symbols, where, f"{field}.{symbols_key}").items():
+            start, end = _span_bounds(span, where, f"{spans_field}[{key!r}][{index}]")
+            yield {**base, "kind": "span", "path": key, "start_line": start, "end_line": end}
+    for key, names in _mapping(context.get(keys[2]), where, symbols_field).items():
         for name in names:
             if not isinstance(name, str):
                 msg = f"expected a symbol name, got {name!r}"
-                raise InputError(msg, path=where, field=f"{field}.{symbols_key}[{key!r}]")
-            yield {
-                **base,
-                "kind": "symbol",
-                "path": key,
-                "start_line": None,
-                "end_line": None,
-                "symbol": name,
-            }
+                raise InputError(msg, path=where, field=f"{symbols_field}[{key!r}]")
+            yield {**base, "kind": "symbol", "path": key, "symbol": name}
 
 
 def _mapping(value: Any, where: str, field: str) -> dict[str, list[Any]]:
@@ -629,9 +551,7 @@ def unified_predictions(path: str | Path, *, run: str | None = None) -> Predicti
             raise InputError("expected an object", path=path, line=line, field="traj_data")
         context.extend(traj_rows(name, instance, traj, where))
         records.append(record_row(name, instance, line, traj, record, str(path)))
-    return Predictions(
-        name, str(path), _frame(records, RECORDS, "records"), _frame(context, CONTEXT, "context")
-    )
+    return Predictions.from_rows(name, path, records, context)
 
 
 def record_row(
@@ -662,10 +582,3 @@ def default_run_name(path: Path) -> str:
     for suffix in (".jsonl", ".json", ".preds", "_predictions", ".predictions"):
         name = name.removesuffix(suffix)
     return name or path.name
-
-
-def concat_predictions(runs: Sequence[Predictions]) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """RECORDS and CONTEXT frames of several runs stacked."""
-    records = [r.records for r in runs] or [schemas.empty(RECORDS)]
-    context = [r.context for r in runs] or [schemas.empty(CONTEXT)]
-    return pl.concat(records), pl.concat(context)

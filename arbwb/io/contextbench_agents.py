@@ -1,34 +1,23 @@
 """Agent trajectory extractors of contextbench-spec §3.2, each producing a ``traj_data`` object.
 
-One function per agent format reads a file and returns ``(instance_id, traj_data,
-model_patch)`` items with upstream's parsing rules (tag case, path prefixes, range swapping)
-reproduced; :func:`load_trajectories` turns a file or a folder of them into a
-:class:`~arbwb.io.contextbench.Predictions` run.
+One function per agent format returns ``(instance_id, traj_data, model_patch)`` items with
+upstream's parsing rules (tag case, path prefixes, range swapping) reproduced.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from arbwb.errors import InputError
-from arbwb.io.contextbench import (
-    CONTEXT,
-    RECORDS,
-    Predictions,
-    _frame,
-    record_row,
-    traj_rows,
-    unified_predictions,
-)
-from arbwb.jsonio import iter_jsonl, read_json
+from arbwb.io.contextbench import Predictions, record_row, traj_rows, unified_predictions
+from arbwb.jsonio import as_object, iter_jsonl, read_json
 from arbwb.metrics.intervals import merge_intervals
 
 Traj = dict[str, Any]
-Extracted = tuple[str, Traj, str | None]  # instance id, traj_data, model patch
+Extracted = tuple[str, Traj, Any]  # instance id, traj_data, model patch (if a non-empty str)
 
 _MINI_SUFFIX = ".traj.json"
 _SWE_SUFFIXES = (".checkpoints.jsonl", ".context.json", "patch_context.txt", ".traj")
@@ -45,10 +34,8 @@ _NL_SED = re.compile(r"nl\s+[^|]+\s+([^\s|]+)\s*\|\s*sed\s+-n\s+['\"]?(\d+),(\d+
 _SED = re.compile(r"sed\s+-n\s+['\"]?(\d+),(\d+)p['\"]?\s+([^\s&|>;<]+)")
 _HEAD = re.compile(r"\bhead\s+-n\s+(\d+)\s+([^\s&|>]+)")
 _CAT = re.compile(r"\bcat\s+([^\s&|>]+)")
-_GREP = re.compile(
-    r"\bgrep\s+.*?\s+([^\s&|>]+\.(?:py|js|java|go|rs|c|cpp|h|hpp|ts|tsx|jsx|rb|php|cs|kt|"
-    r"scala|swift))\b"
-)
+_GREP_EXTS = "|".join(ext[1:] for ext in _SOURCE_EXTS)  # upstream's list, in its order
+_GREP = re.compile(rf"\bgrep\s+.*?\s+([^\s&|>]+\.(?:{_GREP_EXTS}))\b")
 _WRITES = ("sed -i", "echo ", "mkdir", "rm ", "git add", "git commit")
 _VIEW = re.compile(r"str_replace_editor view\s+(\S+)(?:\s+--view_range\s+(\d+)\s+(\d+))?")
 _SWE_RANGE = re.compile(r"^\s*(-?\d+)\s*-\s*(-?\d+)\s*$")
@@ -80,8 +67,8 @@ def _span(start: int, end: int) -> dict[str, Any]:
 
 def _mini_repo_dir(data: dict[str, Any]) -> str:
     """The ``/home/<r>`` repo folder of Multi-SWE images (``..._m_<r>:tag``), else ""."""
-    info = data.get("info") if isinstance(data.get("info"), dict) else {}
-    image = (((info or {}).get("config") or {}).get("environment") or {}).get("image") or ""
+    info = as_object(data.get("info"))
+    image = ((info.get("config") or {}).get("environment") or {}).get("image") or ""
     match = _IMAGE_REPO.search(str(image))
     return match.group(1) if match else ""
 
@@ -129,22 +116,12 @@ def command_views(cmd: str) -> list[dict[str, Any]]:
     """File views of a bash command (mini-SWE fallback): ranged sed/nl/head, file-only cat/grep."""
     if any(marker in cmd for marker in _WRITES):
         return []
-    views: list[dict[str, Any]] = []
+    unique: dict[tuple[Any, ...], dict[str, Any]] = {}
     for chunk in _CHUNK_SPLIT.split(cmd):
-        part = chunk.strip()
-        if not part:
-            continue
-        view = _chunk_view(part)
+        view = _chunk_view(chunk.strip())
         if view is not None and view["file"].endswith(_SOURCE_EXTS):
-            views.append(view)
-    seen: set[tuple[Any, ...]] = set()
-    out = []
-    for view in views:
-        key = (view["file"], view.get("start"), view.get("end"))
-        if key not in seen:
-            seen.add(key)
-            out.append(view)
-    return out
+            unique.setdefault((view["file"], view.get("start"), view.get("end")), view)
+    return list(unique.values())
 
 
 def _chunk_view(part: str) -> dict[str, Any] | None:
@@ -190,31 +167,34 @@ def extract_mini_swe(path: Path) -> list[Extracted]:
     final = file_lines_pairs(patch_blocks[-1], repo_dir) if patch_blocks else {}
     traj = {"pred_steps": steps, "pred_files": sorted(final), "pred_spans": final}
     instance = data.get("instance_id") or path.name.removesuffix(_MINI_SUFFIX)
-    info = data.get("info") if isinstance(data.get("info"), dict) else {}
-    patch = (info or {}).get("submission")
-    return [(str(instance), traj, patch if isinstance(patch, str) and patch else None)]
+    return [(str(instance), traj, as_object(data.get("info")).get("submission"))]
 
 
 def _bash_steps(messages: list[dict[str, Any]], repo_dir: str) -> list[Traj]:
+    """One step per assistant bash block that views files (mini-SWE fallback)."""
     steps: list[Traj] = []
     for message in messages:
         if message.get("role") != "assistant":
             continue
         match = _BASH_BLOCK.search(str(message.get("content") or ""))
-        if not match or "COMPLETE_TASK" in match.group(1).strip():
-            continue
-        files: list[str] = []
-        spans: dict[str, list[dict[str, Any]]] = {}
-        for view in command_views(match.group(1).strip()):
-            file = mini_path(view["file"], repo_dir)
-            if not file:
-                continue
+        if match and "COMPLETE_TASK" not in match.group(1).strip():
+            step = _views_step(match.group(1).strip(), repo_dir)
+            if step is not None:
+                steps.append(step)
+    return steps
+
+
+def _views_step(command: str, repo_dir: str = "") -> Traj | None:
+    """The step of the files a bash command views (ranged views as spans); None if none."""
+    files: list[str] = []
+    spans: dict[str, list[dict[str, Any]]] = {}
+    for view in command_views(command):
+        file = mini_path(view["file"], repo_dir)
+        if file:
             files.append(file)
             if "start" in view:
                 spans.setdefault(file, []).append(_span(view["start"], view["end"]))
-        if files:
-            steps.append({"files": sorted(set(files)), "spans": spans})
-    return steps
+    return {"files": sorted(set(files)), "spans": spans} if files else None
 
 
 # --------------------------------------------------------------------------- SWE-agent
@@ -253,17 +233,18 @@ def extract_swe_agent(path: Path) -> list[Extracted]:
     if name.endswith(".context.json"):
         traj = _context_json(path)
     elif name.endswith("patch_context.txt"):
-        spans = patch_context(path.read_text(encoding="utf-8"), path)
-        traj = {"pred_steps": [], "pred_files": sorted(spans), "pred_spans": spans}
+        traj = _final_only(patch_context(path.read_text(encoding="utf-8"), path))
     elif name.endswith(".traj"):
-        data = read_json(path)
-        info = data.get("info") if isinstance(data, dict) else None
-        text = (info or {}).get("patch_context") or "" if isinstance(info, dict) else ""
-        spans = patch_context(text, path) if text else {}
-        traj = {"pred_steps": [], "pred_files": sorted(spans), "pred_spans": spans}
+        text = as_object(as_object(read_json(path)).get("info")).get("patch_context") or ""
+        traj = _final_only(patch_context(text, path) if text else {})
     else:
         traj = _checkpoints(path)
     return [(instance, traj, None)]
+
+
+def _final_only(spans: dict[str, list[dict[str, Any]]]) -> Traj:
+    """A trajectory of its final context alone: these spans and their files."""
+    return {"pred_steps": [], "pred_files": sorted(spans), "pred_spans": spans}
 
 
 def _context_json(path: Path) -> Traj:
@@ -353,8 +334,7 @@ def extract_agentless(path: Path) -> list[Extracted]:
     step = {"files": files, "spans": spans, "symbols": symbols}
     traj = {"pred_steps": [step], "pred_files": files, "pred_spans": spans, "pred_symbols": symbols}
     instance = data.get("instance_id") or path.name.removesuffix(_AGENTLESS_SUFFIX)
-    patch = data.get("6_final_selected_patch")
-    return [(str(instance), traj, patch if isinstance(patch, str) and patch else None)]
+    return [(str(instance), traj, data.get("6_final_selected_patch"))]
 
 
 def _agentless_spans(samples: Any) -> dict[str, list[dict[str, Any]]]:
@@ -466,15 +446,14 @@ def extract_openhands(path: Path) -> list[Extracted]:
             for file, spans in step["spans"].items():
                 union.setdefault(file, []).extend(spans)
         traj = {"pred_steps": steps, "pred_files": sorted(files), "pred_spans": union}
-        patch = (record.get("test_result") or {}).get("git_patch")
-        out.append((instance, traj, patch if isinstance(patch, str) and patch else None))
+        out.append((instance, traj, (record.get("test_result") or {}).get("git_patch")))
     return out
 
 
 def _openhands_step(event: Any) -> Traj | None:
     if not isinstance(event, dict):
         return None
-    args = event.get("args") if isinstance(event.get("args"), dict) else {}
+    args = as_object(event.get("args"))
     if event.get("action") == "read" and args:
         file = mini_path(str(args.get("path") or ""))
         view = args.get("view_range")
@@ -486,16 +465,7 @@ def _openhands_step(event: Any) -> Traj | None:
             return {"files": [file], "spans": {file: [_span(start, end)]}}
         return None
     if event.get("action") == "run" and args:
-        views = command_views(str(args.get("command") or ""))
-        files: list[str] = []
-        spans: dict[str, list[dict[str, Any]]] = {}
-        for view in views:
-            file = mini_path(view["file"])
-            if file:
-                files.append(file)
-                if "start" in view:
-                    spans.setdefault(file, []).append(_span(view["start"], view["end"]))
-        return {"files": sorted(set(files)), "spans": spans} if files else None
+        return _views_step(str(args.get("command") or ""))
     return None
 
 
@@ -537,14 +507,7 @@ def load_trajectories(path: str | Path, *, run: str | None = None) -> Prediction
             records.append(record_row(name, instance, 0, traj, record, str(file)))
     if not records:
         raise InputError("no agent trajectory files found (see contextbench-spec §3.2)", path=path)
-    return Predictions(
-        name, str(path), _frame(records, RECORDS, "records"), _frame(context, CONTEXT, "context")
-    )
-
-
-def dumps(traj: Traj) -> str:
-    """A traj_data object as unified-record JSON text (for writing converted runs)."""
-    return json.dumps(traj, ensure_ascii=False, sort_keys=True)
+    return Predictions.from_rows(name, path, records, context)
 
 
 def load_predictions(path: str | Path, *, run: str | None = None) -> Predictions:

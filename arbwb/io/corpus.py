@@ -1,11 +1,6 @@
-"""Corpus snapshots (spec §1.4, §3): one view over every manifest of a root, lazy chunk reading,
-cached file token counts.
-
-A :class:`Corpus` never holds more than a few snapshots' text at a time (a scan maps the chunk
-file it reads plus the next ones): chunk files are read when asked for, and only the small
-per-file token table (FILES frame) is kept, in memory and on disk (:mod:`arbwb.io.costcache`),
-so memory stays flat in the number of snapshots. Reading chunk files is
-:mod:`arbwb.io.chunkscan`'s job.
+"""Corpus snapshots (spec §1.4, §3): one view over every manifest of a root, chunk files read
+when asked for (:mod:`arbwb.io.chunkscan`), and only the small per-file token table kept, in
+memory and on disk (:mod:`arbwb.io.costcache`), so memory stays flat in the number of snapshots.
 """
 
 from __future__ import annotations
@@ -58,11 +53,8 @@ def repo_slug(repo: str) -> str:
 
 @dataclass(frozen=True)
 class SnapshotEntry:
-    """One ``ok`` manifest row and where it was read from (for error messages and paths).
-
-    ``chunk_count`` and ``file_count`` (None when absent or not an integer) are checked
-    against the rows read from the chunk file (:meth:`Corpus.check_counts`).
-    """
+    """One ``ok`` manifest row and where it was read from; its counts (None when absent or not
+    an integer) are checked against the chunk file's rows (:meth:`Corpus.check_counts`)."""
 
     repo: str
     commit: str
@@ -89,19 +81,13 @@ class IncompleteSnapshotWarning(UserWarning):
 
 @dataclass
 class Corpus:
-    """One view over a root's corpus manifests: snapshots plus lazily read, cached file token costs.
+    """One view over a root's corpus manifests: snapshots plus lazily read, cached token costs."""
 
-    ``root`` is the corpus folder or data root that was opened; ``manifests`` the manifest files
-    read, in priority order; ``cache_dir`` holds the on-disk cost cache (None: memory only);
-    ``incomplete`` the snapshots left out as missing (``on_mismatch="missing"``), each with the
-    mismatch found.
-    """
-
-    root: Path
+    root: Path  # the corpus folder or data root opened
     entries: dict[str, SnapshotEntry]
-    manifests: list[Path]
-    cache_dir: Path | None = None
-    incomplete: dict[str, str] = field(default_factory=dict)
+    manifests: list[Path]  # in priority order
+    cache_dir: Path | None = None  # the on-disk cost cache (None: memory only)
+    incomplete: dict[str, str] = field(default_factory=dict)  # left out as missing: why
     _files: dict[str, pl.DataFrame] = field(default_factory=dict, repr=False)
     _known: dict[str, Known] = field(default_factory=dict, repr=False)
     _token_counts: dict[Key, tuple[int, int]] = field(default_factory=dict, repr=False)
@@ -115,13 +101,7 @@ class Corpus:
         return snapshot_id in self.entries
 
     def chunk_path(self, snapshot_id: str) -> Path:
-        """Resolved chunk file of a snapshot (spec §1.4 lookup, tried in a fixed order).
-
-        Tries ``chunks_path`` as given, relative to the data root's parent (upstream writes
-        ``data/corpus/R/...``), relative to the corpus folder's parent (arbwb's builder
-        writes ``R/OWNER__NAME/...``), and finally ``<corpus>/OWNER__NAME/<commit>.chunks.jsonl``,
-        where ``<corpus>`` is the folder of the manifest that listed the snapshot.
-        """
+        """Resolved chunk file of a snapshot, tried in docs/data-layout.md's order (spec §1.4)."""
         entry = self._entry(snapshot_id)
         folder = entry.manifest.parent
         given = Path(entry.chunks_path)
@@ -139,9 +119,8 @@ class Corpus:
     def count_mismatch(
         self, snapshot_id: str, rows: int, file_rows: int | None = None
     ) -> str | None:
-        """How the rows read from a snapshot's chunk file (``file_rows``: those of kind
-        ``file``, None: not counted) differ from its manifest row's ``chunk_count`` and
-        ``file_count``, or None when they agree; a count the row lacks is not compared."""
+        """How the rows read from a snapshot's chunk file (``file_rows``: kind ``file``, None:
+        not counted) differ from its manifest row's counts; None when they agree."""
         entry = self._entry(snapshot_id)
         for name, want, found, what in (
             ("chunk_count", entry.chunk_count, rows, "rows"),
@@ -157,12 +136,8 @@ class Corpus:
     def check_counts(
         self, snapshot_id: str, path: Path, rows: int, file_rows: int | None = None
     ) -> None:
-        """Raise an InputError naming the chunk file ``path`` and both counts when
-        :meth:`count_mismatch` finds one.
-
-        Every reader of chunk rows calls this with the rows it read anyway, so a cut or
-        padded chunk file never yields numbers silently (arbwb-defined).
-        """
+        """InputError naming ``path`` and both counts on a :meth:`count_mismatch`; every reader
+        calls it with the rows it read, so a cut or padded chunk file never yields numbers."""
         problem = self.count_mismatch(snapshot_id, rows, file_rows)
         if problem is not None:
             fix = f"rebuild the snapshot or pass {ALLOW_FLAG} (score, rank) to count it as missing"
@@ -177,8 +152,7 @@ class Corpus:
         return self
 
     def chunks(self, snapshot_id: str) -> pl.DataFrame:
-        """All rows of a snapshot's chunk file as a CHUNKS frame, in file order (counts
-        checked against the manifest row, :meth:`check_counts`)."""
+        """All rows of a snapshot's chunk file as a CHUNKS frame, in file order (counts checked)."""
         from arbwb.io.chunkscan import CHUNK_FIELDS, read_chunk_file
 
         path = self.chunk_path(snapshot_id)
@@ -191,10 +165,7 @@ class Corpus:
 
     def line_counts(self, snapshot_id: str, paths: Iterable[str]) -> pl.DataFrame:
         """``path, file_lines`` (largest ``end_line`` over the path's chunk rows: the full physical
-        line count, spec §11) of the wanted paths that have rows.
-
-        Reads two fields of the chunk file; its row count is checked (:meth:`check_counts`).
-        """
+        line count, spec §11) of the wanted paths that have rows (row count checked)."""
         from arbwb.io.chunkscan import read_chunk_file
 
         path = self.chunk_path(snapshot_id)
@@ -209,12 +180,8 @@ class Corpus:
         )
 
     def files(self, snapshot_id: str) -> pl.DataFrame:
-        """FILES frame of a snapshot: one row per ``kind=file`` path (the last row wins).
-
-        Rows are ordered by the position of each path's last file row. Token counts are
-        computed once per (snapshot, path) and cached in memory and, with a ``cache_dir``, on
-        disk keyed by the chunk file's identity (:func:`arbwb.cache.file_key`).
-        """
+        """FILES frame of a snapshot: one row per ``kind=file`` path (the last row wins, at its
+        position), token counts cached in memory and on disk (:func:`arbwb.cache.file_key`)."""
         cached = self._files.get(snapshot_id)
         if cached is None:
             known = self._resolve({snapshot_id: None})[snapshot_id]
@@ -223,13 +190,8 @@ class Corpus:
         return cached
 
     def file_costs(self, wanted: Mapping[str, Iterable[str]]) -> pl.DataFrame:
-        """FILES rows of just the ``wanted`` paths of each snapshot; paths without a file row
-        are left out.
-
-        Reads only what no cache holds: each chunk file is scanned once for its still unknown
-        paths and only their texts are decoded and tokenised, the new texts of all snapshots
-        in one Polars call per batch. Much cheaper than :meth:`files` when few paths are needed.
-        """
+        """FILES rows of just the ``wanted`` paths of each snapshot (paths without a file row left
+        out); only uncached paths' texts are decoded and tokenised, so few paths cost little."""
         sets = {sid: set(paths) for sid, paths in wanted.items()}
         known = self._resolve(dict(sets))
         rows = {
@@ -238,13 +200,9 @@ class Corpus:
         return files_frame(rows)
 
     def _resolve(self, wanted: Mapping[str, set[str] | None]) -> dict[str, Known]:
-        """Known costs of each snapshot, covering its wanted paths (None: all file rows).
-
-        Chunk files whose manifest row has a ``file_count`` are byte-scanned through a memory
-        map (:func:`scan_upstream`, :func:`mapped_files`); the others, and any scan that cannot
-        vouch for its rows (nor for the manifest row's counts), get the full parse, whose
-        counts are checked (:meth:`check_counts`).
-        """
+        """Known costs of each snapshot, covering its wanted paths (None: all file rows): chunk
+        files with a ``file_count`` are byte-scanned through a memory map (:func:`scan_upstream`);
+        the rest, and scans that cannot vouch for their rows, get the checked full parse."""
         unread = {sid: self.chunk_path(sid) for sid in wanted if sid not in self._known}
         self._known |= costcache.load_many(self.cache_dir, unread)
         todo: dict[str, set[str] | None] = {}
@@ -320,15 +278,9 @@ def open_corpus(
     use_cache: bool = True,
     on_mismatch: OnMismatch = "error",
 ) -> Corpus:
-    """Open a corpus folder holding ``corpus_manifest.jsonl``, or a data root with ``corpus/R/``.
-
-    A data root gives one view over every ``corpus/*/`` manifest (or ``corpus/<release>/`` when
-    ``release`` is given), merged as spec §1.4 merges subset manifests: the first ``ok`` row of
-    a snapshot wins, in :data:`RELEASE_ORDER` then by folder name. Token costs are cached on
-    disk under ``cache_dir`` (default: :func:`arbwb.cache.cache_root`) unless ``use_cache`` is
-    false. A chunk file whose rows differ from its manifest row's counts is an error when read;
-    with ``on_mismatch="missing"`` every chunk file's rows are counted now
-    (:func:`drop_incomplete`) and such snapshots are left out as missing, with a warning.
+    """Open a corpus folder holding ``corpus_manifest.jsonl``, or a data root with ``corpus/R/``
+    (one view over its manifests, merged as docs/data-layout.md says; only ``release``'s when
+    given). ``on_mismatch="missing"`` leaves out incomplete snapshots now (:func:`drop_incomplete`).
     """
     root = Path(path)
     manifests = [root / MANIFEST_NAME] if (root / MANIFEST_NAME).is_file() else []
@@ -349,15 +301,9 @@ def open_corpus(
 
 
 def drop_incomplete(corpus: Corpus) -> None:
-    """Leave out (as missing) the snapshots whose chunk files' rows differ from their manifest
-    rows' ``chunk_count``, recording each in ``corpus.incomplete`` and naming them in one
-    :class:`IncompleteSnapshotWarning`.
-
-    Rows are counted without parsing (:func:`arbwb.io.chunkscan.count_rows`, a few GB/s);
-    ``file_count`` would need a parse, so a file whose row count agrees but whose file rows
-    do not is still an error when read. A chunk file that cannot be found stays listed (its
-    error is raised when it is read).
-    """
+    """Leave out (as missing, in one :class:`IncompleteSnapshotWarning`) the snapshots whose
+    chunk files' rows, counted without parsing, differ from their rows' ``chunk_count``; a bad
+    ``file_count`` or a missing file is still an error when read."""
     from arbwb.io.chunkscan import count_rows
 
     for sid, entry in sorted(corpus.entries.items()):

@@ -1,13 +1,7 @@
-"""Per-file token costs of a snapshot (FILES rows) and their on-disk cache entries.
-
-A snapshot's entry is the complete FILES table once every file row was read, else the
-partial table of the paths looked up so far (absent paths kept as null costs). Entries live
-under ``<cache>/file-costs`` keyed by the chunk file (:func:`arbwb.cache.file_key`).
-
-arbwb-defined: the entries a lookup needed together are also copied into one bundle under
-``<cache>/file-costs/bundles``, keyed by those entry files' names, sizes, mtimes, ctimes,
-inodes and devices, so the next lookup of the same snapshots reads one file; a rewritten
-entry changes the key.
+"""Per-file token costs of a snapshot (FILES rows) and their on-disk cache entries: the
+complete table, else the partial one of the paths looked up so far (absent ones as null
+costs), keyed by the chunk file. Entries looked up together are also bundled into one file,
+keyed by those entries' identities, so the next such lookup reads one file (arbwb-defined).
 """
 
 from __future__ import annotations
@@ -85,11 +79,8 @@ def load(folder: Path | None, chunk_file: Path) -> Known:
 
 
 def load_many(folder: Path | None, chunk_files: Mapping[str, Path]) -> dict[str, Known]:
-    """:func:`load` of many chunk files (by snapshot id) from one file: their bundle, else
-    one Parquet read of all their entries (then bundled for the next time).
-
-    Reading two dozen small entries one by one costs more than the scoring they serve.
-    """
+    """:func:`load` of many chunk files (by snapshot id) from their bundle, else one Parquet
+    read of all their entries (then bundled): two dozen small reads cost more than scoring."""
     entries = {} if folder is None else {s: _paths(folder, f) for s, f in chunk_files.items()}
     out = {sid: Known(complete=False, rows={}, entries=entries.get(sid)) for sid in chunk_files}
     found = _existing(entries)

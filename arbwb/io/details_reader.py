@@ -1,8 +1,5 @@
-"""Read an ARB details file (spec §4.2, §5.1) into a :class:`RunData` with its own checks.
-
-Besides the top-20 ranking prefix, a details row carries its gold, upstream's per-sample
-metrics (stored MRR checked against the rank its row implies), gold ranks beyond the prefix
-(kept at their full-ranking rank), ``line_metrics``/``block_metrics`` and selective fields.
+"""Read an ARB details file (spec §4.2, §5.1) into a :class:`RunData`: the top-20 prefix, gold
+ranks past it, gold, stored metrics (MRR checked against its row), nested and selective fields.
 """
 
 from __future__ import annotations
@@ -44,8 +41,6 @@ _DETAILS_REQUIRED: dict[str, type] = {
 _LABELS = ("positive", "no_gold")
 _MRR_REL_TOL = 1e-4  # a stored MRR equals 1/rank to this relative precision (upstream: exact)
 _TOP_FILES = 20  # details store the first 20 distinct paths of the ranking (spec §4.2)
-_NESTED_RAW = {"sample_id": pl.String, "field": pl.String, "value": pl.Float64}
-_STORED = {"sample_id": pl.String, "metric": pl.String, "value": pl.Float64}
 _EXTRA = {"seq": pl.Int64, "sample_id": pl.String, "path": pl.String, "gold_rank": pl.Int64}
 
 
@@ -81,11 +76,18 @@ def read_details(path: Path, run: str) -> RunData:
         distinct = dedupe(top)
         deep = list(_gold_ranks(obj, distinct, path, line))
         extra += [{"seq": seq, "sample_id": sample_id, "path": p, "gold_rank": r} for p, r in deep]
-        stored += _stored_rows(obj, path, line)
+        stored += [
+            {"run": run, "sample_id": sample_id, "metric": canonical_metric_name(key), "value": v}
+            for key, v in _numbers(obj, "metrics", path, line)
+        ]
         _check_mrr(obj, distinct, path_list(gold), deep, (path, line))
         if "label" in obj or "confidence" in obj:
             selective.append(_selective_row(obj, path, line))
-        nested += _nested_rows(obj, path, line)
+        nested += [
+            {"run": run, "sample_id": sample_id, "field": f"{group}.{key}", "value": value}
+            for group in NESTED_GROUPS
+            for key, value in _numbers(obj, group, path, line)
+        ]
         labels += [{"sample_id": sample_id, "path": p, "role": "gold"} for p in path_list(gold)]
         details.append(
             {
@@ -111,16 +113,12 @@ def read_details(path: Path, run: str) -> RunData:
         rankings=rankings,
         details=pl.DataFrame(details, schema=dict(DETAILS)),
         labels=pl.DataFrame(labels, schema=dict(schemas.LABELS)),
-        stored=pl.DataFrame(stored, schema=_STORED)
-        .with_columns(run=pl.lit(run, pl.String))
-        .select(list(schemas.METRICS)),
+        stored=schemas.rows_frame(stored, schemas.METRICS),
         errors=error_frame([], run),
         submitted=submitted_frame(submitted, run),
         path=str(path),
         selective=pl.DataFrame(selective, schema=dict(SELECTIVE)) if selective else None,
-        nested=pl.DataFrame(nested, schema=_NESTED_RAW)
-        .with_columns(run=pl.lit(run, pl.String))
-        .select(list(NESTED)),
+        nested=schemas.rows_frame(nested, NESTED),
     )
 
 
@@ -162,12 +160,8 @@ def _scores(obj: dict[str, Any], path: Path, line: int) -> dict[str, float | Non
 def _gold_ranks(
     obj: dict[str, Any], prefix: list[str], path: Path, line: int
 ) -> Iterator[tuple[str, int]]:
-    """Non-null positive ``gold_ranks`` entries (rank in the full ranking).
-
-    A rank must agree with ``top_files`` (the deduplicated ``prefix``): inside it, the path
-    stored there; past it, a path that is not in it. Otherwise the file is inconsistent and
-    metrics from it would be wrong.
-    """
+    """Non-null positive ``gold_ranks`` entries (rank in the full ranking), each agreeing with
+    ``top_files`` (the deduplicated ``prefix``): the path stored there, or one not in it."""
     ranks = obj.get("gold_ranks")
     if ranks is None:
         return
@@ -197,15 +191,8 @@ def _check_mrr(
     deep: list[tuple[str, int]],
     where: tuple[Path, int],
 ) -> None:
-    """A stored MRR must be the reciprocal rank its own row implies (spec §5.1, §5.3).
-
-    A gold file of the row in ``top_files`` or ``gold_ranks`` fixes the first gold rank r:
-    MRR must be 1/r. Without one, MRR is 0, or 1/r for a whole rank r past a full top-20
-    list (upstream ranked every candidate file; a shorter list is the whole ranking); it
-    is 0 when the row has no gold or ``gold_ranks`` lists every gold file as unranked.
-    Otherwise score (recall from the list, RR from MRR) and depth (rank from MRR) would
-    count different samples.
-    """
+    """A stored MRR must be the reciprocal rank its own row implies (spec §5.1, §5.3; the rule
+    as docs/metrics.md states it), or score and depth would count different samples."""
     metrics = obj.get("metrics")
     key = next((k for k in metrics or {} if canonical_metric_name(k) == "mrr"), None)
     if metrics is None or key is None or metrics[key] is None:
@@ -246,40 +233,22 @@ def _check_mrr(
     raise InputError(msg, path=path, line=line, field=field)
 
 
-def _stored_rows(obj: dict[str, Any], path: Path, line: int) -> Iterator[dict[str, Any]]:
-    """Upstream's per-sample ``metrics`` with canonical names (nulls skipped)."""
-    metrics = obj.get("metrics")
-    if metrics is None:
+def _numbers(obj: dict[str, Any], group: str, path: Path, line: int) -> Iterator[tuple[str, float]]:
+    """``(key, value)`` of an object of metric values (``metrics``, ``line_metrics``, ...),
+    nulls skipped; anything but finite numbers is an error."""
+    values = obj.get(group)
+    if values is None:
         return
-    if not isinstance(metrics, dict):
-        msg = f"expected an object of metric values, got {metrics!r}"
-        raise InputError(msg, path=path, line=line, field="metrics")
-    for key, value in metrics.items():
+    if not isinstance(values, dict):
+        msg = f"expected an object of metric values, got {values!r}"
+        raise InputError(msg, path=path, line=line, field=group)
+    for key, value in values.items():
         if value is None:
             continue
         if not is_number(value):
             msg = f"expected a number, got {value!r}"
-            raise InputError(msg, path=path, line=line, field=f"metrics.{key}")
-        name = canonical_metric_name(key)
-        yield {"sample_id": obj["sample_id"], "metric": name, "value": float(value)}
-
-
-def _nested_rows(obj: dict[str, Any], path: Path, line: int) -> Iterator[dict[str, Any]]:
-    """``line_metrics``/``block_metrics`` numbers as ``group.key`` rows (nulls skipped)."""
-    for group in NESTED_GROUPS:
-        values = obj.get(group)
-        if values is None:
-            continue
-        if not isinstance(values, dict):
-            msg = f"expected an object of metric values, got {values!r}"
-            raise InputError(msg, path=path, line=line, field=group)
-        for key, value in values.items():
-            if value is None:
-                continue
-            if not is_number(value):
-                msg = f"expected a number, got {value!r}"
-                raise InputError(msg, path=path, line=line, field=f"{group}.{key}")
-            yield {"sample_id": obj["sample_id"], "field": f"{group}.{key}", "value": float(value)}
+            raise InputError(msg, path=path, line=line, field=f"{group}.{key}")
+        yield key, float(value)
 
 
 def _selective_row(obj: dict[str, Any], path: Path, line: int) -> dict[str, Any]:

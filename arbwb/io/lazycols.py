@@ -1,9 +1,5 @@
-"""Per-chunk columns whose values become Python objects only when read (no list per column).
-
-A details row reads a handful of a snapshot's chunks (those packed into 8,000 characters), so
-a chunk table keeps its columns as a Polars series (:class:`SeriesRows`) or as a cached term
-entry's arrays (:class:`Ints`, :class:`Coded`, :class:`Picked`) and converts only what is read.
-"""
+"""Per-chunk columns whose values become Python objects only when read: a details row reads
+a handful of a snapshot's chunks, so only those are converted."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""Methods across subsets: which stored runs (one per ``eval/<release>/`` folder) are one method.
-
-A method table (``data/methods.csv``; columns ``release, stem, method, family``) names the
-upstream labels, stems and families of spec §13.1 so that, e.g., ``lexical_all_files`` in
-``eval/v1_3_reviewed/`` and ``lexical`` in ``eval/v2_edit2ripple/`` both become ``Lexical``.
-A run no row names keeps its stem as label and gets the family its summary states (a plug-in
-retriever's ``family``), else one from its mode, else from its stem, else ``other``
-(:func:`default_family`; arbwb-defined).
-"""
+"""Methods across subsets: which stored runs (one per ``eval/<release>/`` folder) are one
+method, by a method table (``data/methods.csv``: the labels and families of spec §13.1), else
+the run's stem and :func:`default_family` (arbwb-defined)."""
 
 from __future__ import annotations
 
@@ -75,10 +69,8 @@ def default_family(stem: str, *, family: str | None = None, mode: str | None = N
 
 
 def read_methods(path: str | Path | None = None) -> pl.DataFrame:
-    """The method table (``#`` lines are comments); None or "" reads :data:`METHODS_FILE`.
-
-    Every row needs all four columns non-empty; a (release, stem) pair may appear once.
-    """
+    """The method table (``#`` lines are comments; None or "" reads :data:`METHODS_FILE`): all
+    four columns non-empty, each (release, stem) once."""
     source = METHODS_FILE if path is None or str(path) == "" else Path(path)
     if not source.is_file():
         msg = "method table not found; pass a CSV with columns " + ",".join(COLUMNS)
@@ -116,11 +108,8 @@ def read_methods(path: str | Path | None = None) -> pl.DataFrame:
 
 
 def run_methods(release: Release, table: pl.DataFrame | None = None) -> pl.DataFrame:
-    """RUN_METHODS rows for every run of ``release`` (in load order): method and family.
-
-    A run's own ``eval/<release>`` row wins over a ``*`` row; without a row the method is the
-    run's stem and the family :func:`default_family` of its stem, summary and mode.
-    """
+    """RUN_METHODS rows for every run of ``release`` (in load order): its own ``eval/<release>``
+    row, else a ``*`` row, else its stem and :func:`default_family`."""
     exact: dict[tuple[str, str], tuple[str, str]] = {}
     anywhere: dict[str, tuple[str, str]] = {}
     if table is not None:
@@ -153,11 +142,8 @@ def run_methods(release: Release, table: pl.DataFrame | None = None) -> pl.DataF
 
 
 def method_groups(methods: pl.DataFrame) -> dict[str, str]:
-    """Comparison group of each method: its runs' eval folders joined by ``+`` (sorted).
-
-    Methods are compared only with methods whose runs span the same folders, so that they are
-    scored on the same samples (arbwb-defined, as runs within one folder).
-    """
+    """Comparison group of each method: its runs' eval folders joined by ``+`` (sorted), so
+    methods are compared only on the same samples (arbwb-defined)."""
     spans = methods.group_by("method", maintain_order=True).agg(
         pl.col("group").unique().sort().str.join("+").alias("span")
     )

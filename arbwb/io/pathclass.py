@@ -138,12 +138,8 @@ def is_generated_path(path: str) -> bool:
 
 @lru_cache(maxsize=1 << 17)
 def _facts(path: str) -> tuple[bool, bool, bool]:
-    """(noise, code, test) of a path, computed once per distinct path (memoised).
-
-    The string work of ``PurePosixPath``: the parts are the non-empty ``/`` pieces other than
-    ``.`` (an absolute path's root part matches no set below), the name is the last part, and
-    the suffix starts at the name's last dot when that dot is neither first nor last.
-    """
+    """(noise, code, test) of a path, memoised; parts, name and suffix as ``PurePosixPath``
+    finds them (a suffix starts at the name's last dot when that is neither first nor last)."""
     parts = [c for c in path.split("/") if c and c != "."]
     name = parts[-1] if parts else ""
     dot = name.rfind(".")

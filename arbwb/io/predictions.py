@@ -1,10 +1,6 @@
-"""The predictions format written down: ``predictions.schema.json`` and a check of files against it.
-
-A predictions file is JSONL (one ``{sample_id, status?, ranked_files | error}`` record a line),
-a JSON array of those records, or a JSON ``{sample_id: [paths]}`` object (see the schema).
-``arbwb validate FILE`` lists every place a file breaks the schema, each located by line (JSONL)
-or by JSON pointer (JSON).
-"""
+"""The predictions format written down (``predictions.schema.json``) and ``arbwb validate``'s
+check of a file against it, each problem located by line (JSONL) or JSON pointer (JSON).
+``jsonschema`` is imported only there, not on the loaders' path."""
 
 from __future__ import annotations
 
@@ -47,11 +43,8 @@ def _pointer(parts: Any) -> str:
 
 
 def problems(path: Path) -> Iterator[tuple[int | None, str, str]]:
-    """(line, field, message) for every schema violation of a predictions file.
-
-    A JSON document is checked against the schema branch of its type (array of records or
-    ``{sample_id: [paths]}`` object), so each message points into the document.
-    """
+    """(line, field, message) for every schema violation of a predictions file (a JSON
+    document against the schema branch of its type, so each message points into it)."""
     import jsonschema
 
     full = schema()

@@ -1,8 +1,5 @@
-"""Read plain ranked lists: predictions JSON/JSONL, TREC runs, Parquet/CSV/TSV tables.
-
-Each reader gathers raw rows (:class:`Collected`) that :func:`arbwb.io.rankings.load_rankings`
-normalises; explicit ranks (TREC, tables) are whole numbers from 1 and scores finite.
-"""
+"""Read plain ranked lists (predictions JSON/JSONL, TREC runs, Parquet/CSV/TSV tables) into raw
+rows that :func:`arbwb.io.rankings.load_rankings` normalises."""
 
 from __future__ import annotations
 
@@ -34,11 +31,8 @@ class Collected:
 
 
 def read_predictions(path: Path) -> Collected:
-    """Records ``{sample_id, status, ranked_files}``; ``status`` defaults to ``ok``.
-
-    An ``ok`` record with an empty list is an answered, zero-score sample; an ``error``
-    record needs an ``error`` message and ranks nothing.
-    """
+    """Records ``{sample_id, status, ranked_files}`` (``status`` defaults to ``ok``; an empty
+    list is an answered, zero-score sample); an ``error`` record needs an ``error`` message."""
     got = Collected([], [], [])
     seen: dict[str, int] = {}
     for seq, (line, where, obj) in enumerate(_prediction_records(path)):
@@ -111,12 +105,8 @@ def _ranked_entry(item: Any, path: Path, line: int | None, field: str) -> tuple[
 
 
 def read_trec(path: Path) -> Collected:
-    """TREC run lines ``qid Q0 docno rank score tag``; order by the rank column (stable).
-
-    Ranks are whole numbers from 1 and scores finite (:func:`_check_ranked`); gaps are fine
-    (ranks are renumbered 1..n). The run is named after its tag when every line has the same
-    one (else after the file).
-    """
+    """TREC run lines ``qid Q0 docno rank score tag``, ordered by the rank column (stable; gaps
+    renumbered); the run is named after its tag when every line has the same one."""
     got = Collected([], [], [])
     tags: set[str] = set()
     first_line: dict[str, int] = {}
@@ -136,9 +126,8 @@ def read_trec(path: Path) -> Collected:
             tags.add(tag)
             rank = _parse(int, rank_text, path, line, "rank")
             if abs(rank) >= 2**63:
-                raise InputError(
-                    f"rank out of range, got {rank}", path=path, line=line, field="rank"
-                )
+                msg = f"rank out of range, got {rank}"
+                raise InputError(msg, path=path, line=line, field="rank")
             score = _parse(float, score_text, path, line, "score")
             seq = first_line.setdefault(qid, len(first_line))
             if seq == len(got.submitted):
@@ -155,12 +144,8 @@ def read_trec(path: Path) -> Collected:
 
 
 def _check_ranked(rows: pl.DataFrame, path: Path) -> None:
-    """Explicit ranks (TREC, tables; rows with their ``line``) are whole numbers from 1, and
-    scores are finite: a rank 0 or -1 would otherwise sort first and move MRR.
-
-    Repeats are not errors: a path given twice keeps its best rank (upstream's dedupe) and
-    equal ranks keep file order, as :func:`arbwb.io.run_frames.normalise` does for every format.
-    """
+    """Explicit ranks (TREC, tables; rows with their ``line``) are whole numbers from 1 and
+    scores finite (a rank 0 would sort first and move MRR); repeats are upstream's dedupe."""
     rank, score = pl.col("order"), pl.col("score")
     bad_rank = rank.is_nan() | (rank < 1) | (rank != rank.floor())
     bad = rows.filter(bad_rank | (score.is_nan() | score.is_infinite()).fill_null(False))
@@ -183,10 +168,7 @@ def _parse(kind: Callable[[str], Any], text: str, path: Path, line: int, field: 
 
 
 def read_table(path: Path) -> Collected:
-    """Parquet/CSV/TSV with columns ``sample_id, path, rank[, score]`` (order by rank).
-
-    The rank and score rules are TREC's (:func:`_check_ranked`).
-    """
+    """Parquet/CSV/TSV with columns ``sample_id, path, rank[, score]`` (TREC's rules)."""
     suffix = path.suffix.lower()
     try:
         if suffix == ".parquet":

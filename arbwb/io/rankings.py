@@ -1,11 +1,5 @@
-"""Load a run's rankings (ARB details, predictions, TREC, Parquet/CSV) into the RANKINGS frame.
-
-The one entry point: :func:`load_rankings` picks the reader by format
-(:mod:`arbwb.io.details_reader` for ARB details, :mod:`arbwb.io.ranked_lists` for the
-others) and returns a :class:`RunData`. Every format ends in the same normalisation
-(:func:`arbwb.io.run_frames.normalise`); ARB details additionally keep gold ranks beyond
-the stored top-20 prefix (spec §5.1).
-"""
+"""Load a run's rankings (ARB details, predictions, TREC, Parquet/CSV) into a :class:`RunData`:
+the one entry point, picking :mod:`arbwb.io.details_reader` or :mod:`arbwb.io.ranked_lists`."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""One entry point for analyses: a release folder's samples, stored runs and corpus as frames.
-
-``load_release`` pairs every run with the samples it is scored against (its
-*universe*) and says in ``notes`` which inputs are missing, so notebooks can
-skip an analysis with a reason instead of failing.
-"""
+"""One entry point for analyses: a release folder's samples, stored runs and corpus as frames,
+each run paired with the samples it is scored against, and ``notes`` on what is missing."""
 
 from __future__ import annotations
 
@@ -29,12 +25,9 @@ UNITS = {"run": pl.String, "group": pl.String, "sample_id": pl.String}
 
 @dataclass(frozen=True)
 class Release:
-    """Samples (from sample files, else from details rows), runs, corpus and what is missing.
-
-    ``gold[group]`` is the gold LABELS frame every run of that group is scored
-    against; ``run_group[run]`` names the group (the run's ``eval/<release>``
-    folder name), so runs are only compared on the same samples.
-    """
+    """Samples (from sample files, else from details rows), runs, corpus and what is missing;
+    ``gold[group]`` is what every run of a group (``run_group[run]``, its eval folder) is
+    scored against, so runs are only compared on the same samples."""
 
     samples: pl.DataFrame
     labels: pl.DataFrame
@@ -80,10 +73,8 @@ class Release:
         return pl.concat(frames).unique(maintain_order=True) if frames else empty
 
     def units(self, missing: str = "zero") -> pl.DataFrame:
-        """UNITS rows: the samples each run's means are over under the ``missing`` rule.
-
-        ``zero``: every gold sample of the run's group; ``skip``: those the run answered.
-        """
+        """UNITS rows: the samples each run's means are over under the ``missing`` rule
+        (``zero``: every gold sample of the run's group; ``skip``: those the run answered)."""
         rule = check_missing(missing)
         frames = [
             self.gold[group]
@@ -122,16 +113,9 @@ def apply_missing(metrics: pl.DataFrame, done: pl.DataFrame, missing: str) -> pl
 def load_release(
     data_dir: str | Path, runs_glob: str | None = None, extra_runs: Sequence[str | Path] = ()
 ) -> Release:
-    """Load ``benchmark/*/``, the runs matching ``runs_glob`` and ``corpus/<R>/`` of a data root.
-
-    A relative ``runs_glob`` is taken relative to ``data_dir`` (default
-    ``eval/*/*_details.jsonl`` without selective runs); ``extra_runs`` (files or globs, relative
-    ones to ``data_dir``) are added to that set, e.g. runs ``arbwb report --method`` ranked.
-    A run in ``eval/<R>/`` is scored against
-    ``benchmark/<R>/`` when that exists (absent predictions count as failures),
-    else against the union of gold in its group's details rows, else against the
-    only sample release present (arbwb-defined pairing).
-    """
+    """Load ``benchmark/*/``, the runs matching ``runs_glob`` (relative to ``data_dir``; default
+    without selective runs) plus ``extra_runs`` (files or globs), and ``corpus/<R>/``; runs
+    are paired with their samples as docs/data-layout.md says (arbwb-defined)."""
     root = Path(data_dir)
     if not root.is_dir():
         raise InputError("data folder not found; pass a release root", path=root)
@@ -186,11 +170,8 @@ def _run_paths(root: Path, pattern: str) -> list[Path]:
 
 
 def _is_selective(path: Path) -> bool:
-    """Upstream names selective details ``*_selective_<ranker>_details`` or ``*_selective_details``.
-
-    They rank positives and no-gold samples for the abstention analysis (spec §1.5, §4.7), so
-    the default run set of the leaderboard and budget curves leaves them out (arbwb-defined).
-    """
+    """Upstream's selective details names (spec §1.5, §4.7): they rank no-gold samples too, so
+    the default run set leaves them out (arbwb-defined)."""
     return "_selective_" in path.name or path.name.endswith("_selective_details.jsonl")
 
 
@@ -321,17 +302,9 @@ def _samples_from_details(details: pl.DataFrame, gold_ids: set[str], group: str)
         pl.Series("snapshot_id", [snapshot_id(r, c) for r, c in zip(repos, commits, strict=True)]),
         pl.Series("stratum", ["positive" if i in gold_ids else None for i in ids], pl.String),
         pl.Series("split", [split_of(i) for i in ids]),
-        pl.lit(None, pl.String).alias("query_text"),
-        pl.lit(None, pl.String).alias("query"),
-        pl.lit(None, pl.String).alias("query_provenance"),
-        pl.lit(None, pl.String).alias("no_gold_reason"),
-        pl.lit(None, pl.String).alias("fix_commit"),
-        pl.lit(None, pl.String).alias("gold"),
-        pl.lit(None, pl.String).alias("metadata"),
-        pl.lit(f"eval/{group} details", pl.String).alias("source"),
-        pl.lit(None, pl.Int64).alias("line"),
+        source=pl.lit(f"eval/{group} details", pl.String),
     )
-    return schemas.validate(out, schemas.SAMPLES, name="samples from details")
+    return schemas.conform(out, schemas.SAMPLES)  # no query, gold or metadata: nulls
 
 
 def _corpus(root: Path, notes: list[str]) -> Corpus | None:

@@ -1,9 +1,5 @@
-"""A run's frames (:class:`RunData`) and what every rankings reader shares.
-
-The frame schemas, the one normalisation every format ends in (per sample, paths in the
-given rank order, duplicates collapsed at their first occurrence and ranks renumbered 1..n:
-upstream's dedupe), and the per-record rules: one record per sample id, finite numbers.
-"""
+"""A run's frames (:class:`RunData`) and what every rankings reader shares: the schemas, the
+one normalisation (upstream's dedupe) and the per-record rules (one per sample id, finite)."""
 
 from __future__ import annotations
 
@@ -56,34 +52,23 @@ NESTED_GROUPS = ("line_metrics", "block_metrics")
 
 @dataclass(frozen=True)
 class RunData:
-    """One run's rankings plus what its file says about samples, gold and upstream metrics.
-
-    ``details``/``labels``/``stored``/``nested`` exist only for ARB details files; ``nested``
-    keeps the per-row ``line_metrics``/``block_metrics`` (spec §5.8) as NESTED rows.
-    ``submitted`` lists every sample the file answers (``ok`` or ``error``, with its line)
-    so that empty rankings count as answered and unknown ids can be located; ``errors``
-    holds the messages of ``error`` records. ``selective`` holds the §4.7 fields of details
-    rows that carry ``label`` or ``confidence`` (selective runs); None when no row does.
-    """
+    """One run's rankings plus what its file says about samples, gold and upstream metrics
+    (``details``, ``labels``, ``stored``, ``nested``: ARB details files only)."""
 
     run: str
     rankings: pl.DataFrame
     details: pl.DataFrame | None
     labels: pl.DataFrame | None
     stored: pl.DataFrame | None
-    errors: pl.DataFrame
-    submitted: pl.DataFrame
+    errors: pl.DataFrame  # the messages of ``error`` records
+    submitted: pl.DataFrame  # every sample answered (ok or error) with its line
     path: str
-    selective: pl.DataFrame | None = None
-    nested: pl.DataFrame | None = None
+    selective: pl.DataFrame | None = None  # §4.7 fields of rows with label or confidence
+    nested: pl.DataFrame | None = None  # line_metrics/block_metrics (§5.8) as NESTED rows
 
     def stored_for(self, labels: pl.DataFrame) -> pl.DataFrame | None:
-        """``stored`` of the samples whose row gold equals the ``gold`` role of ``labels``.
-
-        Upstream's per-sample metrics (spec §5.1) belong to the row's own ``gold_files``:
-        scored against other gold (``--samples`` of another release), a stored MRR would
-        credit a file the run never ranked, so those samples use the ranking alone.
-        """
+        """``stored`` of the samples whose row gold equals the ``gold`` role of ``labels``
+        (scored on other gold, a stored MRR would credit a file the run never ranked)."""
         if self.stored is None or self.labels is None:
             return self.stored
         same = (

@@ -1,9 +1,5 @@
-"""What a stored run says about itself: mode, model, candidate filter and fusion components.
-
-Upstream keeps these in the run's summary JSON (spec §4.8) and, for fusions, in every details
-row (§4.6). Rank analysis orders runs by mode (§13.3) and the candidate-filter ablation groups
-them by method and filter (§13.8), so this reads them once per run file.
-"""
+"""What a stored run says about itself (its summary JSON, spec §4.8, and first details row,
+§4.6): mode, model, candidate filter and fusion components, read once per run file."""
 
 from __future__ import annotations
 
@@ -11,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arbwb.jsonio import iter_jsonl, read_json
+from arbwb.jsonio import as_object, iter_jsonl, read_json
 
 FILTERS = ("all_files", "code_only", "tests_only")
 _STEM_MODES = (("rrf", "rank_fusion"), ("repomap", "repomap"), ("grep", "grep"))
@@ -20,8 +16,7 @@ _CORPUS_STEMS = ("lexical", "bm25")
 
 @dataclass(frozen=True)
 class RunMeta:
-    """A run's mode, model, candidate filter, method (stem without filter), components and
-    the family its summary names."""
+    """A run's mode, model, candidate filter, method (stem without filter) and components."""
 
     mode: str
     model: str | None
@@ -66,10 +61,7 @@ def run_meta(path: str | Path, run: str | None = None) -> RunMeta:
     """Read the summary beside ``path`` (if any) and its first details row; infer the rest."""
     path = Path(path)
     stem = run or path.stem.removesuffix("_details")
-    summary: dict[str, Any] = {}
-    if summary_of(path).is_file():
-        loaded = read_json(summary_of(path))
-        summary = loaded if isinstance(loaded, dict) else {}
+    summary = as_object(read_json(summary_of(path))) if summary_of(path).is_file() else {}
     first: dict[str, Any] = {}
     if path.suffix.lower() == ".jsonl" and path.is_file():
         first = next((obj for _, obj in iter_jsonl(path)), {})

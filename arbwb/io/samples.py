@@ -1,9 +1,5 @@
-"""Load ARB sample records into the SAMPLES, LABELS and SPANS frames (spec §1.3, §2).
-
-The per-record helpers (target gold, given files, provenance, query text, leakage,
-stratum, split) are pure functions of one parsed record, so notebooks and other
-loaders can reuse the exact upstream rules.
-"""
+"""Load ARB sample records into the SAMPLES, LABELS and SPANS frames (spec §1.3, §2); the
+per-record rules (target gold, given files, query text, leakage, stratum) are pure functions."""
 
 from __future__ import annotations
 
@@ -20,7 +16,7 @@ import polars as pl
 
 from arbwb import schemas
 from arbwb.errors import InputError
-from arbwb.jsonio import dumps_upstream, iter_jsonl
+from arbwb.jsonio import as_object, dumps_upstream, iter_jsonl
 
 TASKS = frozenset(
     {"code2test", "comment2context", "trace2code", "edit2ripple", "abstention", "testlog2code"}
@@ -70,10 +66,6 @@ class SampleSet:
     spans: pl.DataFrame
 
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def dedupe(values: Iterable[Any]) -> list[Any]:
     """Keep the first occurrence of each value, drop falsy values, keep order (spec §0)."""
     seen: set[Any] = set()
@@ -98,7 +90,7 @@ def path_list(items: Any) -> list[str]:
 
 def target_gold_files(record: dict[str, Any]) -> list[str]:
     """The evaluation target (spec §2.6): no_gold -> []; gold.files; then per-task fallbacks."""
-    gold = _dict(record.get("gold"))
+    gold = as_object(record.get("gold"))
     task = record.get("task_type")
     if gold.get("no_gold") is True:
         return []
@@ -117,17 +109,17 @@ def target_gold_files(record: dict[str, Any]) -> list[str]:
 
 def given_files(record: dict[str, Any]) -> list[str]:
     """Files the agent already has (spec §2.7): gold.given_files, else comment2context's file."""
-    given = path_list(_dict(record.get("gold")).get("given_files"))
+    given = path_list(as_object(record.get("gold")).get("given_files"))
     if given or record.get("task_type") != "comment2context":
         return given
-    query = _dict(record.get("query"))
+    query = as_object(record.get("query"))
     value = query.get("given_file") or query.get("path")
     return [value] if isinstance(value, str) and value else []
 
 
 def query_provenance(record: dict[str, Any]) -> str | None:
     """Where the query text came from (spec §2.8), with upstream's metadata and task fallbacks."""
-    metadata = _dict(record.get("metadata"))
+    metadata = as_object(record.get("metadata"))
     for value in (
         record.get("query_provenance"),
         metadata.get("query_provenance"),
@@ -156,10 +148,10 @@ def _module_variants(path: str) -> list[str]:
 def _edit2ripple_fatal_leak(record: dict[str, Any], normalised: str) -> bool:
     """Fatal edit2ripple leaks: patch text, fix commit, or a gold path/basename/module named."""
     lowered = normalised.lower()
-    fix = str(_dict(record.get("metadata")).get("fix_commit") or "").strip()
+    fix = str(as_object(record.get("metadata")).get("fix_commit") or "").strip()
     if _RAW_PATCH_RE.search(normalised) or (fix and fix in normalised):
         return True
-    for path in path_list(_dict(record.get("gold")).get("files")):
+    for path in path_list(as_object(record.get("gold")).get("files")):
         low = path.lower()
         if low in lowered or PurePosixPath(low).name in lowered:
             return True
@@ -173,19 +165,16 @@ def query_has_leakage(record: dict[str, Any]) -> bool:
     normalised = query_text(record.get("query")).replace("\\n", "\n")
     if _RAW_PATCH_RE.search(normalised):
         return True
-    fix = str(_dict(record.get("gold")).get("fix_commit") or "").strip()
+    fix = str(as_object(record.get("gold")).get("fix_commit") or "").strip()
     if fix and fix in normalised:
         return True
     return record.get("task_type") == "edit2ripple" and _edit2ripple_fatal_leak(record, normalised)
 
 
 def stratum(record: dict[str, Any]) -> str:
-    """``positive``, or for no-gold samples ``natural``/``counterfactual`` by gold.reason (§9.6).
-
-    ``metadata.organic``, when present, must agree with the reason; otherwise the record is
-    inconsistent and an :class:`InputError` names the field.
-    """
-    gold = _dict(record.get("gold"))
+    """``positive``, or for no-gold samples ``natural``/``counterfactual`` by gold.reason (§9.6),
+    which ``metadata.organic``, when present, must agree with."""
+    gold = as_object(record.get("gold"))
     if gold.get("no_gold") is not True:
         return "positive"
     reason = gold.get("reason")
@@ -197,7 +186,7 @@ def stratum(record: dict[str, Any]) -> str:
         valid = sorted(NATURAL_REASONS | {COUNTERFACTUAL_REASON})
         msg = f"no-gold sample needs a reason in {valid}, got {reason!r}"
         raise InputError(msg, field="gold.reason")
-    organic = _dict(record.get("metadata")).get("organic")
+    organic = as_object(record.get("metadata")).get("organic")
     if organic is not None and organic != (result == "natural"):
         msg = f"metadata.organic={organic!r} disagrees with gold.reason {reason!r}; fix one of them"
         raise InputError(msg, field="metadata.organic")
@@ -213,10 +202,8 @@ _INT64_MAX = 2**63 - 1
 
 
 def _as_int(value: Any, field: str) -> int | None:
-    """A line number as int, None when it does not parse (§2.5 drops those rows).
-
-    A number that parses but does not fit in 64 bits cannot be a line number: InputError.
-    """
+    """A line number as int, None when it does not parse (§2.5 drops those rows); one past 64
+    bits is an InputError."""
     try:
         number = int(value)
     except (TypeError, ValueError, OverflowError):
@@ -230,7 +217,7 @@ def _span_rows(sample_id: str, record: dict[str, Any], key: str) -> Iterator[dic
     """Normalised ``gold_spans``/``gold_blocks`` rows (spec §2.5), top-level or under gold."""
     rows = record.get(key)
     if rows is None:
-        rows = _dict(record.get("gold")).get(key)
+        rows = as_object(record.get("gold")).get(key)
     for row in rows if isinstance(rows, list) else []:
         if not isinstance(row, dict) or not row.get("path"):
             continue
@@ -254,14 +241,14 @@ def _span_rows(sample_id: str, record: dict[str, Any], key: str) -> Iterator[dic
 
 def hard_negative_files(record: dict[str, Any]) -> list[str]:
     """Dedupe of sample-level then gold-level ``hard_negative_files`` (spec §4.2)."""
-    gold = _dict(record.get("gold"))
+    gold = as_object(record.get("gold"))
     return dedupe(
         path_list(record.get("hard_negative_files")) + path_list(gold.get("hard_negative_files"))
     )
 
 
 def _label_rows(sample_id: str, record: dict[str, Any]) -> Iterator[dict[str, str]]:
-    gold = _dict(record.get("gold"))
+    gold = as_object(record.get("gold"))
     groups = [
         ("gold", target_gold_files(record)),
         ("given", given_files(record)),
@@ -274,10 +261,8 @@ def _label_rows(sample_id: str, record: dict[str, Any]) -> Iterator[dict[str, st
 
 
 def _check_record(record: dict[str, Any]) -> None:
-    """Refuse a record whose numbers would be wrong: fields, task type, gold types and sense.
-
-    ``validate`` runs the same gold checks (and lists every problem instead of the first).
-    """
+    """Refuse a record whose numbers would be wrong: fields, task type, gold types and sense
+    (``validate`` runs the same gold checks, listing every problem)."""
     for field, kind in _REQUIRED.items():
         if field not in record:
             raise InputError("required field is missing", field=field)
@@ -312,7 +297,7 @@ def _path_list_problem(value: Any) -> str | None:
 
 def gold_consistency(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """Gold that contradicts the task: abstention must be no-gold, every other task not."""
-    gold, task = _dict(record.get("gold")), record.get("task_type")
+    gold, task = as_object(record.get("gold")), record.get("task_type")
     if task == "abstention":
         if gold.get("files") != []:
             yield "gold.files", f"must be [] for abstention, got {gold.get('files')!r}"
@@ -324,7 +309,7 @@ def gold_consistency(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
 
 def gold_type_problems(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """Mistyped gold fields; the path readers would take each as empty, without a word."""
-    gold = _dict(record.get("gold"))
+    gold = as_object(record.get("gold"))
     paths = [(f"gold.{key}", gold.get(key)) for key in _GOLD_PATH_LISTS]
     for field, value in [*paths, ("hard_negative_files", record.get("hard_negative_files"))]:
         problem = _path_list_problem(value)
@@ -350,7 +335,7 @@ def gold_type_problems(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
 
 def _sample_row(record: dict[str, Any], source: Path, line: int) -> dict[str, Any]:
     gold = record["gold"]
-    metadata = _dict(record.get("metadata"))
+    metadata = as_object(record.get("metadata"))
     fix = gold.get("fix_commit") or metadata.get("fix_commit")
     no_gold = gold.get("no_gold") is True
     return {
@@ -397,12 +382,8 @@ def sample_files(path: str | Path) -> list[Path]:
 
 
 def load_samples(path: str | Path) -> SampleSet:
-    """Read sample records from a file, a release folder or a single-release root.
-
-    Every record is checked (required fields, types, task_type, gold field types, gold
-    that contradicts the task, stratum consistency) and duplicate ids are refused, so each
-    error names the file, line and field; ``validate`` applies the same gold checks.
-    """
+    """Read sample records from a file, a release folder or a single-release root; each bad
+    record (:func:`_check_record`) or duplicate id is an error naming file, line and field."""
     rows: list[dict[str, Any]] = []
     labels: list[dict[str, str]] = []
     spans: list[dict[str, Any]] = []
@@ -428,15 +409,10 @@ def load_samples(path: str | Path) -> SampleSet:
             labels.extend(record_labels)
             spans.extend(record_spans)
     return SampleSet(
-        samples=_frame(rows, schemas.SAMPLES, "samples"),
-        labels=_frame(labels, schemas.LABELS, "labels"),
-        spans=_frame(spans, schemas.SPANS, "spans"),
+        samples=schemas.rows_frame(rows, schemas.SAMPLES),
+        labels=schemas.rows_frame(labels, schemas.LABELS),
+        spans=schemas.rows_frame(spans, schemas.SPANS),
     )
-
-
-def _frame(rows: list[dict[str, Any]], schema: schemas.Schema, name: str) -> pl.DataFrame:
-    frame = pl.DataFrame(rows, schema=dict(schema)) if rows else schemas.empty(schema)
-    return schemas.validate(frame, schema, name=name)
 
 
 def release_samples(data: Path, release: str | None) -> SampleSet:

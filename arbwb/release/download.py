@@ -1,11 +1,8 @@
 """Fetch, verify and safely extract ARB release bundles (spec §1.2), leaving a receipt.
 
-A release is fetched as ``releases/R/<stem>.tar.zst`` plus its ``.sha256`` from the
-Hugging Face dataset repo at a pinned revision. The archive's published SHA-256 is
-checked before anything is extracted; extraction goes to a hidden temporary folder
-beside the targets and is moved into place only when every member was extracted, so
-an interrupted run never leaves a release that looks complete. The receipt, written
-last and atomically, is the mark of a finished release.
+The archive's published SHA-256 is checked before anything is extracted, extraction is moved
+into place only when every member was extracted, and the receipt, written last, marks a
+finished release: an interrupted run never leaves one that looks complete.
 """
 
 from __future__ import annotations
@@ -34,7 +31,6 @@ CURRENT_RELEASES = (
     "v2_edit2ripple",
     "v2_abstention",
 )
-AUXILIARY_RELEASES = ("v2_selective_retrieval_balanced", "v2_selective_retrieval_natural")
 RELEASE_KINDS = ("benchmark", "corpus", "eval", "reports")
 INSTALL_HINT = "install it with: pip install 'arbwb[download]'"
 _BLOCK = 1 << 20
@@ -87,11 +83,8 @@ class HubFetcher:
 
 @dataclass(frozen=True)
 class FolderFetcher:
-    """Fetcher reading ``folder/<revision>/<filename>``: a local mirror laid out like the hub.
-
-    Copies go through ``<dest>.incomplete`` and resume from its size, like the hub client,
-    so an interrupted copy is never mistaken for a whole file.
-    """
+    """Fetcher reading ``folder/<revision>/<filename>`` (a local mirror laid out like the hub);
+    copies resume through ``<dest>.incomplete``, so a cut copy is never taken for a whole file."""
 
     folder: Path
 
@@ -177,13 +170,8 @@ def _inside(name: str) -> bool:
 
 
 def check_member(member: tarfile.TarInfo, release: str) -> None:
-    """Refuse archive members that could escape the data root or are not release data.
-
-    Allowed: regular files and directories under ``benchmark|corpus|eval|reports/R/``,
-    and links whose target stays inside the archive. Absolute names, ``..``
-    components, device files and FIFOs are refused (arbwb-defined: upstream's
-    ``tar -x`` trusts the archive).
-    """
+    """Refuse archive members that could escape the data root or are not release data: only
+    files, folders and inside links under ``benchmark|corpus|eval|reports/R/`` (arbwb-defined)."""
     name = member.name
     parts = PurePosixPath(name).parts
     if name.startswith("/") or (parts and ":" in parts[0]) or ".." in parts or not parts:
@@ -204,16 +192,9 @@ def check_member(member: tarfile.TarInfo, release: str) -> None:
         raise InputError(f"link {name!r} points outside the release", field=name)
 
 
-def _extract_member(tar: tarfile.TarFile, member: tarfile.TarInfo, dest: Path) -> None:
-    tar.extract(member, dest, filter="data")
-
-
 class _ZstdReader:
-    """Readable zstd stream that fails when the data ends inside a frame.
-
-    ``zstandard``'s own ``stream_reader`` returns a silently shortened stream for a
-    truncated frame, which would let a cut archive extract as a smaller release.
-    """
+    """Readable zstd stream that fails when the data ends inside a frame (``zstandard``'s own
+    reader silently shortens it, so a cut archive would extract as a smaller release)."""
 
     def __init__(self, raw: BinaryIO, zstd: Any) -> None:
         self._raw = raw
@@ -247,11 +228,8 @@ class _ZstdReader:
 
 
 def extract_archive(archive: Path, dest: Path, release: str) -> tuple[int, int]:
-    """Stream-extract a ``.tar.zst`` into ``dest`` after checking every member.
-
-    Returns (file count, file bytes). A corrupt or truncated archive raises
-    :class:`InputError`; the caller owns cleaning ``dest``.
-    """
+    """Stream-extract a ``.tar.zst`` into ``dest``, every member checked: (file count, file
+    bytes); InputError for a corrupt or truncated archive (the caller cleans ``dest``)."""
     zstd = _zstandard()
     files = size = 0
     try:
@@ -263,7 +241,7 @@ def extract_archive(archive: Path, dest: Path, release: str) -> tuple[int, int]:
                         check_member(member, release)
                     except InputError as exc:
                         raise InputError(exc.reason, path=archive, field=exc.field) from None
-                    _extract_member(tar, member, dest)
+                    tar.extract(member, dest, filter="data")
                     if member.isfile():
                         files += 1
                         size += member.size
@@ -323,12 +301,8 @@ def download_release(
     fetcher: Fetcher | None = None,
     force: bool = False,
 ) -> dict[str, Any]:
-    """Download, verify and extract one release under ``root``; return its receipt.
-
-    Refuses to replace existing ``benchmark|corpus|eval|reports/R`` folders unless
-    ``force`` (upstream rule); with ``force`` they are replaced only after the new
-    extraction succeeded (arbwb-defined: upstream deletes first).
-    """
+    """Download, verify and extract one release under ``root``; return its receipt. Existing
+    release folders are replaced only with ``force``, after the new extraction succeeded."""
     if not release or "/" in release or release.startswith("."):
         raise InputError(f"not a release id, got {release!r}", field="release")
     root = Path(root)

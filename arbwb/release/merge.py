@@ -1,10 +1,5 @@
-"""The merged selective corpus manifest (spec §1.4): one row per snapshot across releases.
-
-Selective evaluation searches the corpora of all five subset releases, so their
-manifests are concatenated in release order and deduplicated by (repo,
-base_commit): the first row is kept unless a later ``ok`` row replaces an
-earlier non-``ok`` one. Rows keep their original key order and ``chunks_path``.
-"""
+"""The merged selective corpus manifest (spec §1.4): the subset releases' manifests in release
+order, one row per snapshot (upstream's rule, docs/data-layout.md)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Byte-identical rebuild of upstream corpus chunk files from git objects (spec §3, §1.4).
-
-Reads only git objects (bare repositories work): one ``ls-tree`` per commit and one
-``cat-file --batch`` process for the blobs. Symbol detection is memoised per distinct line and
-pattern 8 is tried only on lines it could match (spec §3.5 speed note); output is unchanged.
-"""
+"""Byte-identical rebuild of upstream corpus chunk files from git objects (spec §3, §1.4): one
+``ls-tree`` per commit, one ``cat-file --batch`` for the blobs, symbol detection memoised."""
 
 from __future__ import annotations
 
@@ -47,15 +43,13 @@ SYMBOL_PATTERNS = tuple(
     )
 )
 _PATTERN8 = 7
-# A necessary condition for pattern 8, cheap because it has no nested repetition: its first
-# group must match at the line start (whitespace or a keyword), and everything before the
-# name is whitespace or in the type class, with whitespace right before the name.
+# A necessary condition for pattern 8 without its nested repetition (so cheap): a keyword or
+# whitespace at the start, then type-class characters and whitespace right before the name.
 _PATTERN8_SHAPE = re.compile(
     r"(?=\s|public|private|protected|static|final|abstract|synchronized)"
     r"[\w<>\[\], ?\s]*\s[A-Za-z_][A-Za-z0-9_]*\s*\("
 )
-# Substrings a line must contain (any one) for each pattern to possibly match: its keywords,
-# or "(" for pattern 8. Cheap ``in`` tests that skip most regex calls; results are unchanged.
+# Substrings a line must contain (any one) for each pattern to match: cheap ``in`` tests.
 _REQUIRED = (
     ("def",),
     ("class",),
@@ -91,11 +85,8 @@ def is_candidate_path(path: str) -> bool:
 
 
 def symbol_name(line: str, memo: dict[str, str | None] | None = None) -> str | None:
-    """Name given by the first symbol pattern matching ``line`` (spec §3.5), or None.
-
-    ``memo`` caches results per distinct line; a pattern is tried only on lines holding one of
-    its keywords, and pattern 8 only on lines of the shape it needs (``_PATTERN8_SHAPE``).
-    """
+    """Name given by the first symbol pattern matching ``line`` (spec §3.5), or None; ``memo``
+    caches results per distinct line, and the prefilters above skip most regex calls."""
     if memo is not None and line in memo:
         return memo[line]
     name: str | None = None
@@ -188,11 +179,8 @@ def commit_exists(git_dir: Path, commit: str) -> bool:
 
 
 def read_blobs(git_dir: Path, commit: str, paths: Sequence[str]) -> Iterator[bytes | None]:
-    """Blob bytes of ``commit:path`` for each path in order (None when git cannot resolve it).
-
-    One ``git cat-file --batch`` process; requests are written from a thread so large outputs
-    cannot deadlock the pipes.
-    """
+    """Blob bytes of ``commit:path`` for each path in order (None when git cannot resolve it),
+    from one ``git cat-file --batch`` fed by a thread (so large outputs cannot deadlock)."""
     proc = subprocess.Popen(
         ["git", "-C", str(git_dir), "-c", "core.quotePath=true", "cat-file", "--batch"],
         stdin=subprocess.PIPE,
@@ -262,10 +250,8 @@ def build_chunk_file(
 
 
 def generated_at(value: str | None, source_date_epoch: str | None) -> str:
-    """ISO-8601 UTC seconds: an explicit value, else ``SOURCE_DATE_EPOCH``, else now.
-
-    arbwb-defined: the explicit value is used verbatim; the epoch makes demo builds reproducible.
-    """
+    """ISO-8601 UTC seconds: an explicit value (verbatim), else ``SOURCE_DATE_EPOCH`` (for
+    reproducible demo builds), else now (arbwb-defined)."""
     if value:
         return value
     if source_date_epoch:
@@ -279,13 +265,9 @@ def generated_at(value: str | None, source_date_epoch: str | None) -> str:
 def build_snapshots(
     git_dir: str | Path, repo: str, commits: Sequence[str], out_dir: str | Path, *, stamp: str
 ) -> list[dict[str, Any]]:
-    """Build chunk files for ``commits`` and merge their rows into the corpus manifest.
-
-    Chunk files go to ``OUT/OWNER__NAME/<commit>.chunks.jsonl``; ``chunks_path`` is written
-    relative to OUT's parent (``<OUT name>/OWNER__NAME/<commit>.chunks.jsonl``, arbwb-defined;
-    the corpus loader resolves it). Commits missing from the repository get upstream's
-    ``missing_commit`` row. Returns the new manifest rows.
-    """
+    """Build ``OUT/OWNER__NAME/<commit>.chunks.jsonl`` for ``commits`` and merge their rows
+    (``chunks_path`` relative to OUT's parent, arbwb-defined; absent commits get upstream's
+    ``missing_commit`` row) into the corpus manifest; return the new rows."""
     git_path, out = Path(git_dir), Path(out_dir)
     if not (git_path / "HEAD").is_file() and not (git_path / ".git").exists():
         raise InputError("not a git repository (no HEAD or .git)", path=git_path, field="--git")

@@ -1,11 +1,5 @@
-"""Released-data validation (spec §2.10-2.11): every problem named by file, line and field.
-
-Unlike the loaders, which stop at the first bad record, the validator checks every
-record and collects all problems, so one run lists everything to fix: schema per
-task, leakage, stratum consistency, duplicate ids, corpus membership of gold and
-given files (when a corpus is present), and the expected sample counts of the
-known releases.
-"""
+"""Released-data validation (spec §2.10-2.11): unlike the loaders, which stop at the first
+bad record, every problem is listed, named by file, line and field (docs/data-layout.md)."""
 
 from __future__ import annotations
 
@@ -34,7 +28,7 @@ from arbwb.io.samples import (
     stratum,
     target_gold_files,
 )
-from arbwb.jsonio import iter_jsonl
+from arbwb.jsonio import as_object, iter_jsonl
 
 EXPECTED_COUNTS: dict[str, dict[str, int]] = {
     "v2_code2test": {"positive": 106},
@@ -92,11 +86,6 @@ def _one_of(value: Any, allowed: frozenset[str]) -> bool:
     return isinstance(value, str) and value in allowed
 
 
-def _dict(record: dict[str, Any], key: str) -> dict[str, Any]:
-    value = record.get(key)
-    return value if isinstance(value, dict) else {}
-
-
 def _structure(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """(field, message) for the common fields of spec §2.1/§2.11."""
     if _blank(record.get("id")):
@@ -145,7 +134,7 @@ def _abstention(gold: dict[str, Any], query: dict[str, Any]) -> Iterator[tuple[s
 
 def _positive(record: dict[str, Any], gold: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """Spec §2.11's per-task fields: each task names its gold lists (edit2ripple its query)."""
-    query, task = _dict(record, "query"), record.get("task_type")
+    query, task = as_object(record.get("query")), record.get("task_type")
     needs: list[str] = []
     if task == "edit2ripple":
         needs += ["gold.files", "gold.given_files"]
@@ -175,7 +164,7 @@ def _leak_field(record: dict[str, Any]) -> str:
     """Which field a detected leak points at, for the message (the rule is query_has_leakage)."""
     text = query_text(record.get("query")).replace("\\n", "\n")
     for name, source in (("gold.fix_commit", "gold"), ("metadata.fix_commit", "metadata")):
-        fix = str(_dict(record, source).get("fix_commit") or "").strip()
+        fix = str(as_object(record.get(source)).get("fix_commit") or "").strip()
         if fix and fix in text:
             return name
     return "query"
@@ -186,7 +175,7 @@ def check_record(record: dict[str, Any]) -> list[tuple[str, str]]:
     problems = list(_structure(record)) or list(gold_type_problems(record))
     if problems:  # the rules below would repeat a mistyped field as a missing one
         return problems
-    gold, query = _dict(record, "gold"), _dict(record, "query")
+    gold, query = as_object(record.get("gold")), as_object(record.get("query"))
     problems += gold_consistency(record)  # the loader's gold checks, then §2.11's fields
     if record["task_type"] == "abstention":
         problems += _abstention(gold, query)
@@ -251,10 +240,8 @@ def _located(exc: InputError, default: Path) -> Problem:
 def _scan(
     files: list[Path], corpus: Corpus | None
 ) -> tuple[list[Problem], Counter[tuple[str, str]]]:
-    """Problems of every record in ``files``, and valid-sample counts by (stratum, task).
-
-    Corpus membership is checked only for records that are otherwise valid.
-    """
+    """Problems of every record in ``files`` (corpus membership only of otherwise valid ones),
+    and valid-sample counts by (stratum, task)."""
     problems: list[Problem] = []
     strata: Counter[tuple[str, str]] = Counter()
     seen: dict[str, str] = {}
@@ -324,12 +311,8 @@ def validate_predictions(path: Path) -> ReleaseReport:
 
 def validate_path(path: str | Path, *, corpus: str | Path | None = None) -> list[ReleaseReport]:
     """Validate a release root (every ``benchmark/<R>/``), a benchmark folder, a JSONL sample
-    file or a predictions file (against ``predictions.schema.json``).
-
-    Corpus membership is checked against ``corpus`` when given, else against
-    ``ROOT/corpus/<R>/`` (the merged ``v2_selective_mixed`` for the selective releases)
-    when the layout has one; otherwise the report says it was not checked.
-    """
+    file or a predictions file; corpus membership against ``corpus``, else ``ROOT/corpus/<R>/``
+    (the merged one for the selective releases) when there is one."""
     path = Path(path)
     override = None if corpus is None else Path(corpus)
     if path.is_file() and is_predictions(path):
