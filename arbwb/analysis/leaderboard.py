@@ -15,20 +15,13 @@ from arbwb import schemas
 from arbwb.analysis import method_leaderboard as mb
 from arbwb.analysis.board import (
     BCY_HEADLINE,
-    TESTS_SCHEMA,
     leaderboard_metrics,
-    metric_label,
-    pairwise_tests,
-    scores,
     summary_table,
 )
 from arbwb.analysis.method_leaderboard import Comparison, Methods
 from arbwb.analysis.result import Resampling, Table
 from arbwb.io.release import Release, check_missing
 from arbwb.metrics import evaluate
-
-# Kept importable here for plots/ and contextbench/compare.py until they import board directly.
-__all__ = ["TESTS_SCHEMA", "metric_label", "pairwise_tests", "scores"]
 
 
 def release_metrics(release: Release, *, metrics: Sequence[str] | None = None) -> pl.DataFrame:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from arbwb import schemas
-from arbwb.analysis import leaderboard as lb
+from arbwb.analysis import board as lb
 
 ARB = "ARB"
 CONTEXTBENCH = "ContextBench"
@@ -148,7 +148,7 @@ def file_level_scores(
     frame: pl.DataFrame, *, n_boot: int = 2000, seed: int = 0, level: float = 0.95
 ) -> pl.DataFrame:
     """SCORES: mean and percentile-bootstrap interval per (benchmark, group, run, metric): the
-    weighted overall rows of :func:`arbwb.analysis.leaderboard.scores` on each benchmark."""
+    weighted overall rows of :func:`arbwb.analysis.board.scores` on each benchmark."""
     out = []
     for name, part in _benchmarks(frame):
         metrics, samples, groups = _long(part)
@@ -167,7 +167,7 @@ def file_level_scores(
 def file_level_tests(
     frame: pl.DataFrame, *, n_perm: int = 10000, seed: int = 0, alpha: float = 0.05
 ) -> pl.DataFrame:
-    """TESTS: :func:`arbwb.analysis.leaderboard.pairwise_tests` between the runs of each
+    """TESTS: :func:`arbwb.analysis.board.pairwise_tests` between the runs of each
     benchmark."""
     out = []
     for name, part in _benchmarks(frame):

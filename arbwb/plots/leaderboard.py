@@ -10,7 +10,7 @@ import polars as pl
 import seaborn as sns
 from matplotlib.axes import Axes
 
-from arbwb.analysis.leaderboard import metric_label
+from arbwb.analysis.board import metric_label
 from arbwb.plots.style import color, demo_title, legend_outside, new_axes, task_order
 
 

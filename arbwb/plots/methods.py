@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
 
-from arbwb.analysis.leaderboard import metric_label
+from arbwb.analysis.board import metric_label
 from arbwb.plots.style import demo_title, legend_outside, run_colors
 
 

@@ -11,7 +11,7 @@ import polars as pl
 from matplotlib.axes import Axes
 from matplotlib.ticker import MaxNLocator
 
-from arbwb.analysis.leaderboard import metric_label
+from arbwb.analysis.board import metric_label
 from arbwb.analysis.relevance import CONFIDENCES, LABELS
 from arbwb.analysis.slices import VIEWS
 from arbwb.plots.style import (
