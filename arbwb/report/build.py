@@ -13,18 +13,18 @@ from __future__ import annotations
 
 import glob
 import hashlib
-import multiprocessing
 import os
 import platform
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from queue import SimpleQueue
+from typing import TYPE_CHECKING, Any
 
 from arbwb.errors import InputError
 from arbwb.io.release import DEFAULT_RUNS_GLOB
@@ -32,11 +32,13 @@ from arbwb.jsonio import new_file_mode, read_json, write_json, write_text_atomic
 from arbwb.paths import DEMO_DIR, DOCS_DIR, NOTEBOOKS_DIR
 from arbwb.report.html import Section, render_docs, render_index, render_notebook
 
+if TYPE_CHECKING:
+    from arbwb.report.kernel import KeptKernel
+
 #: The report's folder of runs ``arbwb report --method`` ranked (kept when the report is rebuilt).
 RUNS_DIR = "runs"
 SAMPLES_GLOB = "benchmark/*/*.jsonl"  # what load_release reads as sample files
 CONTEXTBENCH_ROWS = "contextbench/rows.parquet"  # notebook 07's default rows
-KERNEL_QUIET = "--IPKernelApp.log_level=ERROR"  # hush ipykernel's per-kernel TCP warning
 PACKAGES = (
     "arbwb", "polars", "numpy", "scipy", "pandas", "matplotlib", "seaborn", "papermill", "nbconvert"
 )  # fmt: skip
@@ -56,7 +58,7 @@ class ReportConfig:
     methods: Path | None = None  # method table CSV (notebook parameter methods_path)
     #: run files or globs (relative to data_dir) added to the run set (parameter extra_runs)
     extra_runs: tuple[str, ...] = ()
-    jobs: int | None = None  # notebooks executed at once; None: the usable CPUs
+    jobs: int | None = None  # kernels running notebooks at once; None: the usable CPUs
 
 
 @dataclass(frozen=True)
@@ -175,7 +177,7 @@ def _parameters(config: ReportConfig, data_dir: Path, work: Path) -> dict[str, A
 
 
 def _jobs(config: ReportConfig, count: int) -> int:
-    """Worker processes: ``config.jobs``, else the CPUs this process may use; at most ``count``."""
+    """Kernels: ``config.jobs``, else the CPUs this process may use; at most ``count``."""
     usable = config.jobs or len(os.sched_getaffinity(0))
     return max(1, min(usable, count))
 
@@ -183,26 +185,44 @@ def _jobs(config: ReportConfig, count: int) -> int:
 def _execute_all(
     notebooks: Sequence[Path], work: Path, parameters: dict[str, Any], config: ReportConfig
 ) -> list[Section]:
-    """Every notebook executed and rendered to HTML, ``_jobs`` at a time in worker processes,
-    each notebook in its own kernel. Sections come back in notebook order whatever order they
-    finish in, and each notebook writes only its own files, so any ``--jobs`` gives the same
-    report."""
-    context = multiprocessing.get_context("spawn")  # never fork a process holding threads
-    with ProcessPoolExecutor(_jobs(config, len(notebooks)), mp_context=context) as pool:
-        futures = {
-            pool.submit(_execute_and_render, nb, work, parameters, config): nb for nb in notebooks
-        }
-        finished = (futures[future] for future in as_completed(futures))
-        for _ in _progress(finished, total=len(notebooks), enabled=config.progress):
-            pass
-    return [future.result() for future in futures]
+    """Every notebook executed and rendered to HTML, ``_jobs`` at a time, each on one of
+    ``_jobs`` kernels kept for the whole run (threads of this process drive them; the kernels do
+    the work). Sections come back in notebook order whatever order they finish in, and each
+    notebook writes only its own files, so any ``--jobs`` gives the same report."""
+    from arbwb.report.kernel import KeptKernel
+
+    kernels = [
+        KeptKernel(config.kernel_name, notebooks[0].parent)
+        for _ in range(_jobs(config, len(notebooks)))
+    ]
+    idle: SimpleQueue[KeptKernel] = SimpleQueue()  # as many threads as kernels: never waits
+    for kernel in kernels:
+        idle.put(kernel)
+
+    def run(notebook: Path) -> Section:
+        kernel = idle.get()
+        try:
+            return _execute_and_render(kernel, notebook, work, parameters)
+        finally:
+            idle.put(kernel)
+
+    try:
+        with ThreadPoolExecutor(len(kernels), thread_name_prefix="arbwb-report") as pool:
+            futures = {pool.submit(run, nb): nb for nb in notebooks}
+            finished = (futures[future] for future in as_completed(futures))
+            for _ in _progress(finished, total=len(notebooks), enabled=config.progress):
+                pass
+        return [future.result() for future in futures]
+    finally:
+        for kernel in kernels:
+            kernel.close()
 
 
 def _execute_and_render(
-    notebook: Path, work: Path, parameters: dict[str, Any], config: ReportConfig
+    kernel: KeptKernel, notebook: Path, work: Path, parameters: dict[str, Any]
 ) -> Section:
-    """One notebook executed, then its HTML page written beside it."""
-    section = _execute(notebook, work, parameters, config)
+    """One notebook executed on ``kernel``, then its HTML page written beside it."""
+    section = _execute(kernel, notebook, work, parameters)
     executed = work / "notebooks" / notebook.name
     if executed.is_file():
         write_text_atomic(executed.with_suffix(".html"), render_notebook(executed))
@@ -224,27 +244,15 @@ def _progress(items: Iterable[Path], *, total: int, enabled: bool) -> Iterator[P
             yield item
 
 
-def _execute(
-    notebook: Path, work: Path, parameters: dict[str, Any], config: ReportConfig
-) -> Section:
+def _execute(kernel: KeptKernel, notebook: Path, work: Path, parameters: dict[str, Any]) -> Section:
     """Run one notebook with the parameters it declares; a raising cell gives a failed Section."""
-    import papermill
     from papermill.exceptions import PapermillExecutionError
 
     target = work / "notebooks" / notebook.name
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         given = {k: v for k, v in parameters.items() if k in declared_parameters(notebook)}
-        papermill.execute_notebook(
-            str(notebook),
-            str(target),
-            parameters=given,
-            cwd=str(notebook.parent),
-            kernel_name=config.kernel_name,
-            language="python",
-            progress_bar=False,
-            extra_arguments=[KERNEL_QUIET],
-        )
+        kernel.execute(notebook, target, given)
     except PapermillExecutionError as exc:
         error = f"{exc.ename}: {exc.evalue}"
         return Section(notebook.name, "failed", error, exc.exec_count, exc.source)
