@@ -18,7 +18,7 @@ import platform
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
@@ -185,37 +185,48 @@ def _jobs(config: ReportConfig, count: int) -> int:
 def _execute_all(
     notebooks: Sequence[Path], work: Path, parameters: dict[str, Any], config: ReportConfig
 ) -> list[Section]:
-    """Every notebook executed and rendered to HTML, ``_jobs`` at a time, each on one of
-    ``_jobs`` kernels kept for the whole run (threads of this process drive them; the kernels do
-    the work). Sections come back in notebook order whatever order they finish in, and each
-    notebook writes only its own files, so any ``--jobs`` gives the same report."""
+    """Every notebook executed and rendered to HTML on ``_jobs`` kernels, each kept for the whole
+    run and driven by one thread of this process (the kernels do the work), which takes the next
+    waiting notebook when its last is done. Sections come back in notebook order whatever order
+    they finish in, and each notebook writes only its own files, so any ``--jobs`` gives the
+    same report."""
     from arbwb.report.kernel import KeptKernel
 
-    kernels = [
-        KeptKernel(config.kernel_name, notebooks[0].parent)
-        for _ in range(_jobs(config, len(notebooks)))
-    ]
-    idle: SimpleQueue[KeptKernel] = SimpleQueue()  # as many threads as kernels: never waits
-    for kernel in kernels:
-        idle.put(kernel)
+    jobs = _jobs(config, len(notebooks))
+    waiting: SimpleQueue[Path | None] = SimpleQueue()
+    for notebook in [*notebooks, *[None] * jobs]:  # one None per thread: nothing left
+        waiting.put(notebook)
+    done: SimpleQueue[Path | None] = SimpleQueue()  # finished notebooks; None: a thread stopped
+    sections: dict[Path, Section] = {}
 
-    def run(notebook: Path) -> Section:
-        kernel = idle.get()
+    def drive() -> None:
         try:
-            return _execute_and_render(kernel, notebook, work, parameters)
+            with KeptKernel(config.kernel_name, notebooks[0].parent) as kernel:
+                for notebook in iter(waiting.get, None):
+                    sections[notebook] = _execute_and_render(kernel, notebook, work, parameters)
+                    done.put(notebook)
         finally:
-            idle.put(kernel)
+            done.put(None)
 
-    try:
-        with ThreadPoolExecutor(len(kernels), thread_name_prefix="arbwb-report") as pool:
-            futures = {pool.submit(run, nb): nb for nb in notebooks}
-            finished = (futures[future] for future in as_completed(futures))
-            for _ in _progress(finished, total=len(notebooks), enabled=config.progress):
-                pass
-        return [future.result() for future in futures]
-    finally:
-        for kernel in kernels:
-            kernel.close()
+    with ThreadPoolExecutor(jobs, thread_name_prefix="arbwb-kernel") as pool:
+        threads = [pool.submit(drive) for _ in range(jobs)]
+        finished = _until_stopped(done, jobs)
+        for _ in _progress(finished, total=len(notebooks), enabled=config.progress):
+            pass
+    for thread in threads:
+        thread.result()  # an error outside a notebook (rendering, stopping a kernel) is raised
+    return [sections[notebook] for notebook in notebooks]
+
+
+def _until_stopped(done: SimpleQueue[Path | None], threads: int) -> Iterator[Path]:
+    """Notebooks from ``done`` as they finish, until each of ``threads`` sent its None."""
+    stopped = 0
+    while stopped < threads:
+        notebook = done.get()
+        if notebook is None:
+            stopped += 1
+        else:
+            yield notebook
 
 
 def _execute_and_render(

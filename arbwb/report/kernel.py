@@ -14,8 +14,9 @@ from types import TracebackType
 from typing import Any
 
 import papermill
-from jupyter_client.blocking.client import BlockingKernelClient
-from jupyter_client.manager import KernelManager
+from jupyter_client.asynchronous.client import AsyncKernelClient
+from jupyter_client.manager import AsyncKernelManager
+from jupyter_core.utils import run_sync
 from nbformat import NotebookNode
 from papermill.clientwrap import PapermillNotebookClient
 from papermill.engines import NBClientEngine, NotebookExecutionManager, papermill_engines
@@ -35,13 +36,17 @@ get_ipython().reset(new_session=True)
 
 
 class KeptKernel:
-    """One kernel for notebooks run in turn: started on first use, and again after it died."""
+    """One kernel for notebooks run in turn: started on first use, and again after it died.
+
+    Asynchronous like nbclient's own (a blocking client would stall its dead-kernel watch),
+    so every call comes from the thread that made the kernel, whose event loop it uses.
+    """
 
     def __init__(self, kernel_name: str, cwd: Path) -> None:
         self.kernel_name = kernel_name
         self.cwd = cwd  # the kernel's working folder (the notebooks' folder)
-        self.manager: KernelManager | None = None
-        self.client: BlockingKernelClient | None = None
+        self.manager: AsyncKernelManager | None = None
+        self.client: AsyncKernelClient | None = None
 
     def __enter__(self) -> KeptKernel:
         return self
@@ -68,26 +73,32 @@ class KeptKernel:
 
     def _ready(self) -> None:
         """A running kernel that forgot its last notebook, or a new one."""
-        if self.manager is not None and self.client is not None and self.manager.is_alive():
-            reply = self.client.execute_interactive(
+        run_sync(self._ready_async)()
+
+    async def _ready_async(self) -> None:
+        if self.manager is not None and self.client is not None and await self.manager.is_alive():
+            reply = await self.client.execute_interactive(
                 _FORGET, silent=True, store_history=False, timeout=STARTUP_TIMEOUT
             )
             if reply["content"]["status"] == "ok":
                 return
-        self.close()
-        self.manager = KernelManager(kernel_name=self.kernel_name)
-        self.manager.start_kernel(extra_arguments=[KERNEL_QUIET], cwd=str(self.cwd))
+        await self._close_async()
+        self.manager = AsyncKernelManager(kernel_name=self.kernel_name)
+        await self.manager.start_kernel(extra_arguments=[KERNEL_QUIET], cwd=str(self.cwd))
         self.client = self.manager.client()
         self.client.start_channels()
-        self.client.wait_for_ready(timeout=STARTUP_TIMEOUT)
+        await self.client.wait_for_ready(timeout=STARTUP_TIMEOUT)
         self.client.allow_stdin = False
 
     def close(self) -> None:
         """Stop the kernel, if one runs."""
+        run_sync(self._close_async)()
+
+    async def _close_async(self) -> None:
         if self.client is not None:
             self.client.stop_channels()
         if self.manager is not None and self.manager.has_kernel:
-            self.manager.shutdown_kernel()
+            await self.manager.shutdown_kernel()
         self.manager = self.client = None
 
 
