@@ -7,6 +7,7 @@ import os
 import shutil
 from html.parser import HTMLParser
 from pathlib import Path
+from queue import SimpleQueue
 from urllib.parse import unquote, urlsplit
 
 import nbformat
@@ -17,7 +18,7 @@ from arbwb.analysis.explorer import QUERY_UNAVAILABLE
 from arbwb.cli import main
 from arbwb.jsonio import sha256_file
 from arbwb.paths import DEMO_DIR, NOTEBOOKS_DIR
-from arbwb.report.build import _progress, declared_parameters
+from arbwb.report.build import _drop_waiting, _progress, declared_parameters
 from arbwb.report.html import Section, render_index
 
 INJECTED = 'raise RuntimeError("injected failure for the report test")'
@@ -419,3 +420,13 @@ def test_a_kept_kernel_forgets_the_previous_notebook(tmp_path: Path) -> None:
         assert [c.execution_count for c in code] == [1, 2, 3]  # parameters, injected, cell
         stderr = [o.text for o in code[-1].outputs if o.get("name") == "stderr"]
         assert len(stderr) == 1 and "shown by every notebook" in stderr[0], stem
+
+
+def test_an_interrupted_report_drops_the_waiting_notebooks() -> None:
+    """After Ctrl-C each kernel's thread finds a None next, so it stops after its notebook."""
+    waiting: SimpleQueue[Path | None] = SimpleQueue()
+    for item in (Path("02-b.ipynb"), Path("03-c.ipynb"), None, None):
+        waiting.put(item)
+    _drop_waiting(waiting, 2)
+    assert [waiting.get_nowait() for _ in range(2)] == [None, None]
+    assert waiting.empty()

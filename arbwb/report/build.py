@@ -19,11 +19,12 @@ import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from queue import SimpleQueue
+from queue import Empty, SimpleQueue
 from typing import TYPE_CHECKING, Any
 
 from arbwb.errors import InputError
@@ -211,11 +212,24 @@ def _execute_all(
     with ThreadPoolExecutor(jobs, thread_name_prefix="arbwb-kernel") as pool:
         threads = [pool.submit(drive) for _ in range(jobs)]
         finished = _until_stopped(done, jobs)
-        for _ in _progress(finished, total=len(notebooks), enabled=config.progress):
-            pass
+        try:
+            for _ in _progress(finished, total=len(notebooks), enabled=config.progress):
+                pass
+        except BaseException:  # Ctrl-C: each thread stops after its current notebook
+            _drop_waiting(waiting, jobs)
+            raise
     for thread in threads:
         thread.result()  # an error outside a notebook (rendering, stopping a kernel) is raised
     return [sections[notebook] for notebook in notebooks]
+
+
+def _drop_waiting(waiting: SimpleQueue[Path | None], threads: int) -> None:
+    """The notebooks not yet taken dropped, and one None per thread put back."""
+    with suppress(Empty):
+        while True:
+            waiting.get_nowait()
+    for _ in range(threads):
+        waiting.put(None)
 
 
 def _until_stopped(done: SimpleQueue[Path | None], threads: int) -> Iterator[Path]:

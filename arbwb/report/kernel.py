@@ -9,6 +9,7 @@ already imported (as if it had imported them itself) and numbers its cells from 
 
 from __future__ import annotations
 
+from contextlib import suppress
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -77,11 +78,12 @@ class KeptKernel:
 
     async def _ready_async(self) -> None:
         if self.manager is not None and self.client is not None and await self.manager.is_alive():
-            reply = await self.client.execute_interactive(
-                _FORGET, silent=True, store_history=False, timeout=STARTUP_TIMEOUT
-            )
-            if reply["content"]["status"] == "ok":
-                return
+            with suppress(TimeoutError):  # a kernel that does not answer is replaced
+                reply = await self.client.execute_interactive(
+                    _FORGET, silent=True, store_history=False, timeout=STARTUP_TIMEOUT
+                )
+                if reply["content"]["status"] == "ok":
+                    return
         await self._close_async()
         self.manager = AsyncKernelManager(kernel_name=self.kernel_name)
         await self.manager.start_kernel(extra_arguments=[KERNEL_QUIET], cwd=str(self.cwd))
