@@ -1,66 +1,119 @@
-"""Wall time of `arbwb report` on the 287-sample shared runs (target: <= 60 s on 2 cores).
+"""`arbwb report --data data/demo` (issue 27): wall, CPU and peak RSS, cold and warm, against the
+one-kernel-per-notebook path it replaced (target: <= 20 s wall on 2 cores).
 
-Baseline measured in the same run: papermill executing a one-cell notebook (kernel
-start-up), so the printed ratio says how many "empty notebooks" the report costs.
-Needs ../shared beside the checkout; builds a release root of symlinks in a temp dir.
+Each run is the CLI in a subprocess, measured by a small Python parent of its own: wall, CPU
+(user + sys of the whole tree, kernels included) and peak RSS (the largest single process).
+Cold: an empty ``ARBWB_CACHE_DIR``; warm: the same folder again. "kernel per notebook" is the
+same code with :class:`~arbwb.report.kernel.KeptKernel` replaced by one that starts a new kernel
+for every notebook (``papermill.execute_notebook`` as before issue 27); that switch lives only
+here. Both sides must record the same numbers and tables. The load average is printed with
+each run: on a shared machine wall time follows the load, CPU seconds much less.
+
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_report.py [--jobs N]
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import os
+import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-import nbformat
+from arbwb.paths import DEMO_DIR, NOTEBOOKS_DIR, PROJECT_DIR
+
+TARGET_SECONDS = 20.0
+
+#: Runs the CLI with a kernel started for every notebook (papermill's own), in a process whose
+#: working folder is the notebooks' folder, as the worker processes before issue 27 were.
+_PER_NOTEBOOK = """
+import sys
 import papermill
+from arbwb.report import kernel
 
-from arbwb.paths import NOTEBOOKS_DIR, PROJECT_DIR
-from arbwb.report.build import ReportConfig, run_report
+class KernelPerNotebook(kernel.KeptKernel):
+    def execute(self, notebook, target, parameters):
+        papermill.execute_notebook(
+            str(notebook), str(target), parameters=parameters, kernel_name=self.kernel_name,
+            language="python", progress_bar=False, extra_arguments=[kernel.KERNEL_QUIET],
+        )
 
-SHARED = PROJECT_DIR.parent / "shared" / "arb-data"
-TARGET_SECONDS = 60.0
+kernel.KeptKernel = KernelPerNotebook
+from arbwb.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+_KEPT = "import sys\nfrom arbwb.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+
+#: The measuring parent: runs its arguments, prints wall, tree CPU and peak RSS as JSON.
+_MEASURE = """
+import json, resource, subprocess, sys, time
+start = time.perf_counter()
+code = subprocess.run(sys.argv[1:]).returncode
+wall = time.perf_counter() - start
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = usage.ru_utime + usage.ru_stime
+print(json.dumps({"code": code, "wall": wall, "cpu": cpu, "rss_mib": usage.ru_maxrss / 1024}))
+"""
+
+SIDES = {"kept kernels": _KEPT, "kernel per notebook": _PER_NOTEBOOK}
 
 
-def _release(root: Path) -> Path:
-    (root / "benchmark").mkdir(parents=True)
-    (root / "eval").mkdir()
-    (root / "benchmark" / "v0_1").symlink_to(SHARED / "benchmark" / "v0_1")
-    (root / "eval" / "v1_1_candidate_filter_ablation").symlink_to(
-        SHARED / "eval" / "v1_1_candidate_filter_ablation"
+def _run(side: str, out: Path, cache: Path, jobs: int | None) -> dict[str, float]:
+    """One report by ``side`` into ``out`` with ``cache`` as its cache folder, measured."""
+    env = {**os.environ, "ARBWB_CACHE_DIR": str(cache), "PYTHONPATH": str(PROJECT_DIR)}
+    argv = ["report", "--data", str(DEMO_DIR), "--out", str(out), "--no-progress"]
+    argv += ["--jobs", str(jobs)] if jobs else []
+    command = [sys.executable, "-c", _MEASURE, sys.executable, "-c", SIDES[side], *argv]
+    result = subprocess.run(
+        command, env=env, cwd=NOTEBOOKS_DIR, capture_output=True, text=True, check=True
     )
-    return root
+    measured: dict[str, float] = json.loads(result.stdout.splitlines()[-1])
+    if measured["code"] != 0:
+        msg = f"{side}: arbwb report exited {measured['code']}:\n{result.stdout}{result.stderr}"
+        raise RuntimeError(msg)
+    measured["load"] = os.getloadavg()[0]
+    return measured
 
 
-def _empty_notebook_seconds(folder: Path) -> float:
-    nb = nbformat.v4.new_notebook()  # type: ignore[no-untyped-call]
-    nb.cells = [nbformat.v4.new_code_cell("x = 1")]  # type: ignore[no-untyped-call]
-    nb.metadata["kernelspec"] = {"name": "python3", "language": "python", "display_name": "py"}
-    path = folder / "empty.ipynb"
-    nbformat.write(nb, path)  # type: ignore[no-untyped-call]
-    start = time.perf_counter()
-    papermill.execute_notebook(str(path), str(folder / "out.ipynb"), progress_bar=False)
-    return time.perf_counter() - start
+def _outputs(report: Path) -> dict[str, bytes]:
+    """Recorded numbers and tables (not figures: seaborn's strip-plot jitter is unseeded)."""
+    files = [*report.glob("records/*.json"), *report.glob("tables/*")]
+    return {str(p.relative_to(report)): p.read_bytes() for p in sorted(files)}
 
 
 def main() -> int:
-    if not SHARED.is_dir():
-        print(f"skipped: needs {SHARED} (../shared beside the checkout)")
-        return 0
-    with tempfile.TemporaryDirectory() as tmp:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=None, help="arbwb report --jobs")
+    args = parser.parse_args()
+    results: dict[tuple[str, str], dict[str, float]] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-report-") as tmp:
         work = Path(tmp)
-        baseline = _empty_notebook_seconds(work)
-        data = _release(work / "release")
-        notebooks = sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]-*.ipynb"))
-        start = time.perf_counter()
-        run_report(ReportConfig(data_dir=data, out_dir=work / "report", progress=False))
-        wall = time.perf_counter() - start
-    print(f"notebooks: {len(notebooks)} ({', '.join(p.stem for p in notebooks)})")
-    print(f"baseline one-cell notebook: {baseline:.2f} s")
-    print(f"arbwb report on 287-sample shared runs: {wall:.2f} s wall")
-    print(f"ratio report / empty notebook: {wall / baseline:.1f}x")
-    print(f"target <= {TARGET_SECONDS:.0f} s: {'met' if wall <= TARGET_SECONDS else 'MISSED'}")
-    return 0 if wall <= TARGET_SECONDS else 1
+        for phase in ("cold", "warm"):  # sides take turns, so load swings hit both
+            for number, side in enumerate(SIDES):
+                report = work / f"report-{number}"
+                results[side, phase] = _run(side, report, work / f"cache-{number}", args.jobs)
+        same = _outputs(work / "report-0") == _outputs(work / "report-1")
+    cpus = len(os.sched_getaffinity(0))
+    print(f"arbwb report --data data/demo, {cpus} usable CPUs, --jobs {args.jobs or cpus}")
+    print(f"{'side':<20} {'phase':<5} {'wall s':>7} {'CPU s':>7} {'peak RSS MiB':>13} {'load':>5}")
+    for (side, phase), m in results.items():
+        print(
+            f"{side:<20} {phase:<5} {m['wall']:7.2f} {m['cpu']:7.2f} {m['rss_mib']:13.0f} "
+            f"{m['load']:5.1f}"
+        )
+    for phase in ("cold", "warm"):
+        old, new = results["kernel per notebook", phase], results["kept kernels", phase]
+        print(
+            f"{phase}: kernel per notebook / kept kernels = {old['wall'] / new['wall']:.2f}x wall, "
+            f"{old['cpu'] / new['cpu']:.2f}x CPU"
+        )
+    print(f"records and tables identical on both sides: {same}")
+    for phase in ("cold", "warm"):
+        met = results["kept kernels", phase]["wall"] <= TARGET_SECONDS
+        print(f"target {phase} wall <= {TARGET_SECONDS:.0f} s: {'met' if met else 'MISSED'}")
+    return 0 if same else 1
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import os
 import shutil
 from html.parser import HTMLParser
 from pathlib import Path
+from queue import SimpleQueue
 from urllib.parse import unquote, urlsplit
 
 import nbformat
@@ -17,7 +18,7 @@ from arbwb.analysis.explorer import QUERY_UNAVAILABLE
 from arbwb.cli import main
 from arbwb.jsonio import sha256_file
 from arbwb.paths import DEMO_DIR, NOTEBOOKS_DIR
-from arbwb.report.build import _progress, declared_parameters
+from arbwb.report.build import _drop_waiting, _progress, declared_parameters
 from arbwb.report.html import Section, render_docs, render_index
 
 INJECTED = 'raise RuntimeError("injected failure for the report test")'
@@ -401,3 +402,48 @@ def test_kernels_start_without_the_tcp_warning(
     notebooks = _notebooks(tmp_path / "nb", "print('ran')")
     assert _report(DEMO_DIR, tmp_path / "report", notebooks) == 0
     assert "without encryption" not in capfd.readouterr().err
+
+
+def test_a_kept_kernel_forgets_the_previous_notebook(tmp_path: Path) -> None:
+    """On one kernel for every notebook, a notebook sees no variable of the one before, numbers
+    its cells from 1 and shows a module's warning again; one that kills the kernel costs only its
+    section and the next runs on a new kernel."""
+    notebooks = tmp_path / "nbs"
+    notebooks.mkdir()
+    (notebooks / "helper.py").write_text(  # the kernel runs in the notebooks' folder
+        "import warnings\n\ndef warn():\n    warnings.warn('shown by every notebook')\n"
+    )
+    _notebooks(notebooks, "import helper\nleaked = 1\nhelper.warn()", name="01-first")
+    _notebooks(
+        notebooks, "assert 'leaked' not in globals()\nimport helper\nhelper.warn()", name="02-next"
+    )
+    _notebooks(notebooks, "import os\nos._exit(1)", name="03-dies")
+    _notebooks(notebooks, "assert 'leaked' not in globals()", name="04-after")
+    out = tmp_path / "report"
+    argv = ["--data", str(DEMO_DIR), "--out", str(out), "--notebooks", str(notebooks)]
+    assert main(["report", *argv, "--jobs", "1", "--no-progress"]) == 1
+    manifest = json.loads((out / "manifest.json").read_text())
+    statuses = [(s["notebook"], s["status"]) for s in manifest["notebooks"]]
+    assert statuses == [
+        ("01-first.ipynb", "ok"),
+        ("02-next.ipynb", "ok"),
+        ("03-dies.ipynb", "failed"),
+        ("04-after.ipynb", "ok"),
+    ]
+    assert "DeadKernelError" in manifest["notebooks"][2]["error"]
+    for stem in ("01-first", "02-next"):
+        nb = nbformat.read(out / "notebooks" / f"{stem}.ipynb", as_version=4)
+        code = [c for c in nb.cells if c.cell_type == "code"]
+        assert [c.execution_count for c in code] == [1, 2, 3]  # parameters, injected, cell
+        stderr = [o.text for o in code[-1].outputs if o.get("name") == "stderr"]
+        assert len(stderr) == 1 and "shown by every notebook" in stderr[0], stem
+
+
+def test_an_interrupted_report_drops_the_waiting_notebooks() -> None:
+    """After Ctrl-C each kernel's thread finds a None next, so it stops after its notebook."""
+    waiting: SimpleQueue[Path | None] = SimpleQueue()
+    for item in (Path("02-b.ipynb"), Path("03-c.ipynb"), None, None):
+        waiting.put(item)
+    _drop_waiting(waiting, 2)
+    assert [waiting.get_nowait() for _ in range(2)] == [None, None]
+    assert waiting.empty()

@@ -64,7 +64,8 @@ def add_parser(subparsers: Any) -> None:
         "--jobs",
         type=_at_least_one,
         default=None,
-        help="notebooks run at once, each in its own kernel (default: the usable CPUs)",
+        help="kernels running notebooks at once, each kept for the notebooks it runs in turn "
+        "(default: the usable CPUs)",
     )
     parser.set_defaults(func=_run)
 

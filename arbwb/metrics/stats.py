@@ -5,12 +5,14 @@ vectorised over an ``(n_boot, n)`` weight matrix, seeded and deterministic.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from statistics import NormalDist
 
 import numpy as np
 import numpy.typing as npt
 
 FloatArray = npt.NDArray[np.float64]
+_KEPT_DRAWS = 16  # sets of draws kept (2,000 x 1,000 samples: 8 MB each)
 
 
 def _codes(clusters: Sequence[object] | npt.ArrayLike, n: int) -> npt.NDArray[np.int64]:
@@ -44,13 +46,24 @@ def bootstrap_weights(
     if n <= 0 or n_boot <= 0:
         msg = f"need n > 0 samples and n_boot > 0 resamples, got n={n}, n_boot={n_boot}"
         raise ValueError(msg)
-    rng = np.random.default_rng(seed)
     if clusters is None:
-        return rng.multinomial(n, np.full(n, 1.0 / n), size=n_boot).astype(np.float64)
+        return _multinomial_counts(n, n_boot, seed).astype(np.float64)
     codes = _codes(clusters, n)
-    k = int(codes.max()) + 1
-    counts = rng.multinomial(k, np.full(k, 1.0 / k), size=n_boot).astype(np.float64)
-    return counts[:, codes]
+    counts = _multinomial_counts(int(codes.max()) + 1, n_boot, seed)
+    return counts[:, codes].astype(np.float64)
+
+
+@lru_cache(maxsize=_KEPT_DRAWS)
+def _multinomial_counts(k: int, n_boot: int, seed: int) -> npt.NDArray[np.int32]:
+    """``n_boot`` multinomial draws of ``k`` items from ``k`` equally likely ones (read-only).
+
+    Kept because a report asks for the same draws for every run, metric and budget over one
+    sample set, and drawing them costs far more than the products that use them.
+    """
+    rng = np.random.default_rng(seed)
+    counts = rng.multinomial(k, np.full(k, 1.0 / k), size=n_boot).astype(np.int32)
+    counts.flags.writeable = False
+    return counts
 
 
 def bootstrap_means(

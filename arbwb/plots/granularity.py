@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import matplotlib.pyplot as plt
+import numpy as np
 import polars as pl
 import seaborn as sns
 from matplotlib.axes import Axes
@@ -47,18 +48,23 @@ def plot_file_lines(
         _, ax = plt.subplots(figsize=(6.0, 3.8))
     data = resolved.select("task", "file_lines").to_pandas()
     sns.boxplot(data=data, x="task", y="file_lines", order=order, color="0.9", fliersize=0, ax=ax)
-    sns.stripplot(
-        data=data,
-        x="task",
-        y="file_lines",
-        order=order,
-        hue="task",
-        palette={t: TASK_COLORS.get(t, (0.6, 0.6, 0.6)) for t in order},
-        legend=False,
-        size=3,
-        alpha=0.6,
-        ax=ax,
-    )
+    state = np.random.get_state()  # seaborn jitters from numpy's global generator:
+    np.random.seed(0)  # seeded here, so the figure is the same in every run
+    try:
+        sns.stripplot(
+            data=data,
+            x="task",
+            y="file_lines",
+            order=order,
+            hue="task",
+            palette={t: TASK_COLORS.get(t, (0.6, 0.6, 0.6)) for t in order},
+            legend=False,
+            size=3,
+            alpha=0.6,
+            ax=ax,
+        )
+    finally:
+        np.random.set_state(state)
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.yaxis.set_minor_formatter(NullFormatter())

@@ -13,18 +13,19 @@ from __future__ import annotations
 
 import glob
 import hashlib
-import multiprocessing
 import os
 import platform
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from queue import Empty, SimpleQueue
+from typing import TYPE_CHECKING, Any
 
 from arbwb.errors import InputError
 from arbwb.io.release import DEFAULT_RUNS_GLOB
@@ -32,11 +33,13 @@ from arbwb.jsonio import new_file_mode, read_json, write_json, write_text_atomic
 from arbwb.paths import DEMO_DIR, DOCS_DIR, NOTEBOOKS_DIR
 from arbwb.report.html import Section, render_docs, render_index, render_notebook
 
+if TYPE_CHECKING:
+    from arbwb.report.kernel import KeptKernel
+
 #: The report's folder of runs ``arbwb report --method`` ranked (kept when the report is rebuilt).
 RUNS_DIR = "runs"
 SAMPLES_GLOB = "benchmark/*/*.jsonl"  # what load_release reads as sample files
 CONTEXTBENCH_ROWS = "contextbench/rows.parquet"  # notebook 07's default rows
-KERNEL_QUIET = "--IPKernelApp.log_level=ERROR"  # hush ipykernel's per-kernel TCP warning
 PACKAGES = (
     "arbwb", "polars", "numpy", "scipy", "pandas", "matplotlib", "seaborn", "papermill", "nbconvert"
 )  # fmt: skip
@@ -56,7 +59,7 @@ class ReportConfig:
     methods: Path | None = None  # method table CSV (notebook parameter methods_path)
     #: run files or globs (relative to data_dir) added to the run set (parameter extra_runs)
     extra_runs: tuple[str, ...] = ()
-    jobs: int | None = None  # notebooks executed at once; None: the usable CPUs
+    jobs: int | None = None  # kernels running notebooks at once; None: the usable CPUs
 
 
 @dataclass(frozen=True)
@@ -175,7 +178,7 @@ def _parameters(config: ReportConfig, data_dir: Path, work: Path) -> dict[str, A
 
 
 def _jobs(config: ReportConfig, count: int) -> int:
-    """Worker processes: ``config.jobs``, else the CPUs this process may use; at most ``count``."""
+    """Kernels: ``config.jobs``, else the CPUs this process may use; at most ``count``."""
     usable = config.jobs or len(os.sched_getaffinity(0))
     return max(1, min(usable, count))
 
@@ -183,26 +186,68 @@ def _jobs(config: ReportConfig, count: int) -> int:
 def _execute_all(
     notebooks: Sequence[Path], work: Path, parameters: dict[str, Any], config: ReportConfig
 ) -> list[Section]:
-    """Every notebook executed and rendered to HTML, ``_jobs`` at a time in worker processes,
-    each notebook in its own kernel. Sections come back in notebook order whatever order they
-    finish in, and each notebook writes only its own files, so any ``--jobs`` gives the same
-    report."""
-    context = multiprocessing.get_context("spawn")  # never fork a process holding threads
-    with ProcessPoolExecutor(_jobs(config, len(notebooks)), mp_context=context) as pool:
-        futures = {
-            pool.submit(_execute_and_render, nb, work, parameters, config): nb for nb in notebooks
-        }
-        finished = (futures[future] for future in as_completed(futures))
-        for _ in _progress(finished, total=len(notebooks), enabled=config.progress):
-            pass
-    return [future.result() for future in futures]
+    """Every notebook executed and rendered to HTML on ``_jobs`` kernels, each kept for the whole
+    run and driven by one thread of this process (the kernels do the work), which takes the next
+    waiting notebook when its last is done. Sections come back in notebook order whatever order
+    they finish in, and each notebook writes only its own files, so any ``--jobs`` gives the
+    same report."""
+    from arbwb.report.kernel import KeptKernel
+
+    jobs = _jobs(config, len(notebooks))
+    waiting: SimpleQueue[Path | None] = SimpleQueue()
+    for notebook in [*notebooks, *[None] * jobs]:  # one None per thread: nothing left
+        waiting.put(notebook)
+    done: SimpleQueue[Path | None] = SimpleQueue()  # finished notebooks; None: a thread stopped
+    sections: dict[Path, Section] = {}
+
+    def drive() -> None:
+        try:
+            with KeptKernel(config.kernel_name, notebooks[0].parent) as kernel:
+                for notebook in iter(waiting.get, None):
+                    sections[notebook] = _execute_and_render(kernel, notebook, work, parameters)
+                    done.put(notebook)
+        finally:
+            done.put(None)
+
+    with ThreadPoolExecutor(jobs, thread_name_prefix="arbwb-kernel") as pool:
+        threads = [pool.submit(drive) for _ in range(jobs)]
+        finished = _until_stopped(done, jobs)
+        try:
+            for _ in _progress(finished, total=len(notebooks), enabled=config.progress):
+                pass
+        except BaseException:  # Ctrl-C: each thread stops after its current notebook
+            _drop_waiting(waiting, jobs)
+            raise
+    for thread in threads:
+        thread.result()  # an error outside a notebook (rendering, stopping a kernel) is raised
+    return [sections[notebook] for notebook in notebooks]
+
+
+def _drop_waiting(waiting: SimpleQueue[Path | None], threads: int) -> None:
+    """The notebooks not yet taken dropped, and one None per thread put back."""
+    with suppress(Empty):
+        while True:
+            waiting.get_nowait()
+    for _ in range(threads):
+        waiting.put(None)
+
+
+def _until_stopped(done: SimpleQueue[Path | None], threads: int) -> Iterator[Path]:
+    """Notebooks from ``done`` as they finish, until each of ``threads`` sent its None."""
+    stopped = 0
+    while stopped < threads:
+        notebook = done.get()
+        if notebook is None:
+            stopped += 1
+        else:
+            yield notebook
 
 
 def _execute_and_render(
-    notebook: Path, work: Path, parameters: dict[str, Any], config: ReportConfig
+    kernel: KeptKernel, notebook: Path, work: Path, parameters: dict[str, Any]
 ) -> Section:
-    """One notebook executed, then its HTML page written beside it."""
-    section = _execute(notebook, work, parameters, config)
+    """One notebook executed on ``kernel``, then its HTML page written beside it."""
+    section = _execute(kernel, notebook, work, parameters)
     executed = work / "notebooks" / notebook.name
     if executed.is_file():
         write_text_atomic(executed.with_suffix(".html"), render_notebook(executed))
@@ -224,27 +269,15 @@ def _progress(items: Iterable[Path], *, total: int, enabled: bool) -> Iterator[P
             yield item
 
 
-def _execute(
-    notebook: Path, work: Path, parameters: dict[str, Any], config: ReportConfig
-) -> Section:
+def _execute(kernel: KeptKernel, notebook: Path, work: Path, parameters: dict[str, Any]) -> Section:
     """Run one notebook with the parameters it declares; a raising cell gives a failed Section."""
-    import papermill
     from papermill.exceptions import PapermillExecutionError
 
     target = work / "notebooks" / notebook.name
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         given = {k: v for k, v in parameters.items() if k in declared_parameters(notebook)}
-        papermill.execute_notebook(
-            str(notebook),
-            str(target),
-            parameters=given,
-            cwd=str(notebook.parent),
-            kernel_name=config.kernel_name,
-            language="python",
-            progress_bar=False,
-            extra_arguments=[KERNEL_QUIET],
-        )
+        kernel.execute(notebook, target, given)
     except PapermillExecutionError as exc:
         error = f"{exc.ename}: {exc.evalue}"
         return Section(notebook.name, "failed", error, exc.exec_count, exc.source)

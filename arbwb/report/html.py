@@ -15,13 +15,17 @@ import io
 import json
 import math
 import re
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from arbwb.jsonio import write_text_atomic
+
+if TYPE_CHECKING:
+    from nbconvert import HTMLExporter
 
 _INLINE_ROWS = 30  # table rows shown in the index; the files hold them all
 _OPEN_ENTRIES = 12  # nested records longer than this start collapsed
@@ -113,19 +117,31 @@ def _notebooks(count: int) -> str:
 
 def render_notebook(executed: Path) -> str:
     """An executed notebook as standalone HTML: code collapsed, figures embedded, no CDN scripts."""
-    import jinja2
     import nbformat
+
+    nb = nbformat.read(executed, as_version=4)  # type: ignore[no-untyped-call]
+    with _EXPORTING:
+        body, _ = _notebook_exporter().from_notebook_node(
+            nb, resources={"metadata": {"name": executed.stem}}
+        )
+    return with_table_script(docs_links_to_html(str(body)))
+
+
+_EXPORTING = threading.Lock()  # the report's threads share one exporter
+
+
+@cache
+def _notebook_exporter() -> HTMLExporter:
+    """The notebook pages' exporter, made once: making it took about half of each page's time."""
+    import jinja2
     from nbconvert import HTMLExporter
 
-    exporter = HTMLExporter(  # type: ignore[no-untyped-call]
+    return HTMLExporter(  # type: ignore[no-untyped-call]
         template_name="lab",
         template_file="arbwb_notebook.html.j2",
         extra_loaders=[jinja2.DictLoader({"arbwb_notebook.html.j2": _NOTEBOOK_TEMPLATE})],
         embed_images=True,
     )
-    nb = nbformat.read(executed, as_version=4)  # type: ignore[no-untyped-call]
-    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": executed.stem}})
-    return with_table_script(docs_links_to_html(str(body)))
 
 
 @cache
