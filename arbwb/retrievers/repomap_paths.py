@@ -1,8 +1,5 @@
-"""RepoMap's path and text rules (arb-repomap.md §0, §3.2-3.3, §4.2-4.3, §4.5), one function each.
-
-Pure string functions, shared by the index builder and its tests; every rule is upstream's,
-quirks included (prose import specs, bare-name resolution, directory-free source-test keys).
-"""
+"""RepoMap's path and text rules (arb-repomap.md §0, §3.2-3.3, §4.2-4.3, §4.5), upstream quirks
+included; pure string functions shared by the index builder and its tests."""
 
 from __future__ import annotations
 
@@ -104,10 +101,7 @@ def path_index_keys(path: str) -> list[str]:
 def build_path_index(
     paths: Iterable[str], keys_of: Callable[[str], list[str]] | None = None
 ) -> dict[str, list[str]]:
-    """Key -> node paths producing it (§4.2); lists keep first-seen order (callers sort).
-
-    ``keys_of`` stands in for :func:`path_index_keys` (e.g. a memo of it).
-    """
+    """Key -> node paths producing it (§4.2), first-seen order; ``keys_of``: a memo, say."""
     keys_of = path_index_keys if keys_of is None else keys_of
     index: dict[str, list[str]] = {}
     for path in paths:
@@ -123,10 +117,8 @@ def import_specs(text: str) -> list[str]:
 
 
 def specs_of_lines(lines: Iterable[str]) -> list[str]:
-    """Import specs of a text's scanned lines in order, first 200 (§4.3.1).
-
-    Lines without an ``IMPORT_WORDS`` word may be left out: they cannot match.
-    """
+    """Import specs of a text's lines in order, first 200 (§4.3.1; lines without an import word
+    may be left out)."""
     specs: list[str] = []
     for line in lines:
         stripped = line.strip()

@@ -274,21 +274,11 @@ def run_method(
                 start = time.perf_counter()
                 target = gold_only(targets[i]) if method.gold_only else targets[i]
                 skip = _pre_skip(target, frame_rows[i], selective)
-                row = None
-                if skip is None and not present:
-                    row = det.details_row(
-                        target,
-                        None,
-                        None,
-                        candidate_filter=candidate_filter,
-                        ranker=method.ranker,
-                        selective=selective,
-                        error="missing_corpus",
-                    )
-                elif skip is None and index is None:
+                if skip is None and present and index is None:
                     skip = "empty_corpus"
-                elif skip is None:
-                    ranking = rank_row(method, index, frame_rows[i])
+                row = None
+                if skip is None:  # a missing snapshot: an error row (arbwb-defined)
+                    ranking = rank_row(method, index, frame_rows[i]) if present else None
                     row = det.details_row(
                         target,
                         ranking,
@@ -296,6 +286,7 @@ def run_method(
                         candidate_filter=candidate_filter,
                         ranker=method.ranker,
                         selective=selective,
+                        error=None if present else "missing_corpus",
                     )
                 outcome = Outcome(i, row, skip, time.perf_counter() - start)
                 done[i] = outcome
