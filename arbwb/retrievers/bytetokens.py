@@ -54,17 +54,11 @@ def _chunk(raw: npt.NDArray[np.uint8], heads: npt.NDArray[np.int64]) -> pa.Array
     return pa.LargeListArray.from_arrays(starts, tokens)  # (pa.array would load pandas)
 
 
-def _lists(name: str, chunks: Iterator[pa.Array]) -> pl.Series:
-    """One ``List(String)`` series of the chunks."""
-    import pyarrow as pa
-
-    kind = pa.large_list(pa.large_string())
-    return pl.Series(name, ArrowChunks(list(chunks), kind))
-
-
 def token_lists(texts: pl.Series) -> pl.Series:
     """Each text's identifier-splitter tokens in text order (repeats kept), as a
     ``List(String)`` series aligned with ``texts`` (a null text has none)."""
+    import pyarrow as pa
+
     if texts.is_empty():
         return pl.Series(texts.name, [], dtype=pl.List(pl.String))
     array = texts.fill_null("").to_arrow(compat_level=pl.CompatLevel.oldest())
@@ -74,13 +68,11 @@ def token_lists(texts: pl.Series) -> pl.Series:
     ]
     empty = np.zeros(0, dtype=np.uint8)
     raw = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else empty
-
-    def chunks() -> Iterator[pa.Array]:
-        for first, last in _blocks(ends):
-            lo = int(ends[first])
-            yield _chunk(raw[lo : ends[last]], ends[first : last + 1] - lo)
-
-    return _lists(texts.name, chunks())
+    chunks: list[pa.Array] = []
+    for first, last in _blocks(ends):
+        lo = int(ends[first])
+        chunks.append(_chunk(raw[lo : ends[last]], ends[first : last + 1] - lo))
+    return pl.Series(texts.name, ArrowChunks(chunks, pa.large_list(pa.large_string())))
 
 
 def _blocks(marks: npt.NDArray[np.int64]) -> Iterator[tuple[int, int]]:

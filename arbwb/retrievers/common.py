@@ -15,8 +15,7 @@ from arbwb import schemas
 from arbwb.io.corpus import Corpus
 from arbwb.io.pathclass import CandidateFilter, keep_path
 from arbwb.metrics.chunks import ChunkTable
-from arbwb.retrievers.strkeys import Needles
-from arbwb.retrievers.strkeys import SortedVocab as HashedVocab
+from arbwb.retrievers.strkeys import Needles, SortedVocab
 from arbwb.tokenize import split_identifiers
 
 if TYPE_CHECKING:  # scipy loads only for the methods that use it
@@ -198,7 +197,7 @@ def term_rows(
     """For each query term in the vocabulary: (column, n_q, chunk rows, exact integer counts)."""
     indptr, indices, data = matrix.counts.indptr, matrix.counts.indices, matrix.counts.data
     vocab, names = matrix.vocab, list(terms)
-    cols = vocab.columns(names) if isinstance(vocab, HashedVocab) else [vocab.get(t) for t in names]
+    cols = vocab.columns(names) if isinstance(vocab, SortedVocab) else [vocab.get(t) for t in names]
     for col, n_q in zip(cols, terms.values(), strict=True):
         if col is None or col >= len(matrix.df):  # the shared vocabulary may have grown since
             continue

@@ -95,7 +95,6 @@ class Prepared:
     path_rank: npt.NDArray[np.int64]
     flow: Flow
     candidates: npt.NDArray[np.int64]
-    candidate_filter: CandidateFilter
 
 
 def flow(graph: sp.csr_matrix) -> Flow:
@@ -166,7 +165,6 @@ def prepare(index: RepoMapIndex, candidate_filter: CandidateFilter = "all_files"
         path_rank=path_rank,
         flow=flow(index.graph),
         candidates=candidates,
-        candidate_filter=candidate_filter,
     )
 
 
@@ -314,10 +312,13 @@ def rank_query(
     weights: Weights = Weights(),
 ) -> ChunkRanking:
     """Rank the candidates of ``prep`` for one sample; ``query`` defaults to ``json.loads(q)``."""
-    if query is None:
-        parsed = json.loads(q) if q else {}
-        query = parsed if isinstance(parsed, dict) else {}
+    query = _json_object(q) if query is None else query
     return rank_components(prep, components(prep, q, query, task, given), weights)
+
+
+def _json_object(text: str | None) -> dict[str, Any]:
+    value = json.loads(text) if text else {}
+    return value if isinstance(value, dict) else {}
 
 
 def pseudo_chunks(prep: Prepared) -> pl.DataFrame:
@@ -406,11 +407,6 @@ def finish(
     ):
         save(index, target)
     return index, False
-
-
-def _json_object(text: str | None) -> dict[str, Any]:
-    value = json.loads(text) if text else {}
-    return value if isinstance(value, dict) else {}
 
 
 class RepoMap:

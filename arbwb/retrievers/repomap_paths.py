@@ -112,18 +112,11 @@ def build_path_index(
 
 def import_specs(text: str) -> list[str]:
     """Import specs of a file text (§4.3.1): first 2,000 lines, first 200 specs."""
-    search = _IMPORT_WORDS.search
-    return specs_of_lines(x for x in text.splitlines()[:MAX_SCAN_LINES] if search(x))
-
-
-def specs_of_lines(lines: Iterable[str]) -> list[str]:
-    """Import specs of a text's lines in order, first 200 (§4.3.1; lines without an import word
-    may be left out)."""
     specs: list[str] = []
-    for line in lines:
+    for line in text.splitlines()[:MAX_SCAN_LINES]:
         stripped = line.strip()
-        if stripped.startswith(("//", "# ", "*")):
-            continue
+        if not _IMPORT_WORDS.search(line) or stripped.startswith(("//", "# ", "*")):
+            continue  # a line without an import word cannot match
         for match in IMPORT_RE.finditer(stripped):
             specs.append(next(g for g in match.groups() if g))
             if len(specs) == MAX_SPECS:
@@ -174,13 +167,8 @@ def spec_keys(spec: str, importer: str) -> list[str]:
 
 def resolve_import(spec: str, importer: str, index: Mapping[str, list[str]]) -> list[str]:
     """Node paths a spec resolves to: the union over its keys, ascending, first 8 (§4.3.2)."""
-    return targets_of(spec_keys(spec, importer), index)
-
-
-def targets_of(keys: Iterable[str], index: Mapping[str, list[str]]) -> list[str]:
-    """The union of ``index`` entries over a spec's keys, ascending, first 8 (§4.3.2)."""
     found: set[str] = set()
-    for key in keys:
+    for key in spec_keys(spec, importer):
         found.update(index.get(key, ()))
     return sorted(found)[:MAX_TARGETS]
 
