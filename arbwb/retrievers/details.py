@@ -5,6 +5,7 @@ Rank metrics use the full file ranking (spec §5.1); packing, line and block met
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -189,10 +190,7 @@ def summarize(
     groups: dict[str, list[Mapping[str, Any]]] = {"overall": list(scored)}
     for r in scored:
         groups.setdefault(str(r["task_type"]), []).append(r)
-    errors: dict[str, int] = {}
-    for r in rows:
-        if r.get("status") == "error":
-            errors[str(r["error"])] = errors.get(str(r["error"]), 0) + 1
+    errors = dict(Counter(str(r["error"]) for r in rows if r.get("status") == "error"))
     summary: dict[str, Any] = {
         "mode": mode,
         "ranker": ranker,

@@ -413,29 +413,6 @@ def line_index(path: Path, marks: Path | None = None) -> LineIndex | None:
     return LineIndex("strict", path, lines, special, row_count(data))
 
 
-def index_snapshot(
-    corpus: Corpus,
-    snapshot: str,
-    candidate_filter: CandidateFilter,
-    *,
-    mode: PatternMode = "strict",
-    marks: Path | None = None,
-) -> tuple[GrepIndex | LineIndex, pl.DataFrame] | None:
-    """A snapshot's grep index and the chunk frame its rankings index; None without rows.
-
-    Strict mode over all files keeps the unparsed lines (:class:`LineIndex`; each ranking
-    carries its own table, the frame is empty); otherwise :func:`build_index`.
-    """
-    if mode == "strict" and candidate_filter == "all_files":
-        path = corpus.chunk_path(snapshot)
-        index = line_index(path, marks)
-        if index is not None:
-            corpus.check_counts(snapshot, path, index.rows)
-            return index, _NO_CHUNKS
-    chunks = candidate_chunks(corpus.chunks(snapshot), candidate_filter)
-    return (build_index(chunks, mode), chunks) if chunks.height else None
-
-
 #: Terms matched by one case-insensitive alternation (one pass over the lines).
 GROUP_SIZE = 4
 
@@ -514,15 +491,6 @@ def rank_sample(index: GrepIndex | LineIndex, query_text: str) -> ChunkRanking:
     return search(index, query_text).ranking
 
 
-def row_stats(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
-    """arbwb-defined summary counts: evaluated rows with no pattern, and with no hit (§6.6)."""
-    ranked = [r for r in rows if "patterns" in r]
-    return {
-        "no_pattern_samples": sum(1 for r in ranked if not r["patterns"]),
-        "no_hit_samples": sum(1 for r in ranked if r["patterns"] and not r["top_files"]),
-    }
-
-
 @dataclass(frozen=True)
 class Grep:
     """The grep retriever of one pattern mode, scored on gold files only (arb-grep §7-§8);
@@ -554,7 +522,16 @@ class Grep:
     def index_snapshot(
         self, corpus: Corpus, snapshot: str, candidate_filter: CandidateFilter
     ) -> tuple[GrepIndex | LineIndex, pl.DataFrame] | None:
-        return index_snapshot(corpus, snapshot, candidate_filter, mode=self.mode, marks=self.marks)
+        """A snapshot's index and chunk frame; strict mode over all files keeps the unparsed
+        lines (:class:`LineIndex`; each ranking carries its own table, the frame is empty)."""
+        if self.mode == "strict" and candidate_filter == "all_files":
+            path = corpus.chunk_path(snapshot)
+            index = line_index(path, self.marks)
+            if index is not None:
+                corpus.check_counts(snapshot, path, index.rows)
+                return index, _NO_CHUNKS
+        chunks = candidate_chunks(corpus.chunks(snapshot), candidate_filter)
+        return (build_index(chunks, self.mode), chunks) if chunks.height else None
 
     def rank(self, index: GrepIndex | LineIndex, query: str) -> ChunkRanking:
         return rank_sample(index, query)
@@ -566,7 +543,12 @@ class Grep:
         return {"pattern_mode": self.mode}
 
     def row_stats(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
-        return row_stats(rows)
+        """arbwb-defined summary counts: rows with no pattern, and with no hit (§6.6)."""
+        ranked = [r for r in rows if "patterns" in r]
+        return {
+            "no_pattern_samples": sum(1 for r in ranked if not r["patterns"]),
+            "no_hit_samples": sum(1 for r in ranked if r["patterns"] and not r["top_files"]),
+        }
 
 
 def method(mode: PatternMode = "strict", marks: Path | None = None) -> RetrievalMethod:

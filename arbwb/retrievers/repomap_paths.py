@@ -4,7 +4,7 @@ included; pure string functions shared by the index builder and its tests."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from arbwb.io.pathclass import is_code_path, is_test_path
 from arbwb.tokenize import split_identifiers
@@ -98,14 +98,11 @@ def path_index_keys(path: str) -> list[str]:
     return list(dict.fromkeys(v.lower() for v in variants if v))
 
 
-def build_path_index(
-    paths: Iterable[str], keys_of: Callable[[str], list[str]] | None = None
-) -> dict[str, list[str]]:
-    """Key -> node paths producing it (§4.2), first-seen order; ``keys_of``: a memo, say."""
-    keys_of = path_index_keys if keys_of is None else keys_of
+def build_path_index(paths: Iterable[str]) -> dict[str, list[str]]:
+    """Key -> node paths producing it (§4.2), in first-seen order."""
     index: dict[str, list[str]] = {}
     for path in paths:
-        for key in keys_of(path):
+        for key in path_index_keys(path):
             index.setdefault(key, []).append(path)
     return index
 

@@ -14,6 +14,7 @@ import json
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -297,10 +298,7 @@ def run_method(
             prepared = index = table = None  # free this snapshot before the next is read
     outcomes = [done[i] for i in range(len(targets))]
     rows = [o.row for o in outcomes if o.row is not None]
-    skipped: dict[str, int] = {}
-    for o in outcomes:
-        if o.skip is not None:
-            skipped[o.skip] = skipped.get(o.skip, 0) + 1
+    skipped = dict(Counter(o.skip for o in outcomes if o.skip is not None))
     mode = MODES.get(method.ranker, "other")
     runtime = det.runtime_stats([o.seconds for o in outcomes if o.row is not None])
     runtime |= {"index_s": index_seconds}

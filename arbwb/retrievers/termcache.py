@@ -48,6 +48,7 @@ KIND = "terms"
 SUFFIX = ".npz"
 #: The chunk columns kept beside the counts (the CHUNKS columns rankers use, minus text).
 META_COLUMNS = ("chunk_id", "path", "kind", "symbol", "start_line", "end_line", "n_chars")
+META_SCHEMA = {c: CHUNK_FIELDS.get(c, pl.Int64) for c in META_COLUMNS}
 #: Entry arrays with one value per chunk (checked when an entry is read).
 PER_CHUNK: tuple[str, ...] = ("doc_len", "n_unique", "path_codes", "tiebreak", "symbol_codes")
 PER_CHUNK += ("kind_codes", "start_line", "end_line", "n_chars")
@@ -79,7 +80,7 @@ def compute(chunk_file: Path) -> SnapshotTerms:
         for part in counted:
             merger.add(part)
     found, doc_len = merger.finish()
-    chunks = pl.concat(metas) if metas else _empty_meta()
+    chunks = pl.concat(metas) if metas else pl.DataFrame(schema=META_SCHEMA)
     terms, rows = found.terms, found.counts
     del found
     n_unique = np.diff(rows.indptr)
@@ -99,11 +100,6 @@ def _count_block(chunk_file: Path, raw: bytes) -> tuple[pl.DataFrame, list[Batch
     fields = block.select(DOCUMENT_FIELDS)  # counted as the §7.2 document, without joining
     del block
     return meta, [count_batch(batch) for batch in batches(fields)]
-
-
-def _empty_meta() -> pl.DataFrame:
-    schema = {c: CHUNK_FIELDS.get(c, pl.Int64) for c in META_COLUMNS}
-    return pl.DataFrame(schema=schema)
 
 
 def _strings(name: str, table: StringTable) -> dict[str, npt.NDArray[Any]]:
@@ -214,7 +210,7 @@ class StoredTerms:
         """The chunk columns (``META_COLUMNS``) as a frame, built from the entry."""
         table = self.table
         if not len(table.chunk_ids):
-            return _empty_meta()
+            return pl.DataFrame(schema=META_SCHEMA)
         columns = {
             "chunk_id": table.chunk_ids[:],
             "path": table.paths[:],
@@ -224,8 +220,7 @@ class StoredTerms:
             "end_line": table.ends[:],
             "n_chars": table.n_chars[:],
         }
-        schema = {c: CHUNK_FIELDS.get(c, pl.Int64) for c in META_COLUMNS}
-        return pl.DataFrame({c: columns[c] for c in META_COLUMNS}, schema=schema)
+        return pl.DataFrame(columns, schema=META_SCHEMA)
 
     @cached_property
     def terms(self) -> list[str]:
