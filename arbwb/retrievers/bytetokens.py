@@ -83,14 +83,8 @@ def _blocks(marks: npt.NDArray[np.int64]) -> Iterator[tuple[int, int]]:
     yield from pairwise([0, *inner.tolist(), len(marks) - 1])
 
 
-def distinct_tokens(texts: pl.Series) -> pl.Series:
-    """Each text's distinct identifier-splitter tokens in order of first appearance, as a
-    ``List(String)`` series aligned with ``texts`` (a null text has none)."""
-    return token_lists(texts).list.unique(maintain_order=True)
-
-
 def distinct_text_tokens(texts: Sequence[str], name: str = "text") -> pl.Series:
-    """:func:`distinct_tokens` of Python strings, by the C term counter (:func:`count_batch`)."""
+    """Each text's distinct tokens in order of first appearance, by the C term counter."""
     import pyarrow as pa
 
     from arbwb.retrievers.terms import count_batch

@@ -22,7 +22,7 @@ import polars as pl
 
 from arbwb.jsonio import atomic_open
 from arbwb.retrievers import repomap_paths as rp
-from arbwb.retrievers.bytetokens import distinct_tokens, token_lists
+from arbwb.retrievers.bytetokens import token_lists
 from arbwb.retrievers.repomap_graph import (
     import_edges,
     reference_edges,
@@ -114,13 +114,9 @@ def _terms(
     import scipy.sparse as sp
 
     n = len(paths)
+    distinct = token_lists(pl.Series(paths, dtype=pl.String)).list.unique(maintain_order=True)
     path_tok = (
-        pl.DataFrame(
-            {
-                "node": np.arange(n, dtype=np.int64),
-                "tok": distinct_tokens(pl.Series("path", paths, dtype=pl.String)),
-            }
-        )
+        pl.DataFrame({"node": np.arange(n, dtype=np.int64), "tok": distinct})
         .explode("tok")
         .drop_nulls("tok")
     )
