@@ -1,12 +1,6 @@
-"""BM25 over chunk documents: upstream's exact variant (``bm25-arb``, spec §7.3) and rank-bm25's.
-
-Both use the same units, document text and tokenizer (§7.1/§7.2) and the same sort
-(score desc, path, chunk_id; a token-free query keeps corpus order with score 0). They differ
-only in IDF: upstream ``ln(1 + (N - df + 0.5)/(df + 0.5))`` (never negative); rank-bm25's
-``BM25Okapi`` ``ln(N - df + 0.5) - ln(df + 0.5)`` with negative values floored at
-``ε·mean(idf)`` (ε = 0.25, mean over the whole vocabulary). ``bm25`` is therefore a different
-run from upstream's and is labelled so. Scoring is one sparse column pass per query term,
-so a query costs O(Σ df) instead of O(chunks · terms).
+"""BM25 over chunk documents: upstream's exact variant (``bm25-arb``, spec §7.3) and rank-bm25's
+(``bm25``, a different run); they differ only in IDF (docs/retrievers.md#bm25-arb-and-bm25).
+Scoring is one sparse column pass per query term: O(Σ df) per query.
 """
 
 from __future__ import annotations
@@ -45,11 +39,8 @@ OKAPI_EPSILON = 0.25
 
 @dataclass(frozen=True)
 class BM25Index:
-    """Term counts and length normaliser ``k1·(1 - b + b·dl/avgdl)`` of a snapshot's chunks.
-
-    ``okapi_idf`` holds rank-bm25's IDF per column for ``bm25``; None means upstream's IDF,
-    computed per query term in Python so its floats are upstream's.
-    """
+    """Term counts and length normaliser ``k1·(1 - b + b·dl/avgdl)`` of a snapshot's chunks;
+    ``okapi_idf`` None: upstream's IDF, computed per term in Python (upstream's floats)."""
 
     terms: TermMatrix
     n_chunks: int
@@ -66,10 +57,8 @@ def upstream_idf(n_docs: int, df: int) -> float:
 
 
 def okapi_idf(n_docs: int, df: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
-    """rank-bm25 BM25Okapi IDF per column: ``ln(N - df + 0.5) - ln(df + 0.5)`` for the terms
-    present (df > 0), negative values replaced by ``ε·mean(idf)`` (ε = 0.25, mean over the
-    present terms before flooring); absent terms get 0 (never used).
-    """
+    """rank-bm25 BM25Okapi IDF per column: ``ln(N - df + 0.5) - ln(df + 0.5)``, negatives
+    replaced by ``ε·mean(idf)`` over the present terms; absent terms 0 (never used)."""
     present = df > 0
     values = np.zeros(len(df), dtype=np.float64)
     values[present] = np.log(n_docs - df[present] + 0.5) - np.log(df[present] + 0.5)
@@ -112,12 +101,8 @@ def build_okapi_index(chunks: pl.DataFrame, memo: TermMemo | None = None) -> BM2
 
 
 def scores(index: BM25Index, query_text: str) -> npt.NDArray[np.float64] | None:
-    """Per-chunk BM25, or None for a token-free query.
-
-    ``score(c) = Σ_{distinct t in q, tf_c(t) > 0} n_q(t)·idf(t)·[tf·(k1+1) / (tf + k1·(1 - b +
-    b·dl/avgdl))]``, k1 = 1.5, b = 0.75, summed in order of first occurrence in q; the bracket
-    is evaluated first, which reproduces upstream's floats bit for bit (TV6).
-    """
+    """Per-chunk BM25 (§7.3), or None for a token-free query; terms summed in query order, the
+    ``tf`` bracket evaluated first (upstream's floats bit for bit, TV6)."""
     terms = query_terms(query_text)
     if not terms:
         return None
@@ -141,8 +126,7 @@ def rank_sample(index: BM25Index, query_text: str) -> ChunkRanking:
 
 
 def method(*, okapi: bool = False, source: TermSource | None = None) -> RetrievalMethod:
-    """``bm25-arb`` (upstream) or ``bm25`` (rank-bm25 formula): with a ``source``, snapshots
-    are streamed with their term statistics cached on disk; else a run-level token memo."""
+    """``bm25-arb`` (upstream) or ``bm25`` (rank-bm25 formula); ``source`` as in lexical."""
     name, ranker = ("bm25", "bm25-okapi") if okapi else ("bm25-arb", "bm25")
     build = functools.partial(index_from_terms, okapi=okapi)
     return bind(TermRetriever(name, ranker, build, rank_sample, source))

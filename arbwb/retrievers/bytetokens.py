@@ -1,15 +1,9 @@
 """Identifier-splitter tokens (spec §7.1) of many texts at once, found on their UTF-8 bytes.
 
-A token is a maximal run of ASCII letters and digits, also split between a lower-case and a
-following upper-case ASCII letter, lower-cased. Every byte of a non-ASCII character is
-≥ 0x80, so it only separates tokens, as the splitter's ``[A-Za-z0-9]+`` has it. So the token
-boundaries are a few numpy comparisons over the concatenated bytes, and the token bytes are
-the token positions kept with bit 0x20 set (lower case; digits already have it). Texts are
-scanned in blocks of about ``BLOCK_BYTES`` (small temporaries, reused from the heap: fresh
-memory costs page faults and zeroing, more than the arithmetic), each block's tokens going to
-Polars as one chunk of an Arrow list array (no Python string per token). arbwb-defined
-speed-up; tests/test_repomap_index_fast.py checks it against ``split_identifiers``. Distinct
-tokens of Python strings come from the C term counter instead (:func:`distinct_text_tokens`).
+Non-ASCII bytes only separate tokens, so boundaries are numpy comparisons over the bytes,
+in blocks of ``BLOCK_BYTES`` (small reused temporaries beat fresh memory's page faults), each
+block one Arrow list chunk (no Python string per token). Checked against ``split_identifiers``
+in tests/test_repomap_index_fast.py.
 """
 
 from __future__ import annotations
@@ -32,8 +26,8 @@ BLOCK_BYTES = 1 << 18
 
 
 class ArrowChunks:
-    """Arrow arrays of one type seen only through the Arrow PyCapsule stream interface: Polars
-    imports them as the chunks of one series without loading ``pyarrow.compute``."""
+    """Arrow arrays seen only through the PyCapsule stream interface (Polars then skips
+    ``pyarrow.compute``)."""
 
     def __init__(self, chunks: list[pa.Array], kind: pa.DataType) -> None:
         import pyarrow as pa
@@ -46,8 +40,7 @@ class ArrowChunks:
 
 
 def _chunk(raw: npt.NDArray[np.uint8], heads: npt.NDArray[np.int64]) -> pa.Array:
-    """The token lists of the texts in ``raw`` starting at ``heads`` (then its end), as one
-    Arrow ``large_list<large_string>`` array built from numpy buffers."""
+    """The token lists of the texts in ``raw`` starting at ``heads``, as one Arrow list array."""
     import pyarrow as pa
 
     begins, lengths, data = identifier_token_bytes(raw, heads)
@@ -61,17 +54,11 @@ def _chunk(raw: npt.NDArray[np.uint8], heads: npt.NDArray[np.int64]) -> pa.Array
     return pa.LargeListArray.from_arrays(starts, tokens)  # (pa.array would load pandas)
 
 
-def _lists(name: str, chunks: Iterator[pa.Array]) -> pl.Series:
-    """One ``List(String)`` series of the chunks."""
-    import pyarrow as pa
-
-    kind = pa.large_list(pa.large_string())
-    return pl.Series(name, ArrowChunks(list(chunks), kind))
-
-
 def token_lists(texts: pl.Series) -> pl.Series:
     """Each text's identifier-splitter tokens in text order (repeats kept), as a
     ``List(String)`` series aligned with ``texts`` (a null text has none)."""
+    import pyarrow as pa
+
     if texts.is_empty():
         return pl.Series(texts.name, [], dtype=pl.List(pl.String))
     array = texts.fill_null("").to_arrow(compat_level=pl.CompatLevel.oldest())
@@ -81,34 +68,23 @@ def token_lists(texts: pl.Series) -> pl.Series:
     ]
     empty = np.zeros(0, dtype=np.uint8)
     raw = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else empty
-
-    def chunks() -> Iterator[pa.Array]:
-        for first, last in _blocks(ends):
-            lo = int(ends[first])
-            yield _chunk(raw[lo : ends[last]], ends[first : last + 1] - lo)
-
-    return _lists(texts.name, chunks())
+    chunks: list[pa.Array] = []
+    for first, last in _blocks(ends):
+        lo = int(ends[first])
+        chunks.append(_chunk(raw[lo : ends[last]], ends[first : last + 1] - lo))
+    return pl.Series(texts.name, ArrowChunks(chunks, pa.large_list(pa.large_string())))
 
 
 def _blocks(marks: npt.NDArray[np.int64]) -> Iterator[tuple[int, int]]:
-    """(first, last) text ranges of about ``BLOCK_BYTES`` from the texts' start positions
-    ``marks`` (then the end); always at least one range, which may be empty."""
+    """(first, last) text ranges of about ``BLOCK_BYTES`` (at least one, maybe empty)."""
     total = int(marks[-1] - marks[0])
     starts = np.unique(np.searchsorted(marks[:-1], marks[0] + np.arange(0, total, BLOCK_BYTES)))
     inner = starts[(starts > 0) & (starts < len(marks) - 1)]
     yield from pairwise([0, *inner.tolist(), len(marks) - 1])
 
 
-def distinct_tokens(texts: pl.Series) -> pl.Series:
-    """Each text's distinct identifier-splitter tokens in order of first appearance, as a
-    ``List(String)`` series aligned with ``texts`` (a null text has none)."""
-    return token_lists(texts).list.unique(maintain_order=True)
-
-
 def distinct_text_tokens(texts: Sequence[str], name: str = "text") -> pl.Series:
-    """:func:`distinct_tokens` of Python strings, by the C term counter
-    (:func:`arbwb.retrievers.terms.count_batch` lists each text's distinct tokens in order of
-    first appearance)."""
+    """Each text's distinct tokens in order of first appearance, by the C term counter."""
     import pyarrow as pa
 
     from arbwb.retrievers.terms import count_batch

@@ -1,9 +1,4 @@
-"""Pieces every retriever shares: chunk documents, tokenised term matrices, chunk -> file ranking.
-
-A retriever builds an index once per snapshot from the (candidate-filtered) chunks and then
-ranks each sample's query against it; the result is a :class:`ChunkRanking` that keeps the
-full chunk order (legacy char packing, line metrics, selective scores) and the file ranking.
-"""
+"""Pieces every retriever shares: chunk documents, term matrices, chunk -> file ranking."""
 
 from __future__ import annotations
 
@@ -20,14 +15,11 @@ from arbwb import schemas
 from arbwb.io.corpus import Corpus
 from arbwb.io.pathclass import CandidateFilter, keep_path
 from arbwb.metrics.chunks import ChunkTable
-from arbwb.retrievers.strkeys import Needles
-from arbwb.retrievers.strkeys import SortedVocab as HashedVocab
+from arbwb.retrievers.strkeys import Needles, SortedVocab
 from arbwb.tokenize import split_identifiers
 
-if TYPE_CHECKING:  # scipy and the term counter load only for the methods that use them
+if TYPE_CHECKING:  # scipy loads only for the methods that use it
     import scipy.sparse as sp
-
-    from arbwb.metrics.chunks import ChunkTable
 
 #: Chunk columns a retriever needs (the CHUNKS schema minus nothing; snapshot_id is optional).
 CHUNK_COLUMNS = ("chunk_id", "path", "kind", "symbol", "start_line", "end_line", "text")
@@ -38,15 +30,11 @@ MEMO_FACTOR = 2
 
 @dataclass(frozen=True)
 class ChunkRanking:
-    """One query's result: chunk rows (indices into the index's chunks) best first, and files.
+    """One query's result: chunk rows best first, and the distinct files in that order (full depth).
 
-    ``files`` are distinct paths in order of first appearance in ``order`` (full depth);
-    ``file_scores`` their best chunk score (or the method's own file score, e.g. grep);
-    ``details`` extra details-row fields of the method (grep: patterns, ``top_file_scores``);
-    ``n_chars`` per-chunk character counts replacing the chunk table's in the 8k packing, when
-    the method counts differently (grep: an empty text counts as its path, arb-grep §6.5);
-    ``table`` the chunk rows ``order`` indexes, when the method read them itself instead of
-    indexing the snapshot's chunk frame (grep's strict fast path parses only candidate rows).
+    ``details``: extra details-row fields; ``n_chars`` replaces the table's character counts
+    in the 8k packing (grep, arb-grep §6.5); ``table``: the rows ``order`` indexes when the
+    method read them itself (grep's strict path).
     """
 
     order: npt.NDArray[np.int64]
@@ -60,8 +48,7 @@ class ChunkRanking:
 
 @dataclass(frozen=True)
 class ColumnCounts:
-    """Chunk x term counts in scipy's CSC layout, held without importing scipy (a warm run
-    only reads the columns of the query's terms)."""
+    """Chunk x term counts in CSC layout, held without importing scipy (warm runs read columns)."""
 
     indptr: npt.NDArray[np.integer[Any]]
     indices: npt.NDArray[np.int32]
@@ -77,12 +64,9 @@ class ColumnCounts:
 
 @dataclass(frozen=True)
 class TermMatrix:
-    """Identifier-splitter term counts of chunk documents (spec §7.1-7.3), column-compressed.
+    """§7.1 term counts of chunk documents (CSC), with tokens and distinct terms per document.
 
-    ``counts[c, t]`` = occurrences of term t in chunk c's document; ``vocab`` maps term -> column
-    (it may hold more terms than columns when shared through a :class:`TermMemo`; a cached
-    snapshot's is a :class:`HashedVocab`);
-    ``doc_len`` = tokens per document, ``n_unique`` = distinct terms per document.
+    ``vocab`` maps term -> column (a shared :class:`TermMemo` one may hold more terms).
     """
 
     counts: sp.csc_matrix | ColumnCounts
@@ -124,15 +108,11 @@ def _empty_csr() -> sp.csr_matrix:
 
 @dataclass
 class TermMemo:
-    """Term counts of chunk documents seen recently, reused by the next snapshots.
+    """Term counts of recently seen chunk documents, reused by the next snapshots (stateful).
 
-    ARB snapshots of one repository share most chunk text, so only unseen documents are
-    tokenised. ``table`` maps each distinct document to its row of ``counts`` (CSR). The memo
-    accumulates the documents of successive snapshots (samples need not come in commit order,
-    so older text recurs) until it would exceed ``MEMO_FACTOR`` x the latest snapshot's chunk
-    count; then it restarts from that snapshot alone, which bounds memory (arbwb-defined
-    policy). The vocabulary only grows, so ids stay valid. Stateful on purpose; one per
-    method instance.
+    Snapshots of a repository share most text, so only unseen documents are tokenised.
+    ``table`` maps a document to its row of ``counts``; past ``MEMO_FACTOR`` x the latest
+    snapshot's chunks the memo restarts from that snapshot (arbwb-defined). Ids only grow.
     """
 
     vocab: dict[str, int] = field(default_factory=dict)
@@ -149,11 +129,7 @@ class TermMemo:
 
 
 def _tokenize(docs: pl.Series, vocab: dict[str, int]) -> sp.csr_matrix:
-    """§7.1 term counts of ``docs`` as CSR rows, term ids from ``vocab`` (extended).
-
-    Counted by :func:`arbwb.retrievers.terms.count_terms`; new terms get ids in sorted order,
-    so ids do not depend on the order terms were met.
-    """
+    """§7.1 term counts of ``docs`` as CSR rows; new terms join ``vocab`` in sorted order."""
     import scipy.sparse as sp
 
     from arbwb.retrievers.terms import batches, count_terms
@@ -176,12 +152,8 @@ def _widen(matrix: sp.csr_matrix, width: int) -> sp.csr_matrix:
 
 
 def term_matrix(chunks: pl.DataFrame, memo: TermMemo | None = None) -> TermMatrix:
-    """Sparse §7.1 term counts of every chunk document (chunk order), reusing ``memo``.
-
-    Documents are looked up by their full text with one Polars join (exact, no Python
-    hashing) and only unseen ones are tokenised; scipy then gathers the rows (CSR) and
-    converts once to CSC for per-term queries.
-    """
+    """Sparse §7.1 term counts of every chunk document (chunk order); only documents not in
+    ``memo`` (one Polars join on the full text) are tokenised."""
     import scipy.sparse as sp
 
     memo = TermMemo() if memo is None else memo
@@ -222,14 +194,10 @@ def query_terms(query_text: str) -> Counter[str]:
 def term_rows(
     matrix: TermMatrix, terms: Counter[str]
 ) -> Iterator[tuple[int, int, npt.NDArray[np.int32], npt.NDArray[Any]]]:
-    """For each query term present in the vocabulary: (column, n_q, chunk rows, term counts).
-
-    Counts are uint16/int32 (streamed snapshots) or float64 (token memo); all hold exact
-    integers. A :class:`HashedVocab` looks all the terms up at once.
-    """
+    """For each query term in the vocabulary: (column, n_q, chunk rows, exact integer counts)."""
     indptr, indices, data = matrix.counts.indptr, matrix.counts.indices, matrix.counts.data
     vocab, names = matrix.vocab, list(terms)
-    cols = vocab.columns(names) if isinstance(vocab, HashedVocab) else [vocab.get(t) for t in names]
+    cols = vocab.columns(names) if isinstance(vocab, SortedVocab) else [vocab.get(t) for t in names]
     for col, n_q in zip(cols, terms.values(), strict=True):
         if col is None or col >= len(matrix.df):  # the shared vocabulary may have grown since
             continue
@@ -267,10 +235,8 @@ def chunk_paths(chunks: pl.DataFrame) -> ChunkPaths:
 
 @dataclass(frozen=True)
 class BonusNeedles:
-    """Lexical's bonus strings (spec §7.2), tested against a query in one pass: one
-    :class:`Needles` over ``lower(path)`` of the ``n_paths`` distinct paths, then their
-    ``lower(basename)`` (both in path-code order), then ``lower(symbol)`` of the distinct
-    symbols (symbol-code order)."""
+    """Lexical's bonus strings (spec §7.2) as one :class:`Needles`: lower-cased distinct paths,
+    then their basenames, then the distinct symbols (code order)."""
 
     needles: Needles
     n_paths: int
@@ -278,8 +244,7 @@ class BonusNeedles:
     def hits(
         self, lowered: str
     ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
-        """``lower(path) in lowered`` per path code, the same for basenames, and
-        ``symbol != "" and lower(symbol) in lowered`` per symbol code."""
+        """Hits per path, basename and (non-empty) symbol code in the lower-cased query."""
         hit = self.needles.contained(lowered)
         first_symbol = 2 * self.n_paths
         empty = self.needles.empty
@@ -287,33 +252,24 @@ class BonusNeedles:
         return hit[: self.n_paths], hit[self.n_paths : first_symbol], hit[first_symbol:]
 
 
-def lower_basename(path: str) -> str:
-    """``lower(basename)`` of a path (text after the last ``/``), Python's ``str.lower``."""
-    return path.rsplit("/", 1)[-1].lower()
-
-
-def bonus_strings(paths: Sequence[str], symbols: Sequence[str]) -> list[str]:
-    """The strings of :class:`BonusNeedles` with Python's ``str.lower``, exactly as upstream
-    compares them."""
-    return [
-        *(p.lower() for p in paths),
-        *(lower_basename(p) for p in paths),
-        *(s.lower() for s in symbols),
-    ]
-
-
 def bonus_text(paths: Sequence[str], symbols: Sequence[str]) -> Callable[[int], str]:
-    """Bonus string i of :func:`bonus_strings`, computed when asked."""
+    """Bonus string i of :class:`BonusNeedles` (Python's ``str.lower``), computed when asked."""
     n = len(paths)
 
     def text_of(i: int) -> str:
         if i < n:
             return paths[i].lower()
         if i < 2 * n:
-            return lower_basename(paths[i - n])
+            return paths[i - n].rsplit("/", 1)[-1].lower()
         return symbols[i - 2 * n].lower()
 
     return text_of
+
+
+def bonus_strings(paths: Sequence[str], symbols: Sequence[str]) -> list[str]:
+    """Every string of :class:`BonusNeedles`, in order."""
+    text_of = bonus_text(paths, symbols)
+    return [text_of(i) for i in range(2 * len(paths) + len(symbols))]
 
 
 def bonus_needles(paths: Sequence[str], symbols: Sequence[str]) -> BonusNeedles:
@@ -323,11 +279,8 @@ def bonus_needles(paths: Sequence[str], symbols: Sequence[str]) -> BonusNeedles:
 
 @dataclass(frozen=True)
 class ChunkKeys:
-    """What the term rankers need of a snapshot's candidate chunks besides their terms.
-
-    Path codes, the (path, chunk_id) tie order, symbol codes into the distinct ``symbols``
-    (first-seen order) and, when known (read from the term cache), lexical's bonus needles.
-    """
+    """What the term rankers need of a snapshot's chunks besides their terms (``needles``: when
+    read from the term cache)."""
 
     paths: ChunkPaths
     tiebreak: npt.NDArray[np.int64]
@@ -354,11 +307,7 @@ def chunk_keys(chunks: pl.DataFrame) -> ChunkKeys:
 def rank_chunks(
     scores: npt.NDArray[np.float64], tiebreak: npt.NDArray[np.int64], paths: ChunkPaths
 ) -> ChunkRanking:
-    """Sort chunks by (score desc, path asc, chunk_id asc) and derive the file ranking.
-
-    The file ranking is the order of first appearance of each path (= best chunk score desc,
-    ties by path), spec §7.2/§7.5.
-    """
+    """Chunks by (score desc, path, chunk_id); files in order of first appearance (§7.2, §7.5)."""
     ordered = tiebreak[np.argsort(-scores[tiebreak], kind="stable")]
     return ranking_from_order(ordered, scores[ordered], paths)
 
@@ -389,15 +338,9 @@ def corpus_order(paths: ChunkPaths) -> ChunkRanking:
 
 @dataclass(frozen=True)
 class RetrievalMethod:
-    """A retriever as the runner drives it (:func:`arbwb.retrievers.interface.bind` makes one):
-    ``build_index(chunks)`` once per snapshot, ``rank_sample(index, query_text)`` per query.
+    """A retriever as the runner drives it (made by :func:`arbwb.retrievers.interface.bind`).
 
-    ``ranker`` is the label written to details rows (``ranker`` field / summary ``mode``);
-    ``params`` change rankings and go into the resume fingerprint; ``gold_only``: scored
-    against gold files only, no hard negatives, spans or blocks (grep, arb-grep §7);
-    ``family`` a plug-in's own (summary ``family``). The runner's optional hooks (prefetch,
-    read-ahead, query preparation, snapshot-level indexing, stats) are looked up on
-    ``retriever`` (:meth:`hook`).
+    Attributes and hooks: docs/retrievers.md#interface.
     """
 
     name: str
@@ -429,8 +372,7 @@ class RetrievalMethod:
 def snapshot_index(
     method: RetrievalMethod, corpus: Corpus, snapshot: str, candidate_filter: CandidateFilter
 ) -> tuple[Any, pl.DataFrame | ChunkTable] | None:
-    """A snapshot's index and the chunk frame (or details table) its rankings index; None when
-    nothing is ranked."""
+    """A snapshot's index and the chunk frame (or table) its rankings index; None if empty."""
     whole = method.hook("index_snapshot")
     if whole is not None:
         return whole(corpus, snapshot, candidate_filter)  # type: ignore[no-any-return]
@@ -463,11 +405,8 @@ def rank_samples(
     candidate_filter: CandidateFilter = "all_files",
     run: str | None = None,
 ) -> pl.DataFrame:
-    """Full file rankings (RANKINGS frame) of every sample whose snapshot is in the corpus.
-
-    Each snapshot is indexed once and reused by all its samples; samples of a missing or
-    empty snapshot get no rows (scorers count them as failures).
-    """
+    """Full file rankings (RANKINGS frame) of every sample; a missing or empty snapshot's
+    samples get no rows (scorers count them as failures)."""
     frames = [schemas.empty(schemas.RANKINGS)]
     for (snapshot,), group in samples.group_by("snapshot_id", maintain_order=True):
         if not corpus.has(str(snapshot)):

@@ -1,10 +1,7 @@
-"""Dense retrieval with sentence-transformers (spec §7.5): chunk passages, cosine, max per file.
+"""Dense retrieval with sentence-transformers (spec §7.5, TV17; docs/retrievers.md#dense).
 
-Passages are rendered exactly as upstream renders them (TV17); vectors are L2-normalised
-float32 and scored by dot product; chunks sort by (score desc, path, chunk_id) and a file takes
-its best chunk's score. Each distinct text is embedded once per run and cached on disk keyed by
-model and text SHA-256 (ARB snapshots share most chunk text). The encoder is injectable so tests
-run without a model; sentence-transformers is imported lazily.
+Each distinct passage is embedded once per run and cached on disk by model and text SHA-256;
+the encoder is injectable (tests run without a model), sentence-transformers loaded lazily.
 """
 
 from __future__ import annotations
@@ -43,16 +40,16 @@ Encoder = Callable[[Sequence[str], bool], npt.NDArray[np.floating]]
 INSTALL_HINT = "dense retrieval needs sentence-transformers: pip install -e '.[dense]'"
 
 
-def render_passage(path: str, kind: str, symbol: str, text: str, prefix: str = "") -> str:
-    """``path: P\\nkind: K\\n[symbol: S\\n]content:\\nTEXT`` with an optional prefix (spec §7.5)."""
+def render_passage(path: str, kind: str, symbol: str, text: str) -> str:
+    """``path: P\\nkind: K\\n[symbol: S\\n]content:\\nTEXT`` (spec §7.5)."""
     symbol_line = f"symbol: {symbol}\n" if symbol else ""
-    return f"{prefix}path: {path}\nkind: {kind}\n{symbol_line}content:\n{text}"
+    return f"path: {path}\nkind: {kind}\n{symbol_line}content:\n{text}"
 
 
-def passages(chunks: pl.DataFrame, prefix: str = "") -> list[str]:
+def passages(chunks: pl.DataFrame) -> list[str]:
     """Passage text of every chunk, in chunk order."""
     rows = check_chunks(chunks).select("path", "kind", "symbol", "text").iter_rows()
-    return [render_passage(p, k, s, t, prefix) for p, k, s, t in rows]
+    return [render_passage(p, k, s, t) for p, k, s, t in rows]
 
 
 def normalise(vectors: npt.NDArray[np.floating]) -> npt.NDArray[np.float32]:
@@ -70,12 +67,8 @@ def text_key(text: str) -> str:
 
 @dataclass
 class EmbeddingCache:
-    """Vectors by text SHA-256 for one model, in memory and (optionally) as ``.npz`` shards on disk.
-
-    Stateful on purpose: it accumulates across snapshots so shared text is embedded once, and
-    counts hits and misses for the benchmark's cache hit ratio. Each encoded batch is saved as
-    its own shard, so an interrupted run keeps what it already paid for.
-    """
+    """Vectors by text SHA-256 for one model, in memory and as ``.npz`` shards on disk (one per
+    encoded batch, so an interrupted run keeps them); counts hits and misses."""
 
     encoder: Encoder
     directory: Path | None = None
@@ -102,9 +95,8 @@ class EmbeddingCache:
             self._shards += 1
 
     def prefetch(self, texts: Iterable[str], batch_texts: int = 4096) -> None:
-        """Encode the distinct texts not cached yet, gathered ``batch_texts`` at a time across
-        calls' worth of input and sorted by length, so batches pad little; hits and misses
-        are counted later by :meth:`embed`, as without prefetching."""
+        """Encode the distinct uncached texts, ``batch_texts`` at a time sorted by length (little
+        padding); :meth:`embed` counts hits and misses as without prefetching."""
         pending: dict[str, str] = {}
         for text in texts:
             key = text_key(text)
@@ -116,8 +108,7 @@ class EmbeddingCache:
         self._encode(pending)
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        """Unit vectors of ``texts``, encoding only texts never seen by this cache (each distinct
-        new text once, in batches of similar length)."""
+        """Unit vectors of ``texts``, encoding each distinct new text once."""
         keys = [text_key(t) for t in texts]
         todo: dict[str, str] = {}
         for key, text in zip(keys, texts, strict=True):
@@ -177,12 +168,10 @@ def default_model() -> str:
 def sentence_transformer_encoder(
     model: str | None = None, *, device: str = "cpu"
 ) -> tuple[Encoder, str]:
-    """Load a SentenceTransformers model (path or name) on ``device``; returns the encoder and
-    its label.
+    """A SentenceTransformers model (path or name) on ``device``: its encoder and label.
 
-    Raises :class:`InputError` for a missing local path or a model that cannot be loaded, so a
-    bad ``--model`` fails before any work starts. Queries are encoded with one torch thread
-    (two shared cores oversubscribe badly otherwise).
+    A bad ``--model`` is an InputError before any work; queries use one torch thread (two
+    shared cores oversubscribe badly otherwise).
     """
     name = model or default_model()
     looks_local = name.startswith((".", "/", "~")) or (os.sep in name and Path(name).exists())
@@ -218,29 +207,22 @@ class DenseIndex:
     paths: ChunkPaths
     tiebreak: npt.NDArray[np.int64]
     cache: EmbeddingCache
-    query_prefix: str
 
 
-def build_index(
-    chunks: pl.DataFrame, cache: EmbeddingCache, *, passage_prefix: str = "", query_prefix: str = ""
-) -> DenseIndex:
+def build_index(chunks: pl.DataFrame, cache: EmbeddingCache) -> DenseIndex:
     """Embed (or fetch from the cache) every chunk passage of a snapshot."""
     chunks = check_chunks(chunks)
     return DenseIndex(
-        vectors=cache.embed(passages(chunks, passage_prefix)),
+        vectors=cache.embed(passages(chunks)),
         paths=chunk_paths(chunks),
         tiebreak=tiebreak_order(chunks),
         cache=cache,
-        query_prefix=query_prefix,
     )
 
 
-def prefetch_frames(
-    cache: EmbeddingCache, frames: Iterable[pl.DataFrame], passage_prefix: str = ""
-) -> None:
-    """Encode every distinct passage of ``frames`` once, before ranking, in length-sorted
-    batches gathered across frames (each frame is rendered when reached)."""
-    cache.prefetch(text for chunks in frames for text in passages(chunks, passage_prefix))
+def prefetch_frames(cache: EmbeddingCache, frames: Iterable[pl.DataFrame]) -> None:
+    """Encode every distinct passage of ``frames`` once, in length-sorted batches across frames."""
+    cache.prefetch(text for chunks in frames for text in passages(chunks))
 
 
 def prefetch(
@@ -249,8 +231,7 @@ def prefetch(
     snapshot_ids: Sequence[str],
     candidate_filter: CandidateFilter,
 ) -> None:
-    """:func:`prefetch_frames` over the candidate chunks of the run's snapshots, one snapshot
-    read at a time."""
+    """:func:`prefetch_frames` over the candidate chunks of the run's snapshots, read one by one."""
     frames = (candidate_chunks(corpus.chunks(sid), candidate_filter) for sid in snapshot_ids)
     prefetch_frames(cache, frames)
 
@@ -259,7 +240,7 @@ def rank_sample(index: DenseIndex, query_text: str) -> ChunkRanking:
     """Chunks by float32 dot product with the query vector (desc, then path, chunk_id)."""
     if not index.paths.names:
         return rank_chunks(np.zeros(0), index.tiebreak, index.paths)
-    query = normalise(index.cache.encoder([index.query_prefix + query_text], True))[0]
+    query = normalise(index.cache.encoder([query_text], True))[0]
     scores = (index.vectors @ query).astype(np.float64)
     return rank_chunks(scores, index.tiebreak, index.paths)
 
@@ -271,8 +252,7 @@ def cache_folder(cache_dir: str | Path, label: str) -> Path:
 
 @dataclass
 class Dense:
-    """The ``dense`` retriever (:mod:`arbwb.retrievers.interface`): passages embedded through
-    one run-level :class:`EmbeddingCache`, all snapshots encoded up front (``prefetch`` hook)."""
+    """The ``dense`` retriever: one run-level :class:`EmbeddingCache`, filled by ``prefetch``."""
 
     cache: EmbeddingCache
     model: str
@@ -281,17 +261,14 @@ class Dense:
     ranker: str = "embedding"
 
     def index(self, chunks: pl.DataFrame) -> DenseIndex:
-        """Embed (or fetch from the cache) every chunk passage of a snapshot."""
         return build_index(chunks, self.cache)
 
     def rank(self, index: DenseIndex, query: str) -> ChunkRanking:
-        """Chunks by cosine with the query (:func:`rank_sample`)."""
         return rank_sample(index, query)
 
     def prefetch(
         self, corpus: Corpus, snapshot_ids: Sequence[str], candidate_filter: CandidateFilter
     ) -> None:
-        """Encode the distinct passages of the run's snapshots before ranking (:func:`prefetch`)."""
         prefetch(self.cache, corpus, snapshot_ids, candidate_filter)
 
     def stats(self) -> dict[str, object]:
@@ -310,11 +287,7 @@ def method(
     encoder: Encoder | None = None,
     cache_dir: str | Path | None = None,
 ) -> RetrievalMethod:
-    """A dense :class:`RetrievalMethod` (loads the model now, so a bad model fails before any work).
-
-    ``stats()`` reports the cache's hits, misses and hit ratio; the on-disk cache lives in
-    ``cache_dir/<sha256(model label)[:16]>/``.
-    """
+    """A dense :class:`RetrievalMethod` (the model loads now: a bad one fails before any work)."""
     if encoder is None:
         encoder, label = sentence_transformer_encoder(model)
     else:
@@ -327,12 +300,8 @@ HASH_DIM = 256
 
 
 def hash_embed(text: str, dim: int = HASH_DIM) -> npt.NDArray[np.float64]:
-    """arbwb-defined deterministic encoder (the demo's ``dense_hash``): identifier tokens
-    hashed (sha256 mod ``dim``), L2-normalised.
-
-    Stands in for a dense model in demo data: integer counts and one division, so every
-    machine gets the same vectors (torch numerics would not be reproducible).
-    """
+    """The demo's ``dense_hash`` encoder (arbwb-defined): identifier tokens hashed (sha256 mod
+    ``dim``), L2-normalised; integer arithmetic, so every machine gets the same vectors."""
     vector = np.zeros(dim, dtype=np.float64)
     for token, count in sorted(Counter(split_identifiers(text)).items()):
         bucket = int.from_bytes(hashlib.sha256(token.encode("utf-8")).digest()[:4], "big") % dim

@@ -1,12 +1,8 @@
 """Dense passages encoded across a Ray cluster into the single-process path's embedding cache.
 
-The driver renders the distinct candidate passages of the run's snapshots that the cache does
-not hold yet (``dense.prefetch``: length-sorted groups of 4096, in the runner's snapshot
-order), cuts each group into the batches the single-process path encodes, and maps them over
-a pool of encoder actors: one model per GPU when the cluster has GPUs, else one per CPU on one
-torch thread. Vectors flow back to the driver, which alone writes the cache, one shard per
-group: ranking afterwards is the normal dense path (all cache hits), and an interrupted run
-keeps every finished group. Ray is an optional extra, imported only here.
+The driver's ``dense.prefetch`` groups are cut into the single-process batches and mapped over
+encoder actors (one per GPU, else per CPU); the driver alone writes the cache, so ranking is
+then the normal dense path. Ray is an optional extra, imported only here.
 """
 
 from __future__ import annotations
@@ -59,9 +55,8 @@ class EncoderActor:
 
 
 class PoolEncoder:
-    """A dense ``Encoder`` that cuts each call into ``batch_size`` batches, maps them over an
-    ``ActorPool`` made on the first call (a fully cached run starts no actor) and joins the
-    vectors in order; counts the texts it sent."""
+    """A dense ``Encoder`` mapping ``batch_size`` batches over an ``ActorPool`` made on first use
+    (a fully cached run starts none); counts the texts it sent."""
 
     def __init__(self, make_pool: Callable[[], Any], batch_size: int = BATCH) -> None:
         self.make_pool = make_pool
@@ -99,8 +94,7 @@ class RayEncoding:
 
 
 def actor_plan(resources: Mapping[str, float]) -> tuple[int, str, dict[str, float]]:
-    """(actors, device, each actor's Ray resources): one per GPU when the cluster has any,
-    else one per CPU."""
+    """(actors, device, each actor's Ray resources): one per GPU if any, else one per CPU."""
     gpus = int(resources.get("GPU", 0))
     if gpus:
         return gpus, "cuda", {"num_gpus": 1, "num_cpus": 1}
@@ -108,8 +102,7 @@ def actor_plan(resources: Mapping[str, float]) -> tuple[int, str, dict[str, floa
 
 
 def connect(ray: Any, address: str) -> bool:
-    """Join the cluster at ``address`` (``auto``: the one running here, else a new local
-    instance); True when this call joined, so the caller leaves it again."""
+    """Join the cluster at ``address`` (``auto``: here, else a new one); True if this call did."""
     if ray.is_initialized():
         return False
     ray.init(address=None if address == "auto" else address, log_to_driver=False)
@@ -125,8 +118,7 @@ def encode(
     model: str,
     directory: Path,
 ) -> RayEncoding:
-    """Encode on Ray every distinct candidate passage of ``snapshot_ids`` that ``directory``
-    (the cache folder of ``model``, :func:`dense.cache_folder`) does not hold yet."""
+    """Encode on Ray every distinct candidate passage of ``snapshot_ids`` not in ``directory``."""
     ray = import_ray()
     start = time.perf_counter()
     joined = connect(ray, address)
@@ -163,9 +155,8 @@ def method(
     model: str | None,
     cache_dir: Path | str | None,
 ) -> RetrievalMethod:
-    """The dense method of ``arbwb rank --ray``: the model loaded here first (a bad ``--model``
-    fails before Ray starts; queries are encoded here), the run's passages encoded on Ray
-    into its cache, then :func:`dense.method` over that cache."""
+    """The dense method of ``arbwb rank --ray``: model loaded here (queries), passages encoded
+    on Ray into the cache, then :func:`dense.method` over it."""
     import_ray()
     if cache_dir is None:
         msg = "needs a writable embedding cache; set ARBWB_CACHE_DIR or pass --cache-dir"

@@ -1,11 +1,11 @@
 """ARB details rows and summary JSON from a chunk ranking (spec §4.2, §4.5-4.8, §5.1-5.8).
 
-Every rank metric is computed on the **full** file ranking (MRR and ``gold_ranks`` beyond 20,
-spec §5.1); the legacy char-packing, line and block metrics walk the chunk-level ranking.
+Rank metrics use the full file ranking (spec §5.1); packing, line and block metrics the chunks.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -98,14 +98,8 @@ def details_row(
     selective: bool,
     error: str | None = None,
 ) -> dict[str, Any]:
-    """One ARB details row (spec §4.2; §4.7 fields when ``selective``).
-
-    ``top_file_scores`` holds the top-20 ``{path, score}`` (arbwb addition for lexical/BM25/
-    dense; grep's own rows of §4.5 replace it via ``ranking.details``).
-
-    ``ranking`` None with ``error`` set gives an arbwb-defined failure row: ``status: "error"``,
-    empty ``top_files``, all gold ranks null and every metric 0 (counted in the denominator).
-    """
+    """One ARB details row (spec §4.2; §4.7 fields when ``selective``); ``ranking`` None with
+    ``error`` gives the arbwb-defined failure row (empty ranking, zero metrics)."""
     files = [] if ranking is None else ranking.files
     row: dict[str, Any] = {
         "sample_id": target.sample_id,
@@ -163,11 +157,8 @@ def _mean(values: Sequence[float]) -> float:
 def group_means(
     rows: Sequence[Mapping[str, Any]], metric_keys: Sequence[str] | None = None
 ) -> dict[str, float]:
-    """One summary group (spec §4.8): ``samples`` then means of the metric keys.
-
-    Default keys: the always-averaged ones plus every optional key some row has (a row lacking
-    a key counts as 0); ``metric_keys`` replaces them (rank fusion's metric set).
-    """
+    """One summary group (spec §4.8): ``samples``, then the means of the always-averaged keys
+    and of every optional key some row has, or of ``metric_keys`` (a missing key counts 0)."""
     metric_rows = [r.get("metrics") or {} for r in rows]
     keys = list(metric_keys) if metric_keys is not None else list(ALWAYS_KEYS)
     if metric_keys is None:
@@ -194,18 +185,12 @@ def summarize(
     extras: Mapping[str, Any] | None = None,
     metric_keys: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """Summary JSON of spec §4.8 over the scored rows (no-gold selective rows excluded).
-
-    ``errors`` (arbwb-defined) counts failure rows by reason; they are in every mean as zeros.
-    """
+    """Summary JSON of spec §4.8 over the scored rows; ``errors`` counts failure rows by reason."""
     scored = [r for r in rows if r.get("label", "positive") == "positive"]
     groups: dict[str, list[Mapping[str, Any]]] = {"overall": list(scored)}
     for r in scored:
         groups.setdefault(str(r["task_type"]), []).append(r)
-    errors: dict[str, int] = {}
-    for r in rows:
-        if r.get("status") == "error":
-            errors[str(r["error"])] = errors.get(str(r["error"]), 0) + 1
+    errors = dict(Counter(str(r["error"]) for r in rows if r.get("status") == "error"))
     summary: dict[str, Any] = {
         "mode": mode,
         "ranker": ranker,
@@ -247,11 +232,8 @@ def runtime_stats(seconds: Sequence[float]) -> dict[str, float]:
 def sample_targets(
     samples: pl.DataFrame, labels: pl.DataFrame, spans: pl.DataFrame
 ) -> list[SampleTarget]:
-    """One :class:`SampleTarget` per SAMPLES row, in input order, from the SampleSet frames.
-
-    Gold and hard negatives keep label order; spans of kind ``span`` are gold spans, the
-    other kinds gold blocks (the frames carry no block ``chunk_id``, so blocks match by lines).
-    """
+    """One :class:`SampleTarget` per SAMPLES row, in input order (spans of kind ``span`` are gold
+    spans, the others gold blocks, matched by lines)."""
     by_role: dict[tuple[str, str], list[str]] = {}
     for sample_id, path, role in labels.select("sample_id", "path", "role").iter_rows():
         by_role.setdefault((sample_id, role), []).append(path)

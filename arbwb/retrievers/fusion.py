@@ -1,9 +1,4 @@
-"""Reciprocal-rank fusion of stored runs (spec §8, TV8), plus weighted RRF.
-
-Fusion works on each component's top-20 file list, not on chunks, so it is not a per-snapshot
-:mod:`~arbwb.retrievers.interface` retriever; its metric set is the fusion one (precision
-denominator k, Any@k, nDCG@20) computed on the fused top 20.
-"""
+"""Reciprocal-rank fusion of stored runs' top-20 file lists (spec §8, TV8), plus weighted RRF."""
 
 from __future__ import annotations
 
@@ -42,12 +37,8 @@ def rrf(
     weights: Sequence[float] | None = None,
     depth: int = DEPTH,
 ) -> list[tuple[str, float]]:
-    """Fused ``(path, score)`` list: ``score(p) = Σ_c w_c / (k + r_c(p))``, top ``depth``.
-
-    ``r_c(p)`` is the 1-based position of p's first occurrence among the first ``depth``
-    distinct non-empty paths of list c (repeats and empty strings ignored); a path absent from
-    a list contributes 0 for it. Sorted by (score desc, path asc). Weights default to 1.
-    """
+    """Fused ``(path, score)`` list, ``score(p) = Σ_c w_c / (k + r_c(p))`` over each list's
+    first ``depth`` distinct non-empty paths, sorted by (score desc, path), top ``depth``."""
     weights = [1.0] * len(lists) if weights is None else check_weights(weights, len(lists))
     scores: dict[str, float] = {}
     for paths, weight in zip(lists, weights, strict=True):
@@ -58,12 +49,7 @@ def rrf(
 
 
 def check_weights(weights: Sequence[float], n_runs: int, *, field: str = "weights") -> list[float]:
-    """RRF weights: one per run, finite, none negative, some positive (InputError otherwise).
-
-    NaN or infinite weights make NaN/Infinity scores (not JSON); a negative one ranks a
-    run's files last and no positive one leaves only ties. A zero weight is allowed: that
-    run's files still enter the fused list, at score 0.
-    """
+    """RRF weights: one per run, finite, none negative, some positive (InputError otherwise)."""
     if len(weights) != n_runs:
         msg = f"need one weight per run ({n_runs}), got {len(weights)}"
         raise InputError(msg, field=field)
@@ -91,11 +77,7 @@ def fusion_row(
     weights: Sequence[float] | None = None,
     k: int = RRF_K,
 ) -> dict[str, Any]:
-    """One rank-fusion details row (spec §4.6) for a sample.
-
-    ``base`` holds sample_id, task_type, repo, base_commit, candidate_filter and gold_files.
-    ``top_file_scores`` (arbwb addition) keeps the fused scores.
-    """
+    """One rank-fusion details row (spec §4.6), ``base`` holding the sample's fields."""
     fused = rrf(lists, k=k, weights=weights)
     files = [p for p, _ in fused]
     gold = list(base["gold_files"])
@@ -118,8 +100,7 @@ def fusion_row(
 
 
 def details_targets(runs: Sequence[RunData]) -> dict[str, SampleTarget]:
-    """Sample targets (task, repo, commit, gold) from the runs' ARB details rows, first run
-    first: what fusion needs when no samples (or no queries) are at hand."""
+    """Sample targets from the runs' ARB details rows (first run first), when no samples."""
     targets: dict[str, SampleTarget] = {}
     for run in runs:
         if run.details is None or run.labels is None:
@@ -147,13 +128,8 @@ def run_fusion(
     k: int = RRF_K,
     tasks: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """Fuse stored runs (any format :func:`arbwb.io.rankings.load_rankings` reads) per spec §8.
-
-    Samples are those with gold answered by every component (of ``tasks`` when given), in
-    sorted id order; gold, task and snapshot come from ``sample_set``, or from the components'
-    ARB details rows when it is None (no queries needed). ``candidate_filter`` defaults to the
-    first component's. Writes details JSONL and the summary beside it; returns the summary.
-    """
+    """Fuse stored runs per spec §8 over the samples with gold every run answered; write
+    details and summary, return the summary (gold from ``sample_set``, else the runs' rows)."""
     if len(run_files) < 2:
         msg = f"rrf needs at least two runs (--runs A B ...), got {len(run_files)}"
         raise InputError(msg, field="--runs")

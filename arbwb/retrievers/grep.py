@@ -1,19 +1,10 @@
 """Grep baseline (``grep`` = strict, ``grep-expanded``), exactly as upstream's ``eval-grep``.
 
-The contract is ``arb-grep.md`` (it supersedes arb-spec §7.6): patterns from the query
-(:mod:`arbwb.retrievers.grep_patterns`), per-row matching (§5), per-file aggregation, the glibc
-``log1p`` hit bonus and the four-key sort (§6). Speed without changing a bit:
-
-- strict mode over all files (:class:`LineIndex`) never parses a whole chunk file: its lines
-  are Arrow views into the memory-mapped file, one case-insensitive regex pass per few query
-  terms finds the lines that can hold a pattern (a superset, :func:`prefilter_regex`), and
-  only those are parsed and matched exactly, so the result is that of every row;
-- otherwise (expanded tokens match most rows; candidate filters) every row's lower-cased
-  fields are built once per snapshot (:class:`GrepIndex`);
-- each distinct pattern is matched with Polars literal/regex ``contains`` over the rows
-  (cached for the snapshot's later samples) and the aggregation is vectorised with numpy
-  segment reductions; every sum the contract fixes is an explicit left-to-right loop (adding
-  0.0 for a non-hit is exact).
+Rules: ``arb-grep.md`` (it supersedes arb-spec §7.6; summary in docs/retrievers.md). Strict
+mode over all files parses only the chunk-file lines a regex prefilter keeps
+(:class:`LineIndex`); otherwise rows are lower-cased once per snapshot (:class:`GrepIndex`).
+Matching is Polars ``contains``, aggregation numpy segment reductions; every sum the contract
+fixes is an explicit left-to-right loop.
 """
 
 from __future__ import annotations
@@ -65,11 +56,7 @@ _WORD = "A-Za-z0-9_"
 
 @functools.lru_cache(maxsize=4096)
 def glibc_log1p(n: int) -> float:
-    """glibc's ``log1p(n)`` for an integer 0 ≤ n < 2980, independent of the platform libm.
-
-    The correctly rounded ln(1+n) (40-digit decimal, then one correct rounding to binary64)
-    with the §6.3 one-ulp corrections applied.
-    """
+    """glibc's ``log1p(n)`` for 0 ≤ n < 2980: correctly rounded ln(1+n) plus the §6.3 ulp fixes."""
     exact = float(decimal.Context(prec=40).ln(decimal.Decimal(n + 1)))
     step = GLIBC_LOG1P_ULP.get(n, 0)
     return exact if step == 0 else math.nextafter(exact, math.inf * step)
@@ -84,11 +71,9 @@ def bonus(n: int) -> float:
 class GrepIndex:
     """One snapshot's candidate rows, lower-cased once (Python ``str.lower``, §5).
 
-    ``paths`` codes each row's path by its rank in code-point order (``names`` sorted), so a
-    code also orders files by path. ``distinct`` holds per distinct path (``names`` order) the
-    lower-cased ``path`` and ``base`` (``PurePosixPath(path).name``); ``rows`` per row the
-    lower-cased ``symbol`` and ``text``. ``memo`` caches each (field, term) hit vector for
-    the snapshot's later samples.
+    Path codes are ranks in code-point order; ``distinct`` holds the lower-cased ``path`` and
+    ``base`` per distinct path, ``rows`` ``symbol`` and ``text`` per row; ``memo`` caches each
+    (field, term) hit vector for later samples.
     """
 
     mode: PatternMode
@@ -101,8 +86,7 @@ class GrepIndex:
 
 
 def python_lower(values: pl.Series) -> pl.Series:
-    """Python ``str.lower`` of every value: Polars lower-cases ASCII values (identical there),
-    Python the others (Unicode versions and special casings may differ between the two)."""
+    """Python ``str.lower`` of every value (Polars for ASCII values, Python for the others)."""
     other = values.str.len_bytes() != values.str.len_chars()
     return _python_lower_others(values.str.to_lowercase(), values, other)
 
@@ -116,18 +100,13 @@ def _python_lower_others(lowered: pl.Series, values: pl.Series, other: pl.Series
 
 
 def basename(path: str) -> str:
-    """``PurePosixPath(path).name``, without building a path object when the last component is
-    a plain name (only an empty or ``.`` last component is changed by the normalisation)."""
+    """``PurePosixPath(path).name``, built only when the last component is empty or ``.``."""
     last = path.rpartition("/")[2]
     return last if last not in ("", ".") else PurePosixPath(path).name
 
 
 def build_index(chunks: pl.DataFrame, mode: PatternMode = "strict") -> GrepIndex:
-    """Lower-case path, basename, symbol and text of a snapshot's (filtered) rows, in order.
-
-    One Polars ``select`` computes every per-row column (few calls: sub-frames of the strict
-    fast path are small, so call overhead matters).
-    """
+    """Lower-case path, basename, symbol and text of a snapshot's (filtered) rows, in order."""
     path, symbol, text = pl.col("path"), pl.col("symbol"), pl.col("text")
     columns = check_chunks(chunks).select(
         (path.rank("dense").cast(pl.Int64) - 1).alias("code"),
@@ -162,11 +141,8 @@ def build_index(chunks: pl.DataFrame, mode: PatternMode = "strict") -> GrepIndex
 
 
 def _contains(column: str, needle: str, *, token: bool) -> pl.Expr:
-    """Substring test of ``column``; ``token``: an occurrence with no ASCII word character beside.
-
-    TOKEN_TEXT_RE's lookarounds are emulated by consuming the neighbour or a text end, which
-    decides existence identically; tokens are ``[a-z0-9]+`` so need no escaping.
-    """
+    """Substring test of ``column``; ``token``: no ASCII word character beside (TOKEN_TEXT_RE's
+    lookarounds, emulated by consuming the neighbour; tokens need no escaping)."""
     if token:
         return pl.col(column).str.contains(f"(?:^|[^{_WORD}]){needle}(?:[^{_WORD}]|$)")
     return pl.col(column).str.contains(needle, literal=True)
@@ -178,11 +154,7 @@ def _places(pattern: Pattern) -> tuple[str, ...]:
 
 
 def _fill(index: GrepIndex, patterns: Sequence[Pattern]) -> None:
-    """Compute the hit vectors of the patterns' terms not yet in the snapshot's memo.
-
-    Two Polars ``select`` calls evaluate all new (place, term) pairs together (in parallel):
-    one over the distinct paths, one over the rows.
-    """
+    """Compute the hit vectors of the patterns' terms not yet in the memo (one select per frame)."""
     wanted = {(place, p.term.lower()) for p in patterns for place in _places(p)}
     for frame in (index.distinct, index.rows):
         jobs = sorted(
@@ -222,16 +194,6 @@ class GrepResult:
     file_rows: list[dict[str, Any]]
 
 
-def _result(
-    index: GrepIndex,
-    patterns: list[Pattern],
-    order: npt.NDArray[np.int64],
-    file_rows: list[dict[str, Any]],
-) -> GrepResult:
-    """Wrap the ranked files as a ChunkRanking whose details carry the §8.1 grep fields."""
-    return _ranked(index.mode, index.n_chars, patterns, order, file_rows)
-
-
 def _ranked(
     mode: PatternMode,
     n_chars: Sequence[int],
@@ -239,7 +201,7 @@ def _ranked(
     order: npt.NDArray[np.int64],
     file_rows: list[dict[str, Any]],
 ) -> GrepResult:
-    """A GrepResult from its parts (``n_chars`` per row ``order`` indexes)."""
+    """The ranked files as a GrepResult whose details carry the §8.1 grep fields."""
     scores = [r["score"] for r in file_rows]
     details = {
         "pattern_mode": mode,
@@ -266,20 +228,17 @@ def left_to_right(columns: Sequence[npt.NDArray[np.float64]], size: int) -> npt.
 
 
 def search(index: GrepIndex, query_text: str, patterns: list[Pattern] | None = None) -> GrepResult:
-    """Rank the files of ``index`` for evaluation text T (§4-§6); empty when nothing matches.
-
-    ``patterns``: T's pattern list when already extracted.
-    """
+    """Rank the files of ``index`` for evaluation text T (§4-§6); empty when nothing matches."""
     patterns = extract_patterns(query_text, index.mode) if patterns is None else patterns
     empty = np.zeros(0, dtype=np.int64)
     if not patterns:  # §6.6: no row is examined
-        return _result(index, patterns, empty, [])
+        return _ranked(index.mode, index.n_chars, patterns, empty, [])
     _fill(index, patterns)
     per_pattern = [pattern_scores(index, p) for p in patterns]
     chunk = left_to_right(per_pattern, len(index.has_path))  # §5: match list in pattern order
     rows = np.flatnonzero((chunk > 0) & index.has_path)
     if rows.size == 0:
-        return _result(index, patterns, empty, [])
+        return _ranked(index.mode, index.n_chars, patterns, empty, [])
     codes = index.paths.codes[rows]
     by_file = np.argsort(codes, kind="stable")  # rows of a file stay in corpus order
     rows, codes = rows[by_file], codes[by_file]
@@ -318,22 +277,16 @@ def search(index: GrepIndex, query_text: str, patterns: list[Pattern] | None = N
         }
         for f in ranked.tolist()
     ]
-    return _result(index, patterns, best_rows[ranked].astype(np.int64), file_rows)
+    order = best_rows[ranked].astype(np.int64)
+    return _ranked(index.mode, index.n_chars, patterns, order, file_rows)
 
 
 @dataclass(frozen=True)
 class LineIndex:
-    """A snapshot's chunk file as raw JSON lines, unparsed (strict mode, all files).
+    """A snapshot's chunk file as raw JSON lines (strict mode, all files), rows checked once.
 
-    ``lines`` has one value per line, with its line break (:func:`read_lines`); ``special``
-    marks the lines the prefilter (:func:`prefilter_regex`) cannot rule out; ``rows`` counts the
-    rows (blank lines are none), checked against the manifest row; ``memo`` holds
-    each prefilter regex's line mask for the snapshot's later samples; ``prepared`` each
-    query text's patterns and candidate lines (:func:`prepare_queries`).
-
-    Every row is checked once when the index is built (:func:`check_chunk_file`), so a
-    malformed row raises its located error as in the other modes;
-    matching and scoring then parse only candidate lines.
+    ``special`` marks lines the prefilter cannot rule out; ``memo`` holds each prefilter
+    regex's line mask, ``prepared`` each query's patterns and candidate lines.
     """
 
     mode: PatternMode
@@ -353,16 +306,12 @@ _NO_CHUNKS = pl.DataFrame(schema={c: CHUNK_FIELDS[c] for c in CHUNK_COLUMNS})
 
 
 def prefilter_regex(term: str) -> str | None:
-    """A Polars regex that every chunk-file line with ``term`` in a lower-cased field matches.
+    """A Polars regex every chunk-file line with ``term`` in a lower-cased field matches.
 
-    A field holding ``term`` after Python ``str.lower`` holds, as upstream JSON writes it
-    (quote and backslash escaped, every other printable character as is), the JSON escape of
-    ``term`` up to case: Python's lower-case of a character (final sigma included) is in its
-    Unicode case-folding class, so ``(?i)`` matching finds it (tested for every character);
-    lines where this can fail (U+0130, other escapes) are :data:`SPECIAL_MARKS` lines. None
-    when ``term`` holds a control character (escaped otherwise): every line is then a
-    candidate. Extra matches (other fields, keys, mid-escape) are harmless: candidates are
-    parsed and matched exactly.
+    The JSON escape of ``term`` up to case: Python's lower-case of a character is in its
+    case-folding class (tested for every character); :data:`SPECIAL_MARKS` lines cover the
+    rest. None for a control character (every line is a candidate). Extra matches are parsed
+    and matched exactly, so they are harmless.
     """
     if any(c < " " for c in term):
         return None
@@ -376,8 +325,8 @@ def _regex_literal(text: str) -> str:
 
 @dataclass(frozen=True)
 class _CArray:
-    """An Arrow array seen only through the Arrow PyCapsule interface: Polars then imports it
-    without loading ``pyarrow.compute`` (over 0.1 s of import time)."""
+    """An Arrow array seen only through the PyCapsule interface (Polars then skips importing
+    ``pyarrow.compute``, over 0.1 s)."""
 
     array: Any
 
@@ -390,8 +339,7 @@ MAX_MAPPED = 2**32
 
 
 def map_file(path: Path) -> mmap.mmap | None:
-    """A chunk file mapped read-only, or None when it is empty or unreadable (the full parse
-    then decides)."""
+    """A chunk file mapped read-only, or None when empty or unreadable (the full parse decides)."""
     try:
         with path.open("rb") as handle:
             return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
@@ -400,13 +348,9 @@ def map_file(path: Path) -> mmap.mmap | None:
 
 
 def read_lines(path: Path, data: mmap.mmap | None = None) -> pl.Series | None:
-    """The lines of a chunk file (``data``: its :func:`map_file`, else mapped here), each with
-    its line break, or None when they are not all JSON objects (or blank) on valid UTF-8
-    lines: the full parse then reads the file (and reports any error).
-
-    The lines are Arrow views into the memory-mapped file: its bytes are read by the page
-    cache once instead of being copied into fresh memory (a chunk file can be 100 MB).
-    """
+    """The lines of a chunk file with their breaks, as Arrow views into the mapped file (no
+    copy); None unless all are JSON objects (or blank) on valid UTF-8 (the full parse then
+    reads it and reports any error)."""
     import pyarrow as pa
 
     data = map_file(path) if data is None else data
@@ -434,8 +378,7 @@ def read_lines(path: Path, data: mmap.mmap | None = None) -> pl.Series | None:
 
 
 def _line_array(bounds: npt.NDArray[np.int64], data: mmap.mmap) -> Any:
-    """The lines between consecutive ``bounds`` of ``data`` as an Arrow array of views into
-    it (not validated)."""
+    """The lines between consecutive ``bounds`` as Arrow views into ``data`` (not validated)."""
     import pyarrow as pa
 
     size = bounds.size - 1
@@ -443,14 +386,10 @@ def _line_array(bounds: npt.NDArray[np.int64], data: mmap.mmap) -> Any:
 
 
 def line_index(path: Path, marks: Path | None = None) -> LineIndex | None:
-    """The strict-mode :class:`LineIndex` of a chunk file; None when it is empty or not plain
-    JSON lines (the full parse then reads it).
+    """The strict-mode :class:`LineIndex` of a chunk file; None when empty or not plain JSON lines.
 
-    One pass in C (:mod:`arbwb.native._jsonlines`) finds the lines and their special marks while it
-    checks that every row is certainly whole; a file it leaves (a blank line, a mistyped or
-    missing field, a lone surrogate, ...; every file where it is not built) is read the
-    general way: :func:`read_lines`, then :func:`check_chunk_file` (``marks``: see there),
-    which locates a bad row.
+    One C pass (:mod:`arbwb.native._jsonlines`) finds and checks the lines; a file it leaves
+    takes :func:`read_lines` then :func:`check_chunk_file`, which locates a bad row.
     """
     from arbwb.native.select import jsonlines
 
@@ -474,41 +413,13 @@ def line_index(path: Path, marks: Path | None = None) -> LineIndex | None:
     return LineIndex("strict", path, lines, special, row_count(data))
 
 
-def index_snapshot(
-    corpus: Corpus,
-    snapshot: str,
-    candidate_filter: CandidateFilter,
-    *,
-    mode: PatternMode = "strict",
-    marks: Path | None = None,
-) -> tuple[GrepIndex | LineIndex, pl.DataFrame] | None:
-    """A snapshot's grep index and the chunk frame its rankings index; None without rows.
-
-    Either way the rows are counted against the manifest row (:meth:`Corpus.check_counts`).
-    Strict mode over all files keeps the unparsed lines (:class:`LineIndex`): a query's few
-    patterns then parse only the lines that can hold them, and each ranking carries the
-    table of those rows (the frame returned is empty). Otherwise (token patterns match most
-    rows; candidate filters) every row is parsed and lower-cased once (:func:`build_index`).
-    ``marks``: the cache folder of chunk files whose rows passed the check (:func:`line_index`).
-    """
-    if mode == "strict" and candidate_filter == "all_files":
-        path = corpus.chunk_path(snapshot)
-        index = line_index(path, marks)
-        if index is not None:
-            corpus.check_counts(snapshot, path, index.rows)
-            return index, _NO_CHUNKS
-    chunks = candidate_chunks(corpus.chunks(snapshot), candidate_filter)
-    return (build_index(chunks, mode), chunks) if chunks.height else None
-
-
 #: Terms matched by one case-insensitive alternation (one pass over the lines).
 GROUP_SIZE = 4
 
 
 def term_groups(terms: Sequence[str]) -> list[list[str]]:
-    """``terms`` (sorted) in groups of at most :data:`GROUP_SIZE` with distinct first
-    characters: Rust-regex alternations of such literals keep a fast literal prefilter (terms
-    sharing only a first letter can reduce it to that letter and scan ten times slower)."""
+    """``terms`` (sorted) in groups of at most :data:`GROUP_SIZE` with distinct first characters
+    (measured: a shared first letter can make the Rust regex scan ten times slower)."""
     groups: list[list[str]] = []
     for term in sorted(terms):
         home = next(
@@ -522,13 +433,8 @@ def term_groups(terms: Sequence[str]) -> list[list[str]]:
 
 
 def candidates(index: LineIndex, patterns: Sequence[Pattern]) -> pl.Series:
-    """Lines that may hold some pattern in a field (special lines always).
-
-    A term holding another of the query's terms adds no line (a field holding it holds the
-    shorter one), so only the others are matched, a few at a time in one case-insensitive
-    alternation (:func:`term_groups`), all groups in one Polars ``select``; a group's lines
-    are remembered for the snapshot's later samples.
-    """
+    """Lines that may hold some pattern in a field (special lines always); a term holding
+    another query term adds no line, so only the shortest are matched (memoised per group)."""
     terms = {p.term.lower() for p in patterns}
     needed = [q for q in terms if not any(o != q and o in q for o in terms)]
     if any(prefilter_regex(q) is None for q in needed):  # a control character: every line
@@ -554,8 +460,7 @@ def candidate_lines(index: LineIndex, patterns: Sequence[Pattern]) -> pl.Series:
 
 
 def prepare_queries(index: GrepIndex | LineIndex, query_texts: Sequence[str]) -> None:
-    """Extract each query's patterns and find its candidate lines with the indexing (on the
-    runner's second thread), leaving the parsing and matching to :func:`rank_sample`."""
+    """Each query's patterns and candidate lines, found with the indexing (a worker thread)."""
     if isinstance(index, LineIndex):
         for text in query_texts:
             if text not in index.prepared:
@@ -564,9 +469,8 @@ def prepare_queries(index: GrepIndex | LineIndex, query_texts: Sequence[str]) ->
 
 
 def search_lines(index: LineIndex, query_text: str) -> ChunkRanking:
-    """:func:`search` over only the candidate lines, parsed exactly; the ranking carries their
-    chunk table. Every other line holds no pattern, so the files, scores and representative
-    rows are those of the whole snapshot."""
+    """:func:`search` over the candidate lines only (no other line holds a pattern), parsed
+    exactly; the ranking carries their chunk table."""
     found = index.prepared.get(query_text)
     if found is None:
         patterns = extract_patterns(query_text, index.mode)
@@ -587,23 +491,10 @@ def rank_sample(index: GrepIndex | LineIndex, query_text: str) -> ChunkRanking:
     return search(index, query_text).ranking
 
 
-def row_stats(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
-    """arbwb-defined summary counts: evaluated rows with no pattern, and with patterns but no hit.
-
-    Both are evaluated with an empty ranking and all-zero metrics (§6.6), never skipped.
-    """
-    ranked = [r for r in rows if "patterns" in r]
-    return {
-        "no_pattern_samples": sum(1 for r in ranked if not r["patterns"]),
-        "no_hit_samples": sum(1 for r in ranked if r["patterns"] and not r["top_files"]),
-    }
-
-
 @dataclass(frozen=True)
 class Grep:
-    """The grep retriever of one pattern mode (:mod:`arbwb.retrievers.interface`; details and
-    summary as arb-grep §8), scored on gold files only; ``marks``: the cache folder recording
-    chunk files whose rows passed the check (None: every run checks)."""
+    """The grep retriever of one pattern mode, scored on gold files only (arb-grep §7-§8);
+    ``marks``: cache folder of chunk files whose rows passed the check."""
 
     mode: PatternMode = "strict"
     marks: Path | None = None
@@ -622,35 +513,42 @@ class Grep:
 
     @property
     def index_ahead(self) -> int:
-        """Strict snapshots are memory-mapped lines (light): two ahead; expanded ones are
-        parsed and lower-cased in full: one."""
+        """Snapshots indexed ahead: strict ones are light mapped lines (2), expanded ones 1."""
         return 2 if self.mode == "strict" else 1
 
     def index(self, chunks: pl.DataFrame) -> GrepIndex:
-        """A candidate chunk frame's grep index (:func:`build_index`)."""
         return build_index(chunks, self.mode)
 
     def index_snapshot(
         self, corpus: Corpus, snapshot: str, candidate_filter: CandidateFilter
     ) -> tuple[GrepIndex | LineIndex, pl.DataFrame] | None:
-        """A snapshot's grep index read from its chunk file (:func:`index_snapshot`)."""
-        return index_snapshot(corpus, snapshot, candidate_filter, mode=self.mode, marks=self.marks)
+        """A snapshot's index and chunk frame; strict mode over all files keeps the unparsed
+        lines (:class:`LineIndex`; each ranking carries its own table, the frame is empty)."""
+        if self.mode == "strict" and candidate_filter == "all_files":
+            path = corpus.chunk_path(snapshot)
+            index = line_index(path, self.marks)
+            if index is not None:
+                corpus.check_counts(snapshot, path, index.rows)
+                return index, _NO_CHUNKS
+        chunks = candidate_chunks(corpus.chunks(snapshot), candidate_filter)
+        return (build_index(chunks, self.mode), chunks) if chunks.height else None
 
     def rank(self, index: GrepIndex | LineIndex, query: str) -> ChunkRanking:
-        """Matched files by grep score (:func:`rank_sample`)."""
         return rank_sample(index, query)
 
     def prepare_queries(self, index: GrepIndex | LineIndex, query_texts: Sequence[str]) -> None:
-        """Each query's patterns and candidate lines, found with the indexing."""
         prepare_queries(index, query_texts)
 
     def stats(self) -> dict[str, str]:
-        """The pattern mode."""
         return {"pattern_mode": self.mode}
 
     def row_stats(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
-        """Samples without patterns and without hits (:func:`row_stats`)."""
-        return row_stats(rows)
+        """arbwb-defined summary counts: rows with no pattern, and with no hit (§6.6)."""
+        ranked = [r for r in rows if "patterns" in r]
+        return {
+            "no_pattern_samples": sum(1 for r in ranked if not r["patterns"]),
+            "no_hit_samples": sum(1 for r in ranked if r["patterns"] and not r["top_files"]),
+        }
 
 
 def method(mode: PatternMode = "strict", marks: Path | None = None) -> RetrievalMethod:

@@ -1,29 +1,8 @@
-"""The one retriever interface: what a retriever is and how the runner binds one.
+"""The one retriever interface and how the runner binds one (docs/retrievers.md#interface).
 
-A retriever is an object with ``index(chunks) -> index``, called once per snapshot, and one of
-
-- ``score(index, query) -> Sequence[float]``: one score per chunk row (:class:`Retriever`);
-- ``rank_files(index, query) -> Sequence[str]``: file paths best first (:class:`FileRetriever`);
-- ``rank(index, query) -> ChunkRanking``: the full chunk ranking with its details fields
-  (:class:`RankingRetriever`; the built-ins, which keep corpus order or carry details).
-
-Optional declared attributes say what the runner must know: ``name``, ``ranker`` (details
-label, default the name), ``model``, ``params`` (rankings-changing parameters, part of the
-resume fingerprint), ``gold_only`` (scored on gold files only) and ``family``. Optional hooks
-are the runner's to call when present (:mod:`arbwb.retrievers.runner`):
-
-- ``prefetch(corpus, snapshot_ids, candidate_filter)``: once before ranking (dense: encode);
-- ``index_snapshot(corpus, snapshot_id, candidate_filter)``: index a whole snapshot instead of
-  its candidate chunk frame, returning ``(index, chunks or ChunkTable)`` or None;
-- ``index_ahead: int``: snapshots indexed on worker threads ahead of ranking (thread-safe
-  indexing); ``prepare_queries(index, query_texts)``: query work done with the indexing;
-- ``rank_record(index, samples_row)``: rank from the whole SAMPLES row instead of its text;
-- ``stats() -> dict`` and ``row_stats(details_rows) -> dict``: summary extras.
-
-:func:`bind` reads all of this once into a :class:`RetrievalMethod`. A ``score`` or
-``rank_files`` retriever is bound through the plug-in guard (:func:`guard`), which turns its
-answers into rankings and its exceptions into error rows and passes on its own ``prefetch``
-and ``stats`` hooks.
+A retriever has ``index(chunks)`` (once per snapshot) and one of ``score``, ``rank_files`` or
+``rank``, plus optional attributes and runner hooks; :func:`bind` reads them once into a
+:class:`RetrievalMethod`, a ``score``/``rank_files`` one behind the plug-in :func:`guard`.
 """
 
 from __future__ import annotations
@@ -55,39 +34,27 @@ PLUGIN_ERROR = "plugin_error"
 
 
 class Retriever(Protocol):
-    """A chunk retriever: ``index`` once per snapshot, then ``score`` per query (see module)."""
+    """``index`` once per snapshot, then one score per chunk row per query (higher is better)."""
 
-    def index(self, chunks: pl.DataFrame) -> Any:
-        """Whatever ``score`` needs about one snapshot's candidate chunks."""
-        ...
+    def index(self, chunks: pl.DataFrame) -> Any: ...
 
-    def score(self, index: Any, query: str) -> Sequence[float]:
-        """One score per chunk row given to ``index`` (higher is better)."""
-        ...
+    def score(self, index: Any, query: str) -> Sequence[float]: ...
 
 
 class FileRetriever(Protocol):
-    """A retriever that ranks files itself: ``rank_files`` replaces ``score``."""
+    """A retriever whose ``rank_files`` (paths best first) replaces ``score``."""
 
-    def index(self, chunks: pl.DataFrame) -> Any:
-        """Whatever ``rank_files`` needs about one snapshot's candidate chunks."""
-        ...
+    def index(self, chunks: pl.DataFrame) -> Any: ...
 
-    def rank_files(self, index: Any, query: str) -> Sequence[str]:
-        """File paths, best first (repeats and non-candidate paths are dropped)."""
-        ...
+    def rank_files(self, index: Any, query: str) -> Sequence[str]: ...
 
 
 class RankingRetriever(Protocol):
     """A retriever that returns the full chunk ranking itself (the built-ins)."""
 
-    def index(self, chunks: pl.DataFrame) -> Any:
-        """Whatever ``rank`` needs about one snapshot's candidate chunks."""
-        ...
+    def index(self, chunks: pl.DataFrame) -> Any: ...
 
-    def rank(self, index: Any, query: str) -> ChunkRanking:
-        """Chunk rows best first with their scores, files and details fields."""
-        ...
+    def rank(self, index: Any, query: str) -> ChunkRanking: ...
 
 
 @dataclass
@@ -102,8 +69,7 @@ class _Snapshot:
 
 @dataclass
 class _Guarded:
-    """A ``score``/``rank_files`` retriever seen through the ``rank`` interface: its answers
-    turned into rankings, its exceptions into error rows."""
+    """A ``score``/``rank_files`` retriever behind ``rank``: exceptions become error rows."""
 
     retriever: Any
     name: str
@@ -168,11 +134,8 @@ class _Guarded:
 
 
 def file_ranking(files: Sequence[str], paths: ChunkPaths) -> ChunkRanking:
-    """A ``rank_files`` answer as a ranking: candidate paths only, first occurrence kept.
-
-    The file at rank r scores 1/r; its chunks follow in chunk-file order with that score,
-    so the 8k packing and line metrics read the ranked files' chunks best file first.
-    """
+    """A ``rank_files`` answer as a ranking: candidate paths, first occurrence kept, rank r
+    scoring 1/r; each file's chunks follow in chunk-file order."""
     known = {name: code for code, name in enumerate(paths.names)}
     ranked = [p for p in dict.fromkeys(files) if p in known]
     file_scores = [1.0 / r for r in range(1, len(ranked) + 1)]
@@ -196,8 +159,8 @@ def _error_ranking(message: str) -> ChunkRanking:
 
 
 def guard(retriever: Any, default_name: str, params: Mapping[str, Any] | None = None) -> _Guarded:
-    """A ``score`` or ``rank_files`` retriever behind the plug-in guard; ``name`` defaults to
-    ``default_name``, ``params`` (the factory and its options) go into the resume fingerprint."""
+    """A ``score`` or ``rank_files`` retriever behind the plug-in guard (``params``: the
+    factory and its options, for the resume fingerprint)."""
     if not callable(getattr(retriever, "index", None)) or not (
         callable(getattr(retriever, "score", None))
         or callable(getattr(retriever, "rank_files", None))
@@ -214,8 +177,7 @@ def guard(retriever: Any, default_name: str, params: Mapping[str, Any] | None = 
 
 
 def bind(retriever: Any, default_name: str = "") -> RetrievalMethod:
-    """The :class:`RetrievalMethod` the runner drives for ``retriever``: its calls and declared
-    attributes read once (``name`` defaults to ``default_name``)."""
+    """The :class:`RetrievalMethod` the runner drives for ``retriever`` (attributes read once)."""
     if not callable(getattr(retriever, "rank", None)):
         retriever = guard(retriever, default_name)  # checks index and score or rank_files
     elif not callable(getattr(retriever, "index", None)):

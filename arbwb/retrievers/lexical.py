@@ -36,8 +36,7 @@ SYMBOL_BONUS = 5.0
 
 @dataclass(frozen=True)
 class LexicalIndex:
-    """Term sets of one snapshot's chunks, the bonus needles (distinct lower-cased paths,
-    basenames, symbols) and each chunk's normaliser ``max(1, sqrt(|set(c)|))``."""
+    """Term sets of one snapshot's chunks, the bonus needles and each chunk's normaliser."""
 
     terms: TermMatrix
     n_chunks: int
@@ -68,15 +67,8 @@ def index_from_terms(keys: ChunkKeys, terms: TermMatrix) -> LexicalIndex:
 
 
 def scores(index: LexicalIndex, query_text: str) -> npt.NDArray[np.float64] | None:
-    """Per-chunk lexical score, or None when the query has no tokens.
-
-    ``raw(c) = Σ_{distinct t in q ∩ set(c)} (1 + ln n_q(t))·ln((N+1)/(1+df(t)) + 1)
-    + 25·[lower(path) ⊂ lower(q)] + 8·[lower(basename) ⊂ lower(q)] + 5·[symbol ≠ "" and
-    lower(symbol) ⊂ lower(q)]``; ``score(c) = raw(c) / max(1, sqrt(|set(c)|))``, N = max(1, chunks).
-    Terms are summed left to right in order of first occurrence in q, like upstream. The
-    ``⊂`` tests are Python's ``in`` on the lower-cased strings, found through
-    :class:`arbwb.retrievers.strkeys.Needles` (exact: candidates are compared as text).
-    """
+    """Per-chunk lexical score (§7.2, docs/retrievers.md#lexical), or None for a token-free
+    query; terms summed in query order, the bonuses' ``in`` tests by :class:`Needles`."""
     terms = query_terms(query_text)
     if not terms:
         return None
@@ -101,7 +93,6 @@ def rank_sample(index: LexicalIndex, query_text: str) -> ChunkRanking:
 
 
 def method(source: TermSource | None = None) -> RetrievalMethod:
-    """The ``lexical`` method: with a ``source``, snapshots are streamed from the chunk files
-    with their term statistics cached on disk; else from chunk frames with a run-level token
-    memo (snapshots share most chunk text)."""
+    """The ``lexical`` method: with a ``source``, snapshots streamed with cached term
+    statistics; else chunk frames with a run-level token memo."""
     return bind(TermRetriever("lexical", "lexical", index_from_terms, rank_sample, source))

@@ -1,28 +1,5 @@
-"""Your own retriever in arbwb: the plug-in factory, how a method is named, how it is loaded.
-
-A plug-in is a factory ``make(**options) -> retriever`` whose retriever implements the
-interface of :mod:`arbwb.retrievers.interface` (re-exported here: :class:`Retriever`,
-:class:`FileRetriever`): optional ``name`` and ``family`` attributes and
-
-- ``index(chunks) -> Any``, called once per snapshot with that snapshot's candidate chunk rows
-  (spec §6.2 filter applied) in chunk-file order, as a Polars frame with at least the columns
-  ``chunk_id, path, kind, symbol, start_line, end_line, text``; and
-- ``score(index, query) -> Sequence[float]``, one score per chunk row of that frame, where
-  ``query`` is ARB's evaluation text (``json.dumps(query, sort_keys=True)``, spec §2.9);
-
-or, instead of ``score``, ``rank_files(index, query) -> Sequence[str]`` returning file paths
-best first. arbwb turns chunk scores into the file ranking as the built-in retrievers do
-(chunks by score desc, ties by path then chunk_id; each file placed at its best chunk,
-spec §7.2), keeps only candidate files, and writes ARB details + summary through the same
-resumable runner (:func:`arbwb.retrievers.runner.run_method`). An exception inside the
-plug-in makes that sample an error row (``status: "error"``, ``error: "plugin_error"``,
-``error_message`` naming the sample; zero metrics, counted in the summary's ``errors``) and
-the first traceback is printed once on stderr (:func:`arbwb.retrievers.interface.guard`).
-Nothing the plug-in computes is cached.
-
-A method is named by a built-in name (``lexical``, ``bm25``, ...), by ``package.module:factory``
-(importable from ``PYTHONPATH`` or the current folder), or by the name of an installed
-package's ``arbwb.retrievers`` entry point (``[project.entry-points."arbwb.retrievers"]``).
+"""Plug-in retrievers: a factory ``make(**options) -> retriever``, named by a built-in name,
+``package.module:factory`` or an ``arbwb.retrievers`` entry point (docs/retrievers.md).
 """
 
 from __future__ import annotations
@@ -63,7 +40,7 @@ class MethodSpec:
 
 
 def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
-    """``key=value`` strings as factory options; a value is JSON when it parses, else a string."""
+    """``key=value`` strings as factory options (JSON values parsed, else strings)."""
     options: dict[str, Any] = {}
     for pair in pairs:
         key, sep, text = pair.partition("=")

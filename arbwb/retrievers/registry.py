@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,22 +48,16 @@ def _lexical(options: MethodOptions) -> RetrievalMethod:
     return lexical.method(_source(options))
 
 
-def _bm25(okapi: bool) -> Callable[[MethodOptions], RetrievalMethod]:
-    def factory(options: MethodOptions) -> RetrievalMethod:
-        from arbwb.retrievers import bm25
+def _bm25(options: MethodOptions, *, okapi: bool) -> RetrievalMethod:
+    from arbwb.retrievers import bm25
 
-        return bm25.method(okapi=okapi, source=_source(options))
-
-    return factory
+    return bm25.method(okapi=okapi, source=_source(options))
 
 
-def _grep(expanded: bool) -> Callable[[MethodOptions], RetrievalMethod]:
-    def factory(options: MethodOptions) -> RetrievalMethod:
-        from arbwb.retrievers import grep
+def _grep(options: MethodOptions, *, expanded: bool) -> RetrievalMethod:
+    from arbwb.retrievers import grep
 
-        return grep.method("expanded" if expanded else "strict", options.checked_dir)
-
-    return factory
+    return grep.method("expanded" if expanded else "strict", options.checked_dir)
 
 
 def _dense(options: MethodOptions) -> RetrievalMethod:
@@ -82,10 +77,10 @@ def _repomap(options: MethodOptions) -> RetrievalMethod:
 #: :class:`RetrievalMethod` (dense loads its model), so ranking with one method loads only its code.
 METHODS: dict[str, Callable[[MethodOptions], RetrievalMethod]] = {
     "lexical": _lexical,
-    "bm25-arb": _bm25(okapi=False),
-    "bm25": _bm25(okapi=True),
-    "grep": _grep(expanded=False),
-    "grep-expanded": _grep(expanded=True),
+    "bm25-arb": functools.partial(_bm25, okapi=False),
+    "bm25": functools.partial(_bm25, okapi=True),
+    "grep": functools.partial(_grep, expanded=False),
+    "grep-expanded": functools.partial(_grep, expanded=True),
     "dense": _dense,
     "repomap": _repomap,
 }

@@ -1,11 +1,5 @@
-"""Rank a whole data root with named methods, one run per ``benchmark/<R>/``, kept between calls.
-
-``arbwb report --method M`` uses this: each method ranks every sample release ``R`` of the root
-over the root's corpus view into ``<runs_dir>/<R>/<name>_details.jsonl`` (so the run joins the
-``eval/<R>`` comparison group of the stored runs). A finished run is reused while the
-fingerprint kept beside it (``<name>_details.fingerprint.json``: method, options, samples and
-the identity of every chunk file read, as a resume checks) equals its inputs' now; an
-interrupted one resumes from its checkpoint.
+"""Rank a whole data root with named methods, one run per ``benchmark/<R>/`` (``arbwb report
+--method``), reused or resumed as docs/data-layout.md says.
 """
 
 from __future__ import annotations
@@ -61,11 +55,8 @@ def rank_release(
     options: Mapping[str, Any] | None = None,
     builtin: Callable[[str], RetrievalMethod] | None = None,
 ) -> list[Path]:
-    """Details files of every method in ``names`` over every sample release of ``data``.
-
-    ``options`` go to plug-in factories; ``builtin(name)`` makes a built-in method (default:
-    the registry's with its default options).
-    """
+    """Details files of every method in ``names`` over every sample release of ``data``
+    (``options``: plug-in factories'; ``builtin(name)``: default the registry's)."""
     from arbwb.retrievers.registry import get_method
 
     make = builtin or get_method

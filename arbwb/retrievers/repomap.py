@@ -1,22 +1,14 @@
 """RepoMap baseline, exact (arb-repomap.md, canonical order of §4.4.5): ``--method repomap``.
 
-Per sample: query score (§5), task affinity (§6), personalised PageRank (§7) and their weighted
-combination over the candidate files (§8), every float operation in the spec's order. The index
-(:mod:`arbwb.retrievers.repomap_index`) is built once per snapshot from all files, optionally
-cached on disk, and the candidate filter only decides which files are ranked (§2.3, §8.1).
-While one snapshot is assembled and ranked, the next is read and gathered on a second thread
-(:func:`fetch`; the run's snapshot order comes from ``prefetch``) and its content tokens found on
-a third; results do not depend on it.
-
-PageRank is a fixed 24-step loop whose every ``next(v)`` is a left-to-right sum (teleport,
-dangling share, then one term per neighbour in node order). Each step computes the products
-with numpy and adds them with one scipy CSR mat-vec against ``[1.0]`` whose rows hold exactly
-those terms in that order: ``csr_matvec`` adds a row's entries one by one from 0, and a product
-by 1.0 is exact (so a fused multiply-add cannot change a bit either).
+Per sample: query score (§5), task affinity (§6), personalised PageRank (§7), combined over
+the candidate files (§8), every float operation in the spec's order; the index is built from
+all files (:mod:`arbwb.retrievers.repomap_index`). PageRank's left-to-right sums are one CSR
+mat-vec against ``[1.0]`` per step (``csr_matvec`` adds a row's entries in order from 0).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import threading
@@ -77,18 +69,11 @@ class Weights:
     pagerank: float = 0.25
     affinity: float = 0.10
 
-    def as_dict(self) -> dict[str, float]:
-        """The summary's ``weights`` object."""
-        return {"query": self.query, "pagerank": self.pagerank, "affinity": self.affinity}
-
 
 @dataclass(frozen=True)
 class Flow:
-    """PageRank operator of a graph: per-row term slots of one CSR (n x 1) summed by mat-vec.
-
-    Row v holds [teleport(v), dangling(v), share(u)·W(u,v) for u in node order]; ``slots``
-    are the data positions of the neighbour terms, aligned with the graph's CSR entries.
-    """
+    """PageRank operator: row v of ``sums`` holds [teleport(v), dangling(v), share(u)·W(u,v)
+    for u in node order]; ``slots`` are the neighbour terms' data positions."""
 
     sums: sp.csr_matrix
     first: npt.NDArray[np.int64]
@@ -110,7 +95,6 @@ class Prepared:
     path_rank: npt.NDArray[np.int64]
     flow: Flow
     candidates: npt.NDArray[np.int64]
-    candidate_filter: CandidateFilter
 
 
 def flow(graph: sp.csr_matrix) -> Flow:
@@ -181,7 +165,6 @@ def prepare(index: RepoMapIndex, candidate_filter: CandidateFilter = "all_files"
         path_rank=path_rank,
         flow=flow(index.graph),
         candidates=candidates,
-        candidate_filter=candidate_filter,
     )
 
 
@@ -290,12 +273,8 @@ def components(
 
 
 def rank_components(prep: Prepared, parts: Components, weights: Weights) -> ChunkRanking:
-    """Normalise by the all-node maxima, combine, sort candidates (§8.2-8.3) and wrap.
-
-    ``order`` indexes the candidate pseudo-chunks (:func:`pseudo_chunks`); ``details`` carries
-    upstream's ``top_file_scores`` and ``repo_map_stats`` plus the arbwb-defined
-    ``query_terms_matched`` (distinct query tokens found in the snapshot; 0 = tie-ordered).
-    """
+    """Normalise by the all-node maxima, combine and sort the candidates (§8.2-8.3); details add
+    the arbwb-defined ``query_terms_matched``."""
     cand = prep.candidates
     qc = parts.raw_q[cand] / _max_or_one(parts.raw_q)
     pc = parts.pr[cand] / _max_or_one(parts.pr)
@@ -333,48 +312,40 @@ def rank_query(
     weights: Weights = Weights(),
 ) -> ChunkRanking:
     """Rank the candidates of ``prep`` for one sample; ``query`` defaults to ``json.loads(q)``."""
-    if query is None:
-        parsed = json.loads(q) if q else {}
-        query = parsed if isinstance(parsed, dict) else {}
+    query = _json_object(q) if query is None else query
     return rank_components(prep, components(prep, q, query, task, given), weights)
 
 
+def _json_object(text: str | None) -> dict[str, Any]:
+    value = json.loads(text) if text else {}
+    return value if isinstance(value, dict) else {}
+
+
 def pseudo_chunks(prep: Prepared) -> pl.DataFrame:
-    """One ``file`` chunk per candidate (§9), no lines; ``n_chars`` stands for its text (the
-    node text, or the path when empty), the only part of it the details rows use."""
+    """One ``file`` chunk per candidate (§9), no lines; ``n_chars`` stands for its text."""
     cand = prep.candidates
-    n = len(cand)
-    return pl.DataFrame(
-        {
-            "chunk_id": [""] * n,
-            "path": [prep.index.paths[i] for i in cand.tolist()],
-            "kind": ["file"] * n,
-            "symbol": [""] * n,
-            "start_line": np.zeros(n, dtype=np.int64),
-            "end_line": np.zeros(n, dtype=np.int64),
-            "n_chars": prep.index.chunk_chars[cand],
-        },
-        schema={
-            "chunk_id": pl.String,
-            "path": pl.String,
-            "kind": pl.String,
-            "symbol": pl.String,
-            "start_line": pl.Int64,
-            "end_line": pl.Int64,
-            "n_chars": pl.Int64,
-        },
+    found = pl.DataFrame(
+        {"path": [prep.index.paths[i] for i in cand.tolist()], "n": prep.index.chunk_chars[cand]},
+        schema={"path": pl.String, "n": pl.Int64},
+    )
+    return found.select(
+        chunk_id=pl.lit(""),
+        path="path",
+        kind=pl.lit("file"),
+        symbol=pl.lit(""),
+        start_line=pl.lit(0, pl.Int64),
+        end_line=pl.lit(0, pl.Int64),
+        n_chars="n",
     )
 
 
 def index_cache_file(cache_dir: Path, chunk_file: Path, cap: int) -> Path:
-    """Cache file of a chunk file's index, keyed by format and cap with the chunk file's
-    identity (:func:`arbwb.cache.file_key`)."""
+    """Cache file of a chunk file's index, keyed by format, cap and the chunk file's identity."""
     return cache.entry_path(cache_dir, chunk_file, f"{FORMAT_VERSION}:cap={cap}", ".npz")
 
 
 def save_entry(index: RepoMapIndex, target: Path) -> None:
-    """:func:`save_index` as a cache write: a cache that cannot be written is warned about
-    once (:func:`arbwb.cache.warn_unwritable`) and the run goes on."""
+    """:func:`save_index` as a cache write: an unwritable cache is warned about once."""
     try:
         save_index(index, target)
     except OSError as exc:
@@ -401,11 +372,8 @@ def fetch(
     memo: TextMemo,
     tokenise: Callable[[list[str]], Future[Tokenised]] | None = None,
 ) -> Fetched:
-    """The snapshot's cached index if ``cache_dir`` has it, else its chunks read and gathered
-    (``tokenise``: see :func:`gather`).
-
-    Reads the memo only (see :func:`gather`), so it may run ahead on a second thread.
-    """
+    """The snapshot's cached index, else its chunks read and gathered (:func:`gather`; reads
+    the memo only, so it may run ahead on a second thread)."""
     if cache_dir is None:
         return Fetched(None, gather(corpus.chunks(snapshot), memo, tokenise=tokenise), None, None)
     chunk_file = corpus.chunk_path(snapshot)
@@ -424,42 +392,29 @@ def finish(
     memo: TextMemo,
     save: Callable[[RepoMapIndex, Path], None] = save_entry,
 ) -> tuple[RepoMapIndex, bool]:
-    """The fetched index and whether it came from the cache; a fresh build is assembled and
-    saved (by ``save``) only when the chunk file's identity did not change while it was read,
-    so a rewritten chunk file is never served a stale index."""
+    """The fetched index and whether it came from the cache; a fresh build is saved only when
+    the chunk file did not change while read (never a stale index)."""
     if fetched.index is not None:
         return fetched.index, True
     assert fetched.gathered is not None
     index = assemble(fetched.gathered, cap, memo)
     chunk_file, target, cache_dir = fetched.chunk_file, fetched.target, fetched.cache_dir
-    unchanged = (
+    if (
         target is not None
         and chunk_file is not None
         and cache_dir is not None
-        and index_cache_file(cache_dir, chunk_file, cap) == target
-    )
-    if unchanged and target is not None:
+        and index_cache_file(cache_dir, chunk_file, cap) == target  # unchanged while read
+    ):
         save(index, target)
     return index, False
 
 
-def _json_object(text: str | None) -> dict[str, Any]:
-    value = json.loads(text) if text else {}
-    return value if isinstance(value, dict) else {}
-
-
 class RepoMap:
-    """The ``repomap`` retriever (:mod:`arbwb.retrievers.interface`): whole-snapshot index
-    (hook ``index_snapshot``, cached in ``cache_dir``), ranked from the full sample row
-    (``rank_record``); ``rank(index, query_text)`` ranks without a task rule or given files
-    (the query object is parsed back from the text).
+    """The ``repomap`` retriever: whole-snapshot index (cached in ``cache_dir``), ranked from the
+    full sample row (``rank_record``).
 
-    The run's snapshots come in order (``prefetch``): while one is assembled and ranked, the
-    next is read and gathered on a second thread (Polars, GIL released; arbwb-defined), and
-    the content tokens of each gathered snapshot are found on a third, in snapshot order, so a
-    snapshot's assembly starts before they are done and the next read starts at once. Fresh
-    indexes are written on a background thread while the run goes on; ``stats`` (called once,
-    when the run ends) waits for every write and raises its error (arbwb-defined).
+    While a snapshot is ranked, the next is read on a second thread and its content tokens
+    found on a third; fresh indexes are written on a fourth, awaited by ``stats`` at the end.
     """
 
     name = "repomap"
@@ -470,7 +425,7 @@ class RepoMap:
         self, weights: Weights = Weights(), *, cap: int = DEFAULT_CAP, cache_dir: Path | None = None
     ) -> None:
         self.weights, self.cap, self.cache_dir = weights, cap, cache_dir
-        self.params = {"weights": weights.as_dict(), "max_symbol_refs_per_file": cap}
+        self.params = {"weights": dataclasses.asdict(weights), "max_symbol_refs_per_file": cap}
         self.counts = {"index_cache_hits": 0, "index_builds": 0, "no_matching_term_samples": 0}
         self.memo = TextMemo()
         self.saver = ThreadPoolExecutor(1, thread_name_prefix="arbwb-repomap-save")
@@ -526,19 +481,8 @@ class RepoMap:
         self, corpus: Corpus, snapshot: str, candidate_filter: CandidateFilter
     ) -> tuple[Prepared, pl.DataFrame] | None:
         """The snapshot's prepared index and pseudo-chunks; None without candidate files."""
-        pending = self.ahead.pop(snapshot, None)
-        fetched = (
-            pending.result()
-            if pending is not None
-            else fetch(
-                corpus,
-                snapshot,
-                cap=self.cap,
-                cache_dir=self.cache_dir,
-                memo=self.memo,
-                tokenise=self._tokenise_later,
-            )
-        )
+        self._fetch_ahead(corpus, snapshot)
+        fetched = self.ahead.pop(snapshot).result()
         upcoming = self.following.get(snapshot)
         if upcoming is not None:
             self._fetch_ahead(corpus, upcoming)

@@ -1,12 +1,8 @@
 """The RepoMap file graph W of one snapshot (arb-repomap.md §4): its three edge passes.
 
-Import edges (§4.3), symbol-reference edges (§4.4) and source-test edges (§4.5), each as
-``add(u, v, w)`` calls in arrays, summed into the symmetric CSR matrix by
-:func:`weight_matrix`. The symbol-reference scan is one sparse product (matched parts per
-file and key, exact integers) plus a few numpy calls per file, in the canonical order of
-§4.4.5: keys by matched-part count descending, then key ascending, and P(k) from the last
-eligible definition in (node order, symbol ascending). Nothing iterates a Python set, so the
-graph is the same under every ``PYTHONHASHSEED``.
+Import (§4.3), symbol-reference (§4.4, canonical order of §4.4.5: one sparse product) and
+source-test edges (§4.5) as ``add(u, v, w)`` arrays, summed by :func:`weight_matrix`. No
+Python set is iterated, so W does not depend on ``PYTHONHASHSEED``.
 """
 
 from __future__ import annotations
@@ -35,12 +31,8 @@ Edges = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float
 
 
 def with_parts(symbols: pl.DataFrame) -> pl.DataFrame:
-    """``symbols`` with each symbol's parts (§3.2) from its ``tok`` list: distinct non-generic
-    tokens of ≥ 3 characters, ascending (only the symbol-reference scan needs them).
-
-    By one explode, filter and sort over all symbols (a per-list expression costs Polars a
-    thread hand-off per list).
-    """
+    """``symbols`` with their parts (§3.2: distinct non-generic tokens of ≥ 3 characters,
+    ascending), by one explode over all symbols (a per-list expression costs a thread hand-off)."""
     tok = pl.col("tok")
     rows = symbols.with_row_index("row")
     parts = (
@@ -63,14 +55,8 @@ def _edges(u: Any, v: Any, weight: float) -> Edges:
 
 
 def import_edges(paths: list[str], texts: list[str], memo: TextMemo) -> Edges:
-    """Import edges (§4.3): for every spec of every node, each of its targets ≠ the importer
-    (weight 1.5, one edge per spec occurrence; W sums them, so their order is immaterial).
-
-    The targets of a spec depend on the spec and the importer's folder only: per distinct
-    (spec, folder), the union of the path-index entries of its keys, ascending, first 8.
-    Keys of a (spec, folder) come from the memo (Python, :func:`rp.spec_keys`); the joins,
-    the union and the first 8 run in Polars (string sort = code-point order).
-    """
+    """Import edges (§4.3): each spec occurrence to each target ≠ the importer, resolved once
+    per distinct (spec, folder) in Polars (string sort = code-point order)."""
     specs = memo.import_specs(texts)
     counts = [len(s) for s in specs]
     if not any(counts):

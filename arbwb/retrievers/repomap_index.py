@@ -1,13 +1,8 @@
 """RepoMap index of one snapshot (arb-repomap.md §3-§4): file nodes, token sets, IDF, file graph.
 
-Built once per snapshot from **all** chunk rows (the candidate filter never touches it) and
-saved to / loaded from a single ``.npz`` file (:func:`save_index`, :func:`load_index`; no
-pickle, atomic write). Text-level work (content tokens, import specs) is memoised across
-snapshots (:mod:`arbwb.retrievers.repomap_texts`); the file graph's edge passes are
-:mod:`arbwb.retrievers.repomap_graph`. Building is split in two (arbwb-defined):
-:func:`gather` reads nodes and texts and tokenises the new texts (reading the memo only, so
-the next snapshot's may run on a second thread, its tokens on a third), :func:`assemble`
-does the rest, symbols on a helper thread while this one does the path passes.
+Built from **all** chunk rows and cached as one ``.npz`` (no pickle, atomic write). Building
+is split (arbwb-defined): :func:`gather` only reads the memo, so the next snapshot's may run
+on another thread; :func:`assemble` does the rest.
 """
 
 from __future__ import annotations
@@ -27,7 +22,7 @@ import polars as pl
 
 from arbwb.jsonio import atomic_open
 from arbwb.retrievers import repomap_paths as rp
-from arbwb.retrievers.bytetokens import distinct_tokens, token_lists
+from arbwb.retrievers.bytetokens import token_lists
 from arbwb.retrievers.repomap_graph import (
     import_edges,
     reference_edges,
@@ -49,11 +44,8 @@ PATH_FACTOR, SYMBOL_FACTOR, CONTENT_FACTOR = 3.0, 2.0, 1.0
 class RepoMapIndex:
     """Everything ranking needs from one snapshot, nodes in node order (§3.1).
 
-    ``terms[f, t]`` is the query-score factor of token t in node f (3.0 path token, 2.0 symbol
-    token, 1.0 content token; absent = not in TS(f)); ``n_terms`` = |TS(f)|; ``graph`` = the
-    symmetric weights W (CSR, ascending columns); ``stats`` = §4.6. ``chunk_chars`` is the
-    length in code points of each node's pseudo-chunk text (§9: the node text, or its path
-    when that is empty), all the details rows need of the texts.
+    ``terms[f, t]``: the §5 factor of token t in node f; ``graph``: symmetric W (CSR);
+    ``chunk_chars``: each node's pseudo-chunk length (§9), all details rows need of the texts.
     """
 
     paths: list[str]
@@ -117,21 +109,14 @@ def _terms(
     memo: TextMemo,
     tokenised: Tokenised | None = None,
 ) -> tuple[list[str], sp.csc_matrix, npt.NDArray[np.int64], npt.NDArray[np.float64]]:
-    """Vocabulary, factor matrix, |TS| per node and IDF (§3.4-3.5, ``math.log`` per token).
-
-    TS(f) = path, symbol and content tokens; a token's factor is the highest place it has
-    (path 3.0 > symbol 2.0 > content 1.0, the §5 if/elif). Columns follow run-wide token ids.
-    """
+    """Vocabulary, factor matrix (a token's best place: path > symbol > content, §5), |TS| per
+    node and IDF (§3.4-3.5); columns follow run-wide token ids."""
     import scipy.sparse as sp
 
     n = len(paths)
+    distinct = token_lists(pl.Series(paths, dtype=pl.String)).list.unique(maintain_order=True)
     path_tok = (
-        pl.DataFrame(
-            {
-                "node": np.arange(n, dtype=np.int64),
-                "tok": distinct_tokens(pl.Series("path", paths, dtype=pl.String)),
-            }
-        )
+        pl.DataFrame({"node": np.arange(n, dtype=np.int64), "tok": distinct})
         .explode("tok")
         .drop_nulls("tok")
     )
@@ -180,8 +165,7 @@ def _terms(
 
 @dataclass(frozen=True)
 class Gathered:
-    """What :func:`gather` did of one snapshot's index (arbwb-defined split); ``tokenised`` may
-    still be running elsewhere until :func:`assemble` needs it."""
+    """What :func:`gather` did of one snapshot's index (``tokenised`` may still be running)."""
 
     paths: list[str]
     texts: list[str]
@@ -197,12 +181,7 @@ def gather(
     tokenise: Callable[[list[str]], Future[Tokenised]] | None = None,
 ) -> Gathered:
     """Nodes, texts, and the content tokens of the texts neither in the memo nor ``known``
-    (texts that an earlier snapshot, still being assembled, memoises).
-
-    Only reads the memo, so the next snapshot's may run on a second thread while this one
-    is assembled; its Polars calls release the GIL. ``tokenise`` schedules the last step
-    elsewhere (deciding what is known itself); by default it runs here.
-    """
+    (``tokenise``: run that step elsewhere). Only reads the memo."""
     paths, rows = _nodes(chunks)
     texts = _texts(rows, len(paths))
     if tokenise is None:
@@ -244,18 +223,14 @@ def assemble(gathered: Gathered, cap: int, memo: TextMemo) -> RepoMapIndex:
 
 
 def build_index(chunks: pl.DataFrame, cap: int = 80, memo: TextMemo | None = None) -> RepoMapIndex:
-    """The RepoMap index of one snapshot's chunk rows (§3-§4); ``cap`` = refs per file.
-
-    ``memo`` carries text-level work over from earlier snapshots of the run.
-    """
+    """The RepoMap index of one snapshot's chunk rows (§3-§4); ``cap`` = refs per file."""
     memo = TextMemo() if memo is None else memo
     memo.trim()
     return assemble(gather(chunks, memo), cap, memo)
 
 
 def save_index(index: RepoMapIndex, path: Path) -> None:
-    """Write the index to ``path`` as one ``.npz`` (strings as a JSON blob), atomically (not
-    fsynced: a lost or torn file is unreadable and rebuilt, :func:`load_index`)."""
+    """Write the index to ``path`` as one ``.npz`` (strings as a JSON blob), atomically."""
     meta = {
         "version": FORMAT_VERSION,
         "paths": index.paths,

@@ -1,13 +1,10 @@
-"""RepoMap's path and text rules (arb-repomap.md §0, §3.2-3.3, §4.2-4.3, §4.5), one function each.
-
-Pure string functions, shared by the index builder and its tests; every rule is upstream's,
-quirks included (prose import specs, bare-name resolution, directory-free source-test keys).
-"""
+"""RepoMap's path and text rules (arb-repomap.md §0, §3.2-3.3, §4.2-4.3, §4.5), upstream quirks
+included; pure string functions shared by the index builder and its tests."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from arbwb.io.pathclass import is_code_path, is_test_path
 from arbwb.tokenize import split_identifiers
@@ -101,37 +98,22 @@ def path_index_keys(path: str) -> list[str]:
     return list(dict.fromkeys(v.lower() for v in variants if v))
 
 
-def build_path_index(
-    paths: Iterable[str], keys_of: Callable[[str], list[str]] | None = None
-) -> dict[str, list[str]]:
-    """Key -> node paths producing it (§4.2); lists keep first-seen order (callers sort).
-
-    ``keys_of`` stands in for :func:`path_index_keys` (e.g. a memo of it).
-    """
-    keys_of = path_index_keys if keys_of is None else keys_of
+def build_path_index(paths: Iterable[str]) -> dict[str, list[str]]:
+    """Key -> node paths producing it (§4.2), in first-seen order."""
     index: dict[str, list[str]] = {}
     for path in paths:
-        for key in keys_of(path):
+        for key in path_index_keys(path):
             index.setdefault(key, []).append(path)
     return index
 
 
 def import_specs(text: str) -> list[str]:
     """Import specs of a file text (§4.3.1): first 2,000 lines, first 200 specs."""
-    search = _IMPORT_WORDS.search
-    return specs_of_lines(x for x in text.splitlines()[:MAX_SCAN_LINES] if search(x))
-
-
-def specs_of_lines(lines: Iterable[str]) -> list[str]:
-    """Import specs of a text's scanned lines in order, first 200 (§4.3.1).
-
-    Lines without an ``IMPORT_WORDS`` word may be left out: they cannot match.
-    """
     specs: list[str] = []
-    for line in lines:
+    for line in text.splitlines()[:MAX_SCAN_LINES]:
         stripped = line.strip()
-        if stripped.startswith(("//", "# ", "*")):
-            continue
+        if not _IMPORT_WORDS.search(line) or stripped.startswith(("//", "# ", "*")):
+            continue  # a line without an import word cannot match
         for match in IMPORT_RE.finditer(stripped):
             specs.append(next(g for g in match.groups() if g))
             if len(specs) == MAX_SPECS:
@@ -182,13 +164,8 @@ def spec_keys(spec: str, importer: str) -> list[str]:
 
 def resolve_import(spec: str, importer: str, index: Mapping[str, list[str]]) -> list[str]:
     """Node paths a spec resolves to: the union over its keys, ascending, first 8 (§4.3.2)."""
-    return targets_of(spec_keys(spec, importer), index)
-
-
-def targets_of(keys: Iterable[str], index: Mapping[str, list[str]]) -> list[str]:
-    """The union of ``index`` entries over a spec's keys, ascending, first 8 (§4.3.2)."""
     found: set[str] = set()
-    for key in keys:
+    for key in spec_keys(spec, importer):
         found.update(index.get(key, ()))
     return sorted(found)[:MAX_TARGETS]
 

@@ -1,10 +1,5 @@
-"""Text-level RepoMap work (arb-repomap.md §3.4, §4.3.1): content tokens and import specs.
-
-Both depend on a text alone, so :class:`TextMemo` keeps them for the next snapshots of a run
-(ARB snapshots of a repository share most file texts). Tokens are found on the texts' UTF-8
-bytes with numpy (:mod:`arbwb.retrievers.bytetokens`); the import-spec scan runs in Polars
-(the import pattern matches alike in Rust and Python; texts where it might not go to Python).
-"""
+"""Text-level RepoMap work (arb-repomap.md §3.4, §4.3.1): content tokens and import specs,
+memoised per text across a run's snapshots (:class:`TextMemo`)."""
 
 from __future__ import annotations
 
@@ -30,20 +25,14 @@ _PYTHON_ONLY = "[\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\u2028\u2029]"
 
 
 def content_tokens_of(texts: list[str]) -> pl.Series:
-    """Content tokens of each text (§3.4): its distinct identifier-splitter tokens of the first
-    20,000 characters, in order of first appearance (found on the bytes, :mod:`bytetokens`)."""
+    """Content tokens of each text (§3.4): distinct tokens of its first 20,000 characters."""
     prefixes = [t[:CONTENT_PREFIX] for t in texts]  # code points, as the spec counts
     return distinct_text_tokens(prefixes)
 
 
 def import_specs_frame(texts: pl.DataFrame) -> pl.DataFrame:
-    """(i, specs) of (i, text) rows with only ``\\n`` breaks and no U+001F (§4.3.1 in Polars).
-
-    Same steps as :func:`rp.import_specs`: first 2,000 lines, lines holding an import word,
-    stripped, comment prefixes skipped, every match of the import pattern in order (Rust's
-    leftmost-first = Python's), its first non-empty group, first 200 per text. Rows without
-    specs are absent.
-    """
+    """(i, specs) of (i, text) rows with only ``\\n`` breaks and no U+001F: the steps of
+    :func:`rp.import_specs` in Polars (rows without specs absent)."""
     line = pl.col("line")
     groups = pl.col("m").str.extract_groups(rp.IMPORT_RE.pattern)
     return (
@@ -73,15 +62,9 @@ PathFacts = tuple[int, tuple[str, ...], tuple[str, ...]]
 class TextMemo:
     """Text-level results reused by the next snapshots of a run (arbwb-defined speed-up).
 
-    ``table`` is ``words`` as a (tok, id) frame for :meth:`series_ids`.
-    ARB snapshots of a repository share most file texts, so each distinct text is tokenised
-    and scanned for import specs once: ``content`` maps a text to its distinct content-token
-    ids, ``specs`` to its import specs. Both depend on the text alone, so reuse cannot change
-    an index. Token ids index ``words`` (run-wide, append-only); the text tables restart once
-    they hold more than ``limit`` texts, which bounds memory. ``facts`` keeps each node path's
-    kind and keys (:meth:`path_facts`) the same way, ``spec_keys`` the keys of an import spec
-    from a directory (§4.3.2), as tuples (all-string tuples leave the cyclic GC's view, so
-    its full collections stay cheap). Stateful on purpose.
+    ``content``/``specs`` map a text to its content-token ids (into append-only ``words``;
+    ``table`` as a frame) and import specs; tables restart past ``limit`` texts. ``facts`` and
+    ``spec_keys`` hold tuples (all-string tuples leave the cyclic GC's view).
     """
 
     words: list[str] = field(default_factory=list)
@@ -108,10 +91,7 @@ class TextMemo:
         return found
 
     def series_ids(self, tokens: pl.Series) -> npt.NDArray[np.int64]:
-        """Run-wide ids of a token column, adding new ones in order of first appearance.
-
-        One join against the known tokens; only the new ones are numbered and joined again.
-        """
+        """Run-wide ids of a token column (one join), numbering new ones by first appearance."""
         frame = tokens.alias("tok").to_frame()
         found = frame.join(self.table, on="tok", how="left", maintain_order="left")["id"]
         ids = found.fill_null(-1).to_numpy().astype(np.int64)
@@ -135,11 +115,8 @@ class TextMemo:
             self.spec_keys.clear()
 
     def tokenise(self, texts: list[str], known: Container[str] = ()) -> Tokenised:
-        """The texts neither memoised nor ``known`` and their distinct content tokens.
-
-        Reads the memo only, so it may run on a second thread while the caller uses it
-        (:meth:`content_tokens` tokenises any text found missing later).
-        """
+        """The texts neither memoised nor ``known`` and their distinct content tokens (reads
+        the memo only, so it may run on another thread)."""
         content = self.content
         fresh = [t for t in dict.fromkeys(texts) if t not in content and t not in known]
         return fresh, content_tokens_of(fresh)
@@ -147,11 +124,8 @@ class TextMemo:
     def content_tokens(
         self, texts: list[str], tokenised: Tokenised | None = None, then: pl.Series | None = None
     ) -> tuple[list[npt.NDArray[np.int64]], npt.NDArray[np.int64]]:
-        """Distinct content-token ids of each text (first 20,000 characters, §3.4), and the ids
-        of the tokens ``then`` (numbered after the content tokens, in one join).
-
-        ``tokenised`` is :meth:`tokenise` of ``texts``, when already done.
-        """
+        """Distinct content-token ids of each text (§3.4), and the ids of the tokens ``then``
+        (numbered after them, one join); ``tokenised``: :meth:`tokenise` of ``texts`` if done."""
         if tokenised is None:
             self.trim()
             tokenised = self.tokenise(texts)
@@ -170,13 +144,7 @@ class TextMemo:
         return [content[t] for t in texts], ids[len(flat) :]
 
     def import_specs(self, texts: list[str]) -> list[list[str]]:
-        """The import specs of each text (§4.3.1), memoised; fresh texts scanned in one batch.
-
-        A text whose only line break is ``\\n`` has ``splitlines`` lines = ``split("\\n")``
-        pieces (an extra trailing "" holds no spec), and without U+001F in it Rust's ``\\s``
-        = Python's, so :func:`import_specs_frame` scans it in Polars; any other text takes
-        :func:`rp.import_specs`.
-        """
+        """The import specs of each text (§4.3.1), memoised; fresh texts scanned in one batch."""
         fresh = [t for t in dict.fromkeys(texts) if t and t not in self.specs]
         if fresh:
             self.specs.update(zip(fresh, scan_import_specs(fresh), strict=True))
@@ -184,8 +152,8 @@ class TextMemo:
 
 
 def scan_import_specs(texts: list[str]) -> list[list[str]]:
-    """The import specs of each text (§4.3.1), the Polars-safe ones in one batch (see
-    :meth:`TextMemo.import_specs`); touches no shared state."""
+    """The import specs of each text (§4.3.1): in Polars when its only break is ``\\n`` and
+    it has no U+001F (Rust's ``\\s`` = Python's there), else :func:`rp.import_specs`."""
     if not texts:
         return []
     frame = pl.DataFrame({"text": texts}, schema={"text": pl.String})

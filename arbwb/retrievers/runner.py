@@ -1,13 +1,8 @@
 """The evaluation loop of spec §4.1 for one chunk retriever, with a per-sample checkpoint.
 
-Samples are visited snapshot by snapshot (each snapshot indexed once, snapshots sorted by id)
-and details rows are written in input order. After every sample one line is appended to
-``<out>.checkpoint.jsonl`` and flushed (fsynced at most every ``SYNC_SECONDS``), so an
-interrupted run resumes where it stopped; the checkpoint's first line is a fingerprint of the
-inputs, chunk files included (:func:`fingerprint`), and a resume over different inputs is
-refused, naming what changed. The final details and summary files are
-written atomically and the checkpoint removed, so a resumed run's details are byte-identical to
-an uninterrupted one.
+Snapshots are indexed once each (sorted by id), rows written in input order; the checkpoint
+(``<out>.checkpoint.jsonl``, first line the inputs' :func:`fingerprint`) makes a run resumable
+with byte-identical output (docs/retrievers.md#evaluation-loop).
 """
 
 from __future__ import annotations
@@ -19,6 +14,7 @@ import json
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -45,9 +41,8 @@ from arbwb.metrics.chunks import ChunkTable, chunk_table
 from arbwb.retrievers import details as det
 from arbwb.retrievers.common import RetrievalMethod, rank_row, snapshot_index
 
-#: arbwb-defined: the checkpoint is flushed after every sample (a killed run loses nothing) but
-#: fsynced at most this often (a machine crash loses at most this many seconds of samples,
-#: which a resume recomputes; an fsync per sample cost more than ranking a sample).
+#: The checkpoint is flushed per sample but fsynced at most this often (measured: an fsync per
+#: sample cost more than ranking it; a crash loses at most this many seconds).
 SYNC_SECONDS = 1.0
 
 #: Summary ``mode`` per details ``ranker`` (spec §4.8).
@@ -97,11 +92,8 @@ ENTRY_FIELDS: dict[str, tuple[type, ...]] = {
 
 
 def chunk_file_identity(path: Path) -> dict[str, int]:
-    """``IDENTITY_FIELDS`` of a chunk file, read from ``os.stat`` (no hashing of its bytes).
-
-    Computed here, not with :func:`arbwb.cache.file_key`, so the checkpoint keeps each field
-    and a refused resume can say which changed.
-    """
+    """``IDENTITY_FIELDS`` of a chunk file from ``os.stat``, kept apart so a refused resume
+    can say which changed."""
     st = path.stat()
     values = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
     return dict(zip(IDENTITY_FIELDS, values, strict=True))
@@ -114,9 +106,8 @@ def fingerprint(
     candidate_filter: str,
     tasks: list[str] | None,
 ) -> dict[str, Any]:
-    """What a resume must agree on: method, model, options, filter, tasks, samples, manifest
-    SHA-256, and the identity (:func:`chunk_file_identity`) of every chunk file the run reads
-    (the snapshots of its samples that the corpus has), keyed by path."""
+    """What a resume must agree on: method, options, filter, tasks, samples, manifest SHA-256
+    and the identity of every chunk file the run reads."""
     sources = sorted(set(sample_set.samples["source"].to_list()))
     digest = hashlib.sha256()
     for source in sources:
@@ -136,15 +127,13 @@ def fingerprint(
 
 
 def summary_fingerprint(expected: Mapping[str, Any]) -> dict[str, Any]:
-    """The fingerprint as the summary records it: without the chunk files' identities, which
-    are local (inode, device, times) and would keep a rebuilt release from being
-    byte-identical; the manifest SHA-256 stands for the corpus there."""
+    """The fingerprint without the chunk files' local identities (a rebuilt release stays
+    byte-identical; the manifest SHA-256 stands for the corpus)."""
     return {k: v for k, v in expected.items() if k != "chunk_files"}
 
 
 def changed_chunk_files(found: Mapping[str, Any], expected: Mapping[str, Any]) -> list[str]:
-    """Each chunk file whose identity differs between the checkpoint (``found``) and now, with
-    what changed, e.g. ``a.jsonl (size 1234 -> 1200)``; sorted by path."""
+    """Each chunk file whose identity changed since the checkpoint, with what changed."""
     changes = []
     for path in sorted(set(found) | set(expected)):
         old, new = found.get(path), expected.get(path)
@@ -163,11 +152,8 @@ def changed_chunk_files(found: Mapping[str, Any], expected: Mapping[str, Any]) -
 
 
 def _read_checkpoint(path: Path, expected: Mapping[str, Any]) -> dict[int, Outcome]:
-    """Completed outcomes of a checkpoint whose fingerprint equals ``expected``.
-
-    A final line cut off by the interruption (no newline) is ignored and recomputed; any other
-    line that is not a checkpoint entry is a located InputError.
-    """
+    """Completed outcomes of a checkpoint whose fingerprint equals ``expected`` (a torn last
+    line is recomputed; any other bad line is a located InputError)."""
     lines = path.read_text(encoding="utf-8").split("\n")
     complete = lines[:-1]  # the text after the last newline is empty or a torn line
     if not complete:
@@ -233,10 +219,7 @@ def _record(frame_row: Mapping[str, Any]) -> dict[str, Any]:
 def _pre_skip(
     target: det.SampleTarget, frame_row: Mapping[str, Any], selective: bool
 ) -> str | None:
-    """Skip reasons decided before ranking: empty target, then query leakage (spec §4.1, §4.7).
-
-    A run is selective exactly when it has no-gold samples, which are ranked (not skipped).
-    """
+    """Skip reasons decided before ranking: empty target, then query leakage (spec §4.1, §4.7)."""
     if not target.gold and not target.no_gold:
         return "no_gold_unlabeled" if selective else "no_gold"
     if query_has_leakage(_record(frame_row)):
@@ -257,10 +240,8 @@ def run_method(
 ) -> dict[str, Any]:
     """Rank every sample, write details JSONL and summary JSON; return the summary.
 
-    arbwb-defined: a sample whose snapshot is missing from the corpus is a recorded failure
-    (``status: "error"``, ``error: "missing_corpus"``, empty ``top_files``, zero metrics),
-    counted in the denominator; upstream skips it. ``on_sample(i)`` runs after sample i is
-    checkpointed (tests use it to simulate a crash).
+    A missing snapshot gives an ``error: "missing_corpus"`` row (arbwb-defined);
+    ``on_sample(i)`` runs after sample i is checkpointed (tests simulate a crash).
     """
     samples = sample_set.samples
     targets = det.sample_targets(samples, sample_set.labels, sample_set.spans)
@@ -294,21 +275,11 @@ def run_method(
                 start = time.perf_counter()
                 target = gold_only(targets[i]) if method.gold_only else targets[i]
                 skip = _pre_skip(target, frame_rows[i], selective)
-                row = None
-                if skip is None and not present:
-                    row = det.details_row(
-                        target,
-                        None,
-                        None,
-                        candidate_filter=candidate_filter,
-                        ranker=method.ranker,
-                        selective=selective,
-                        error="missing_corpus",
-                    )
-                elif skip is None and index is None:
+                if skip is None and present and index is None:
                     skip = "empty_corpus"
-                elif skip is None:
-                    ranking = rank_row(method, index, frame_rows[i])
+                row = None
+                if skip is None:  # a missing snapshot: an error row (arbwb-defined)
+                    ranking = rank_row(method, index, frame_rows[i]) if present else None
                     row = det.details_row(
                         target,
                         ranking,
@@ -316,6 +287,7 @@ def run_method(
                         candidate_filter=candidate_filter,
                         ranker=method.ranker,
                         selective=selective,
+                        error=None if present else "missing_corpus",
                     )
                 outcome = Outcome(i, row, skip, time.perf_counter() - start)
                 done[i] = outcome
@@ -326,10 +298,7 @@ def run_method(
             prepared = index = table = None  # free this snapshot before the next is read
     outcomes = [done[i] for i in range(len(targets))]
     rows = [o.row for o in outcomes if o.row is not None]
-    skipped: dict[str, int] = {}
-    for o in outcomes:
-        if o.skip is not None:
-            skipped[o.skip] = skipped.get(o.skip, 0) + 1
+    skipped = dict(Counter(o.skip for o in outcomes if o.skip is not None))
     mode = MODES.get(method.ranker, "other")
     runtime = det.runtime_stats([o.seconds for o in outcomes if o.row is not None])
     runtime |= {"index_s": index_seconds}
@@ -370,13 +339,8 @@ def _indexes(
     candidate_filter: CandidateFilter,
     queries: list[str],
 ) -> Iterator[tuple[str, list[int], tuple[Any, pl.DataFrame | ChunkTable] | None]]:
-    """Each group with its snapshot's index (None: missing or nothing ranked), in order.
-
-    A retriever with ``index_ahead`` n has the next n snapshots indexed (and its
-    ``prepare_queries`` hook run on the groups' ``queries``) on n worker threads while the
-    current one's samples are ranked (its indexing must be thread-safe); the result does not
-    depend on it.
-    """
+    """Each group with its snapshot's index (None: missing or nothing ranked), in order; the
+    next ``index_ahead`` snapshots are indexed (and queries prepared) on worker threads."""
     prepare_queries = method.hook("prepare_queries")
 
     def prepare(snapshot: str, members: list[int]) -> tuple[Any, pl.DataFrame | ChunkTable] | None:
@@ -403,11 +367,8 @@ def _indexes(
 
 
 def _by_snapshot(samples: pl.DataFrame, done: Mapping[int, Outcome]) -> list[tuple[str, list[int]]]:
-    """Pending sample indices grouped by snapshot, snapshots sorted by id.
-
-    Sorting puts a repository's snapshots next to each other, so a method's token memo (and
-    the dense embedding cache) reuse the previous snapshot's text; output order is unaffected.
-    """
+    """Pending sample indices grouped by snapshot, sorted by id (a repository's snapshots
+    adjacent, so memos reuse the previous snapshot's text)."""
     groups: dict[str, list[int]] = {}
     for i, snapshot in enumerate(samples["snapshot_id"].to_list()):
         if i not in done:
@@ -439,8 +400,7 @@ def _entry(outcome: Outcome) -> str:
 
 
 def _append(handle: IO[str], outcome: Outcome, synced: list[float]) -> None:
-    """Append one outcome and flush it; fsync when ``SYNC_SECONDS`` passed since ``synced[0]``
-    (the time of the last fsync, updated here)."""
+    """Append one outcome and flush it; fsync when ``SYNC_SECONDS`` passed since ``synced[0]``."""
     handle.write(_entry(outcome))
     handle.flush()
     now = time.monotonic()

@@ -1,14 +1,9 @@
 """64-bit polynomial keys of strings, so warm lexical/BM25 runs find strings with numpy.
 
-``key(s) = Σ_j cp(s[j])·P^j + len(s)·K (mod 2^64)`` over Unicode code points. Equal strings
-have equal keys, so a key that is absent proves a string absent; a key that is present is
-only a candidate and is confirmed by comparing the strings themselves: every answer here is
-exact, the keys only decide what is compared. Used for lexical's ``lower(path) ⊂
-lower(query)`` bonuses (:class:`Needles`: the keys of every substring of the query whose length
-some needle has, looked up in the needles' sorted keys, stored in the term cache, so a warm run
-builds nothing per snapshot: measured, an Aho-Corasick automaton (``pyahocorasick``) built per
-snapshot cost 2.5 s on a 95 MiB chunk file's 68k needles, against 2 ms for these keys). A
-sorted vocabulary is searched by bisection (:class:`SortedVocab`).
+``key(s) = Σ_j cp(s[j])·P^j + len(s)·K (mod 2^64)``; a present key is only a candidate,
+confirmed by comparing the strings, so every answer is exact. :class:`Needles` serves
+lexical's substring bonuses (measured: an Aho-Corasick automaton cost 2.5 s per 95 MiB chunk
+file's 68k needles, these cached keys 2 ms).
 """
 
 from __future__ import annotations
@@ -93,11 +88,8 @@ def substring_keys(points: npt.NDArray[Any], lengths: npt.NDArray[np.int64]) -> 
 
 
 def candidates(sorted_keys: U64, owners: npt.NDArray[Any], wanted: U64) -> npt.NDArray[np.int64]:
-    """Distinct owners (``owners[i]`` has key ``sorted_keys[i]``) of any of the ``wanted`` keys.
-
-    ``wanted`` is sorted first: searching sorted values walks the keys in order (several
-    times faster than scattered look-ups on arrays of this size).
-    """
+    """Distinct owners (``owners[i]`` has key ``sorted_keys[i]``) of any of the ``wanted`` keys
+    (sorted first: several times faster than scattered look-ups)."""
     size = len(sorted_keys)
     if not size or not len(wanted):
         return np.zeros(0, dtype=np.int64)
@@ -183,10 +175,6 @@ class SortedVocab(Mapping[str, int]):
             out.append(at if at < len(self.terms) and self.terms[at] == term else None)
         return out
 
-    def get(self, term: str, default: Any = None) -> Any:
-        found = self.columns([term])[0]
-        return default if found is None else found
-
     def __getitem__(self, term: str) -> int:
         found = self.columns([term])[0]
         if found is None:
@@ -205,11 +193,8 @@ class SortedVocab(Mapping[str, int]):
 
 @dataclass(frozen=True, eq=False)
 class Needles:
-    """Strings to test for ``needle in text`` (Python ``in`` on ``str``), many at a time.
-
-    ``empty`` marks the needles of length 0 (always contained); ``lengths`` are the distinct
-    lengths >= 1; ``text_of(i)`` gives needle i for the confirming comparison.
-    """
+    """Strings to test for ``needle in text`` (Python ``in``), many at a time; ``lengths``: the
+    distinct lengths >= 1, ``empty``: the empty needles, ``text_of(i)``: needle i."""
 
     size: int
     index: SortedKeys
@@ -221,19 +206,12 @@ class Needles:
     def of(cls, strings: Sequence[str]) -> Needles:
         """Needles of ``strings`` held in memory."""
         lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
-        return cls.from_keys(keys_of(strings), lengths, strings.__getitem__)
-
-    @classmethod
-    def from_keys(
-        cls, keys: U64, lengths: npt.NDArray[np.int64], text_of: Callable[[int], str]
-    ) -> Needles:
-        """Needles whose keys and lengths are already known (e.g. read from a cache entry)."""
         return cls(
             size=len(lengths),
-            index=SortedKeys.of(keys),
+            index=SortedKeys.of(keys_of(strings)),
             lengths=np.unique(lengths[lengths > 0]),
             empty=np.flatnonzero(lengths == 0),
-            text_of=text_of,
+            text_of=strings.__getitem__,
         )
 
     def contained(self, text: str) -> npt.NDArray[np.bool_]:

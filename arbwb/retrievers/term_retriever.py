@@ -20,10 +20,8 @@ from arbwb.retrievers.termcache import TermSource, snapshot_indexer
 
 
 class TermRetriever:
-    """Lexical/BM25 as a retriever (:mod:`arbwb.retrievers.interface`): chunk frames indexed
-    with a run-level :class:`TermMemo`, or, with a ``source``, snapshots streamed from the
-    chunk files with their term statistics cached on disk (runner hook ``index_snapshot``).
-    ``build(keys, terms)`` makes the index, ``ranking`` ranks a query."""
+    """Lexical/BM25 as a retriever: chunk frames with a run-level :class:`TermMemo`, or with a
+    ``source`` streamed snapshots (hook ``index_snapshot``); ``build`` indexes."""
 
     def __init__(
         self,

@@ -1,18 +1,10 @@
 """Term statistics of a snapshot's chunks for lexical/BM25 (spec §7.1-7.3), cached on disk.
 
-A chunk file is read in blocks of whole lines (only the columns rankers use), each block's
-documents are tokenised (:mod:`arbwb.retrievers.terms`) and its text dropped, so memory stays
-flat however large the file. What is kept is small: the chunk columns without ``text`` (plus
-``n_chars``, the text length the 8k packing uses) and the chunk x term counts (CSC). The
-entry (format ``VERSION``, :func:`_to_arrays`) stores them as plain arrays together with every
-piece a ranker derives per snapshot (path/symbol/kind codes, the tie order), so a warm run
-reads arrays and ranks without building a frame or a sort per snapshot. It is an uncompressed
-``.npz`` (:func:`arbwb.cache.write_arrays`) at ``<cache>/terms/<key>.npz``, keyed by the chunk
-file's identity (path, size, mtime, ctime, inode, device, and its bytes while racy:
-:func:`arbwb.cache.file_key`), so a changed chunk file is never served stale; the write is
-atomic (and skipped, with one warning, when the cache cannot be written), so concurrent
-processes at worst compute it twice. Counting runs on this process's one thread: worker
-processes and counting threads did not earn 15% of a run's time (benchmarks/README.md).
+A chunk file is tokenised block by block (memory stays flat); the entry keeps the chunk
+columns without text, the counts (CSC) and every per-snapshot piece a ranker derives, as
+plain arrays, so a warm run reads arrays only. Keyed by the chunk file's identity
+(:func:`arbwb.cache.file_key`), written atomically. One counting thread: worker processes
+and threads did not earn 15% of a run (benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -56,6 +48,7 @@ KIND = "terms"
 SUFFIX = ".npz"
 #: The chunk columns kept beside the counts (the CHUNKS columns rankers use, minus text).
 META_COLUMNS = ("chunk_id", "path", "kind", "symbol", "start_line", "end_line", "n_chars")
+META_SCHEMA = {c: CHUNK_FIELDS.get(c, pl.Int64) for c in META_COLUMNS}
 #: Entry arrays with one value per chunk (checked when an entry is read).
 PER_CHUNK: tuple[str, ...] = ("doc_len", "n_unique", "path_codes", "tiebreak", "symbol_codes")
 PER_CHUNK += ("kind_codes", "start_line", "end_line", "n_chars")
@@ -66,10 +59,7 @@ BLOCK_BYTES = 4 * 2**20
 
 @dataclass(frozen=True)
 class SnapshotTerms:
-    """A chunk file's chunks (``META_COLUMNS``, file order) and their §7.1 term counts.
-
-    ``counts[c, t]`` = occurrences of ``terms[t]`` in chunk c's §7.2 document (CSC).
-    """
+    """A chunk file's chunks (``META_COLUMNS``, file order) and their §7.1 term counts (CSC)."""
 
     chunks: pl.DataFrame
     counts: ColumnCounts
@@ -79,8 +69,7 @@ class SnapshotTerms:
 
 
 def compute(chunk_file: Path) -> SnapshotTerms:
-    """Read and tokenise a chunk file block by block (text is never held whole); each block's
-    counts join the file's in file order (:class:`arbwb.retrievers.terms.TermMerger`)."""
+    """Read and tokenise a chunk file block by block (text is never held whole)."""
     from arbwb.retrievers.terms import TermMerger
 
     metas: list[pl.DataFrame] = []
@@ -91,7 +80,7 @@ def compute(chunk_file: Path) -> SnapshotTerms:
         for part in counted:
             merger.add(part)
     found, doc_len = merger.finish()
-    chunks = pl.concat(metas) if metas else _empty_meta()
+    chunks = pl.concat(metas) if metas else pl.DataFrame(schema=META_SCHEMA)
     terms, rows = found.terms, found.counts
     del found
     n_unique = np.diff(rows.indptr)
@@ -111,11 +100,6 @@ def _count_block(chunk_file: Path, raw: bytes) -> tuple[pl.DataFrame, list[Batch
     fields = block.select(DOCUMENT_FIELDS)  # counted as the §7.2 document, without joining
     del block
     return meta, [count_batch(batch) for batch in batches(fields)]
-
-
-def _empty_meta() -> pl.DataFrame:
-    schema = {c: CHUNK_FIELDS.get(c, pl.Int64) for c in META_COLUMNS}
-    return pl.DataFrame(schema=schema)
 
 
 def _strings(name: str, table: StringTable) -> dict[str, npt.NDArray[Any]]:
@@ -140,9 +124,8 @@ def _needle_arrays(needles: Needles) -> dict[str, npt.NDArray[Any]]:
 
 
 def _to_arrays(terms: SnapshotTerms) -> dict[str, npt.NDArray[Any]]:
-    """The cache entry of a snapshot: its counts plus every per-chunk piece the rankers and
-    details rows need, precomputed (codes, tie order, bonus needles), so a warm run reads
-    arrays instead of parsing a frame per snapshot."""
+    """The cache entry of a snapshot: its counts and every per-chunk piece rankers and details
+    rows need (codes, tie order, bonus needles)."""
     chunks = terms.chunks
     keys = chunk_keys(chunks)
     kind_codes, kinds = codes_of(chunks["kind"])
@@ -189,9 +172,8 @@ def _needles(
 
 @dataclass(frozen=True)
 class StoredTerms:
-    """A snapshot's entry as stored: counts, ``keys`` (:class:`ChunkKeys`), the details
-    ``table`` and the ``vocab`` are views of the entry's arrays; the chunk frame and the term
-    list are materialised only when read (the rankers never read them)."""
+    """A snapshot's entry as views of its arrays; the chunk frame and term list are built only
+    when read (the rankers never read them)."""
 
     counts: ColumnCounts
     doc_len: npt.NDArray[np.int64]
@@ -228,7 +210,7 @@ class StoredTerms:
         """The chunk columns (``META_COLUMNS``) as a frame, built from the entry."""
         table = self.table
         if not len(table.chunk_ids):
-            return _empty_meta()
+            return pl.DataFrame(schema=META_SCHEMA)
         columns = {
             "chunk_id": table.chunk_ids[:],
             "path": table.paths[:],
@@ -238,8 +220,7 @@ class StoredTerms:
             "end_line": table.ends[:],
             "n_chars": table.n_chars[:],
         }
-        schema = {c: CHUNK_FIELDS.get(c, pl.Int64) for c in META_COLUMNS}
-        return pl.DataFrame({c: columns[c] for c in META_COLUMNS}, schema=schema)
+        return pl.DataFrame(columns, schema=META_SCHEMA)
 
     @cached_property
     def terms(self) -> list[str]:
@@ -263,19 +244,16 @@ def _from_arrays(arrays: dict[str, npt.NDArray[Any]]) -> StoredTerms | None:
 
 @dataclass
 class TermSource:
-    """Snapshot term statistics from the disk cache in ``folder`` (None: always computed).
-
-    Stateful on purpose: counts entries served from disk vs computed, for the run summary.
-    """
+    """Snapshot term statistics from the disk cache in ``folder`` (None: always computed);
+    counts hits and misses for the summary."""
 
     folder: Path | None
     hits: int = 0
     misses: int = 0
 
     def load(self, corpus: Corpus, snapshot_id: str) -> StoredTerms:
-        """The snapshot's term statistics: the cached entry if valid, else computed (and saved);
-        either way its chunks are counted against the manifest row (:meth:`Corpus.check_counts`).
-        """
+        """The snapshot's term statistics (cached, else computed and saved), rows counted
+        against the manifest row."""
         chunk_file = corpus.chunk_path(snapshot_id)
         terms = self._load(chunk_file)
         corpus.check_counts(snapshot_id, chunk_file, terms.counts.shape[0])
@@ -304,13 +282,8 @@ class TermSource:
 def candidate_terms(
     snapshot: SnapshotTerms | StoredTerms, candidate_filter: CandidateFilter
 ) -> tuple[ChunkKeys, ChunkTable, TermMatrix] | None:
-    """The candidate chunks (spec §6.2, file order): their keys, details table and term
-    matrix; None if none is left.
-
-    The filter keeps whole paths, so path codes, distinct paths and symbols stay valid for
-    the kept rows (a name no kept chunk has is never ranked); rows and the tie order are
-    renumbered, the counts' rows kept with numpy (no scipy).
-    """
+    """The candidate chunks (spec §6.2, file order): keys, details table and term matrix; None
+    if none is left. Codes stay valid (the filter keeps whole paths); rows are renumbered."""
     stored = snapshot if isinstance(snapshot, StoredTerms) else StoredTerms.of(_to_arrays(snapshot))
     keys, table, counts = stored.keys, stored.table, stored.counts
     doc_len, n_unique = stored.doc_len, stored.n_unique
@@ -368,9 +341,8 @@ def _kept_counts(
 def snapshot_indexer(
     source: TermSource, build: Callable[[ChunkKeys, TermMatrix], Any]
 ) -> Callable[[Corpus, str, CandidateFilter], tuple[Any, ChunkTable] | None]:
-    """A :class:`RetrievalMethod` ``index_snapshot`` building ``build(keys, matrix)`` from
-    ``source``; with it comes the candidate chunks' details table (``n_chars``, the text
-    length)."""
+    """An ``index_snapshot`` hook building ``build(keys, matrix)`` from ``source``, with the
+    candidate chunks' details table."""
 
     def index_snapshot(
         corpus: Corpus, snapshot_id: str, candidate_filter: CandidateFilter

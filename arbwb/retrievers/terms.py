@@ -1,10 +1,8 @@
 """§7.1 term counts of batches of texts, found on their UTF-8 bytes by a C scanner.
 
-The splitter (spec §7.1: a space between ``[a-z][A-Z]``, then maximal ``[A-Za-z0-9]+`` runs,
-lower-cased) is ASCII-only, so :mod:`arbwb.native._termcount` finds, hashes and counts each batch's
-tokens in one pass over the bytes of its Arrow text buffer (where it is not built, its numpy
-stand-in: :mod:`arbwb.native.select`); batches' vocabularies are merged once, in sorted order
-(:class:`TermMerger`). Exactly :func:`arbwb.tokenize.split_identifiers` (property-tested).
+The splitter is ASCII-only, so :mod:`arbwb.native._termcount` (or its numpy stand-in) counts a
+batch in one pass over its Arrow buffer; vocabularies are merged once, sorted. Exactly
+:func:`arbwb.tokenize.split_identifiers` (property-tested).
 """
 
 from __future__ import annotations
@@ -28,22 +26,15 @@ BATCH_ROWS = 2048
 
 @dataclass(frozen=True)
 class TermCounts:
-    """Term counts of texts: ``counts[i, j]`` = occurrences of ``terms[j]`` in text i (CSR,
-    int32).
-
-    ``terms`` is the local vocabulary (no particular order); a row's columns are not sorted.
-    """
+    """Term counts of texts: ``counts[i, j]`` = occurrences of ``terms[j]`` in text i (CSR)."""
 
     counts: sp.csr_matrix
     terms: list[str]
 
 
 def _ints(array: pa.Array) -> npt.NDArray[Any]:
-    """An Arrow integer array without nulls as a zero-copy numpy view.
-
-    ``np.asarray`` goes through pyarrow's conversion, which costs about 13 ns per value the
-    first time (measured: 0.13 s of CPU per 95 MiB chunk file for the token ids alone).
-    """
+    """An Arrow integer array without nulls as a zero-copy numpy view (measured: ``np.asarray``
+    cost 0.13 s of CPU per 95 MiB chunk file for the token ids alone)."""
     dtype = np.dtype(array.type.to_pandas_dtype())
     buffer = array.buffers()[1]
     if buffer is None or not len(array):
@@ -72,8 +63,7 @@ def batches(texts: Part, size: int = BATCH_ROWS) -> Iterator[Part]:
 
 @dataclass(frozen=True)
 class BatchCounts:
-    """One batch's term counts, text by text, and its local vocabulary (see
-    :func:`count_batch`); batches are independent, so they can be counted in parallel."""
+    """One batch's term counts, text by text, and its local vocabulary (:func:`count_batch`)."""
 
     n_texts: int
     nnz: npt.NDArray[np.int64]  # distinct terms per text: its run of ``cols`` and ``freq``
@@ -84,12 +74,8 @@ class BatchCounts:
 
 
 def count_batch(batch: pl.Series | pl.DataFrame) -> BatchCounts:
-    """§7.1 term counts of one batch of texts (null counts as empty), by the C scanner
-    :mod:`arbwb.native._termcount` (terms numbered by first appearance, as ``dictionary_encode``).
-
-    A frame's row is the texts of its columns one after the other (no token spans two), so
-    a §7.2 document counts from its fields without joining them first.
-    """
+    """§7.1 term counts of one batch of texts (null as empty; terms numbered by first
+    appearance); a frame's row counts its columns' texts one after the other, unjoined."""
     columns = batch.get_columns() if isinstance(batch, pl.DataFrame) else [batch]
     found = termcount.count(*(part for c in columns for part in _column_buffers(c)))
     nnz, cols, freq, tokens, vocab_offsets, vocab_bytes = found
@@ -109,9 +95,8 @@ def count_batch(batch: pl.Series | pl.DataFrame) -> BatchCounts:
 
 
 class TermMerger:
-    """Consecutive batches' counts gathered compactly (their term ids, counts, per-text sizes
-    and small vocabularies, not their rows), merged into one sorted vocabulary at the end by
-    one Arrow hash. Stateful on purpose: fed batch by batch."""
+    """Consecutive batches' counts gathered compactly, merged into one sorted vocabulary at the
+    end by one Arrow hash (fed batch by batch)."""
 
     def __init__(self) -> None:
         self.vocab: list[pa.Array] = []
@@ -132,8 +117,7 @@ class TermMerger:
             self.n_local += len(part.vocab)
 
     def finish(self) -> tuple[TermCounts, npt.NDArray[np.int64]]:
-        """The CSR counts (terms sorted, so the result does not depend on the batching) and
-        the tokens per text; the merger is emptied."""
+        """The CSR counts (terms sorted: independent of the batching) and tokens per text."""
         nnz = np.concatenate(self.nnz) if self.nnz else np.zeros(0, dtype=np.int64)
         tokens = np.concatenate(self.tokens) if self.tokens else np.zeros(0, dtype=np.int64)
         self.nnz.clear()
@@ -162,18 +146,9 @@ class TermMerger:
         return TermCounts(matrix, terms), tokens
 
 
-def merge_counts(parts: Iterable[BatchCounts]) -> TermCounts:
-    """The CSR term counts of consecutive batches' texts, terms sorted (:class:`TermMerger`)."""
-    merger = TermMerger()
-    for part in parts:
-        merger.add(part)
-    return merger.finish()[0]
-
-
 def count_terms(texts: Iterable[pl.Series]) -> TermCounts:
-    """§7.1 term counts of texts given in consecutive batches (null counts as empty), as CSR.
-
-    Each batch is tokenised and hashed on its own and then dropped, so memory holds one
-    batch's tokens plus the (row, term, count) triples, never the whole input's tokens.
-    """
-    return merge_counts(count_batch(batch) for batch in texts)
+    """§7.1 term counts (CSR) of texts in consecutive batches (one batch's tokens in memory)."""
+    merger = TermMerger()
+    for batch in texts:
+        merger.add(count_batch(batch))
+    return merger.finish()[0]
