@@ -22,10 +22,10 @@ from arbwb.metrics.budget import MissingSnapshotWarning
 from arbwb.retrievers.termcache import TermSource
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
-#: The demo snapshot cut here: manifest line 10, 73 rows (15 file rows), 16 samples.
-REPO, COMMIT = "arbdemo/tallyho", "b8ede5e1b79f9c1db4d8f33db9ded11898ce87a0"
+#: The demo snapshot cut here: manifest line 9, 217 rows (23 file rows), 16 samples.
+REPO, COMMIT = "arbdemo/tallyho", "866e5ee198bda5be5b2ad221370a11b4514f1380"
 SID = f"{REPO}@{COMMIT}"
-LINE, ROWS, FILE_ROWS, SAMPLES = 10, 73, 15, 16
+LINE, ROWS, FILE_ROWS, SAMPLES = 9, 217, 23, 16
 FIX = (
     "rebuild the snapshot or pass --allow-incomplete-snapshots (score, rank) to count it as missing"
 )

@@ -58,8 +58,9 @@ def test_layout_size_and_demo_label() -> None:
     for task in ("code2test", "comment2context", "trace2code", "edit2ripple", "abstention"):
         assert f"benchmark/demo/{task}.jsonl" in names
     # nine positive runs over 74 positives: details rows carry spec-fixed per-file scores and
-    # grep patterns, so the release is about 3.5 MB; the bound keeps it from growing unnoticed
-    assert sum(p.stat().st_size for p in DEMO_DIR.rglob("*") if p.is_file()) < 4_000_000
+    # grep patterns, and each repository holds a few ~9 kB files so token budgets bind; the
+    # release is about 4.9 MB and the bound keeps it from growing unnoticed
+    assert sum(p.stat().st_size for p in DEMO_DIR.rglob("*") if p.is_file()) < 5_500_000
     assert "demo data" in (DEMO_DIR / "README.md").read_text(encoding="utf-8").lower()
     runs = sorted(
         p.name.removesuffix("_summary.json")

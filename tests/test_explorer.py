@@ -96,8 +96,10 @@ def test_demo_given_file_trap_sample() -> None:
     sid = ex.pick_sample(release.samples, task="comment2context")
     card = ex.sample_card(release.samples, release.labels, sid)
     assert card["given"] == ["tallyho/ledger.py"] and card["gold"] == ["tallyho/money.py"]
-    lists = ex.mark(ex.ranked_lists(rankings, release.labels, sid, depth=2))
-    assert lists.filter(pl.col("run") == "lexical")["hit"].to_list() == ["given", "GOLD"]
+    lists = ex.mark(ex.ranked_lists(rankings, release.labels, sid, depth=5))
+    # the given file takes rank 1; the compat copy, walkthrough and notes push gold to rank 5
+    hits = lists.filter(pl.col("run") == "lexical")["hit"].to_list()
+    assert hits == ["given", "", "", "", "GOLD"]
     details = [json.loads(line) for line in (DEMO_DIR / "eval/demo/bm25-arb_details.jsonl").open()]
     stored = next(d for d in details if d["sample_id"] == sid)["gold_ranks"]["tallyho/money.py"]
     first = ex.first_gold_ranks(rankings, release.labels, sid, ["bm25-arb"])

@@ -18,7 +18,7 @@ from arbwb.retrievers.registry import get_method
 from arbwb.retrievers.runner import checkpoint_path, run_method
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
-COMMIT = "b8ede5e1b79f9c1db4d8f33db9ded11898ce87a0"  # arbdemo/tallyho, 16 samples
+COMMIT = "866e5ee198bda5be5b2ad221370a11b4514f1380"  # arbdemo/tallyho, 16 samples
 N_SNAPSHOTS, DONE, N_ROWS = 10, 3, 95  # snapshots, samples checkpointed, details rows
 FIX = "rerun without --resume to start over"
 
