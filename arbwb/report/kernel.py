@@ -22,7 +22,10 @@ from nbformat import NotebookNode
 from papermill.clientwrap import PapermillNotebookClient
 from papermill.engines import NBClientEngine, NotebookExecutionManager, papermill_engines
 
-KERNEL_QUIET = "--IPKernelApp.log_level=ERROR"  # hush ipykernel's per-kernel TCP warning
+#: Hush ipykernel's log: its TCP warning per kernel, and the "KeyboardInterrupt caught in
+#: kernel" error that jupyter_client's shutdown (an interrupt, then the request) makes it log.
+#: A notebook's own errors reach the report through the kernel's messages, not this log.
+KERNEL_QUIET = "--IPKernelApp.log_level=CRITICAL"
 ENGINE = "arbwb-kept-kernel"  # the papermill engine name under which this module registers
 STARTUP_TIMEOUT = 60.0  # seconds for a kernel to answer, as papermill's default
 
