@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from arbwb.errors import InputError
 from arbwb.io.corpus import open_corpus
 from arbwb.io.pathclass import keep_path
 from arbwb.metrics.chunks import chunk_table
@@ -327,3 +329,63 @@ def test_a_snapshot_computed_here_is_indexed_from_the_entry_just_written(
     uncached = termcache.compute(corpus.chunk_path(f"{REPO}@{COMMIT}"))
     assert termcache.candidate_terms(uncached, "all_files") is not None
     assert calls == [uncached]
+
+
+DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
+
+
+def _same_terms(got: termcache.StoredTerms, want: termcache.StoredTerms) -> bool:
+    return (
+        got.terms == want.terms
+        and got.chunks.equals(want.chunks)
+        and (got.counts.to_scipy() != want.counts.to_scipy()).nnz == 0
+    )
+
+
+def test_prefetch_helper_saves_from_the_back_and_the_run_counts_it_a_miss(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The helper process takes the run's last snapshot first; what it saved is served as
+    computed in this run, equal to a snapshot computed here; a warm run starts no helper."""
+    monkeypatch.setattr(termcache, "_usable_cpus", lambda: 2)
+    corpus = open_corpus(DEMO, use_cache=False)
+    sids = corpus.snapshot_ids()
+    assert len(sids) >= 3
+    source = termcache.TermSource(tmp_path / "terms")
+    source.prefetch(corpus, sids, "all_files")
+    source._ahead[corpus.chunk_path(sids[-1])].result(timeout=300)  # saved by the helper
+    loaded = [source.load(corpus, sid) for sid in sids]
+    assert source.stats() == {"term_cache_hits": 0, "term_cache_misses": len(sids)}
+    plain = termcache.TermSource(None)
+    assert all(
+        _same_terms(got, plain.load(corpus, sid)) for sid, got in zip(sids, loaded, strict=True)
+    )
+    warm = termcache.TermSource(tmp_path / "terms")
+    warm.prefetch(corpus, sids, "all_files")
+    assert warm._pool is None and not warm._ahead
+    assert all(
+        _same_terms(warm.load(corpus, sid), got) for sid, got in zip(sids, loaded, strict=True)
+    )
+    assert warm.stats() == {"term_cache_hits": len(sids), "term_cache_misses": 0}
+
+
+def test_a_file_the_helper_cannot_read_fails_here_with_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(termcache, "_usable_cpus", lambda: 2)
+    shutil.copytree(DEMO / "corpus", tmp_path / "corpus")
+    shutil.copytree(DEMO / "benchmark", tmp_path / "benchmark")
+    corpus = open_corpus(tmp_path, use_cache=False)
+    sids = corpus.snapshot_ids()
+    broken = corpus.chunk_path(sids[-1])
+    lines = broken.read_text(encoding="utf-8").splitlines(keepends=True)
+    broken.write_text("".join([*lines[:2], '{"chunk_id": \n', *lines[3:]]), encoding="utf-8")
+    source = termcache.TermSource(tmp_path / "terms")
+    source.prefetch(corpus, sids, "all_files")
+    with pytest.raises(InputError):  # raised in the helper, handed back by its future
+        source._ahead[broken].result(timeout=300)
+    for sid in sids[:-1]:
+        source.load(corpus, sid)
+    with pytest.raises(InputError) as caught:
+        source.load(corpus, sids[-1])
+    assert caught.value.line == 3 and str(broken) in str(caught.value)

@@ -22,7 +22,7 @@ from arbwb.retrievers.termcache import TermSource, snapshot_indexer
 
 class TermRetriever:
     """Lexical/BM25 as a retriever: chunk frames with a run-level :class:`TermMemo`, or with a
-    ``source`` streamed snapshots (hook ``index_snapshot``); ``build`` indexes."""
+    ``source`` streamed snapshots (hooks ``index_snapshot`` and ``prefetch``); ``build`` indexes."""
 
     def __init__(
         self,
@@ -34,8 +34,9 @@ class TermRetriever:
     ) -> None:
         self.name, self.ranker, self.build, self.ranking = name, ranker, build, ranking
         self.source = source
-        #: runner hook, present only for a streamed source
+        #: runner hooks, present only for a streamed source
         self.index_snapshot = None if source is None else snapshot_indexer(source, build)
+        self.prefetch = None if source is None else source.prefetch
 
     @cached_property
     def memo(self) -> TermMemo:

@@ -3,14 +3,20 @@
 A chunk file is tokenised block by block (memory stays flat); the entry keeps the chunk
 columns without text, the counts (CSC) and every per-snapshot piece a ranker derives, as
 plain arrays, so a warm run reads arrays only. Keyed by the chunk file's identity
-(:func:`arbwb.cache.file_key`), written atomically. One counting thread: worker processes
-and threads did not earn 15% of a run (benchmarks/README.md).
+(:func:`arbwb.cache.file_key`), written atomically. On a cold cache a second process computes
+missing entries from the run's last snapshot backwards while the run works forwards
+(:meth:`TermSource.prefetch`; benchmarks/README.md has the measurement).
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import suppress
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -250,6 +256,43 @@ class TermSource:
     folder: Path | None
     hits: int = 0
     misses: int = 0
+    _entries: dict[Path, Path] = field(default_factory=dict)  # chunk file -> its entry
+    _pending: list[Path] = field(default_factory=list)  # not yet taken, in run order
+    _ahead: dict[Path, Future[None]] = field(default_factory=dict)  # handed to the helper
+    _pool: ProcessPoolExecutor | None = None
+    _lock: threading.RLock = field(default_factory=threading.RLock)
+
+    def prefetch(
+        self, corpus: Corpus, snapshot_ids: Sequence[str], candidate_filter: CandidateFilter
+    ) -> None:
+        """With a second core and a writable cache, a helper process computes and saves the
+        missing entries one at a time from the run's last snapshot backwards, while
+        :meth:`load` works forwards, so the two meet in the middle."""
+        del candidate_filter
+        if self.folder is None or _usable_cpus() < 2:
+            return
+        files = [corpus.chunk_path(sid) for sid in snapshot_ids]
+        self._entries = {f: cache.entry_path(self.folder, f, VERSION, SUFFIX) for f in files}
+        self._pending = [f for f in dict.fromkeys(files) if not self._entries[f].exists()]
+        if len(self._pending) >= 2:
+            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+            self._give_helper()
+
+    def _give_helper(self, _done: object = None) -> None:
+        """Hand the helper the last snapshot not yet taken (chained as each one finishes, so
+        an interrupted run waits at most for the one in hand); stop it when none is left."""
+        with self._lock:
+            if self._pool is None:
+                return
+            if not self._pending:
+                self._pool.shutdown(wait=False)
+                self._pool = None
+                return
+            chunk_file = self._pending.pop()
+            with suppress(RuntimeError):  # the interpreter is exiting: nothing more to hand
+                future = self._pool.submit(_save, chunk_file, self._entries[chunk_file])
+                self._ahead[chunk_file] = future
+                future.add_done_callback(self._give_helper)
 
     def load(self, corpus: Corpus, snapshot_id: str) -> StoredTerms:
         """The snapshot's term statistics (cached, else computed and saved), rows counted
@@ -260,13 +303,22 @@ class TermSource:
         return terms
 
     def _load(self, chunk_file: Path) -> StoredTerms:
+        with self._lock:  # taken here, so the helper is never handed it
+            if chunk_file in self._pending:
+                self._pending.remove(chunk_file)
+            ahead = self._ahead.pop(chunk_file, None)
+        saved = ahead is not None and not ahead.cancel()
+        if saved and ahead is not None:
+            with suppress(Exception):  # a file the helper could not read is read here again,
+                ahead.result()  # so its error is raised (and located) as without the helper
         entry = None
         if self.folder is not None:
             entry = cache.entry_path(self.folder, chunk_file, VERSION, SUFFIX)
             arrays = cache.read_arrays(entry)
             found = None if arrays is None else _from_arrays(arrays)
             if found is not None:
-                self.hits += 1
+                self.misses += saved
+                self.hits += not saved
                 return found
         self.misses += 1
         arrays = _to_arrays(compute(chunk_file))
@@ -277,6 +329,18 @@ class TermSource:
     def stats(self) -> dict[str, Any]:
         """Snapshots whose term statistics came from the disk cache vs were computed."""
         return {"term_cache_hits": self.hits, "term_cache_misses": self.misses}
+
+
+def _usable_cpus() -> int:
+    """CPUs this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def _save(chunk_file: Path, entry: Path) -> None:
+    """Compute a chunk file's entry and save it (:meth:`TermSource.prefetch`'s helper)."""
+    cache.write_arrays(entry, _to_arrays(compute(chunk_file)), warn=False)
 
 
 def candidate_terms(
