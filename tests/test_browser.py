@@ -208,3 +208,28 @@ def test_a_long_table_sorts_filters_and_pages(browser: Any, tmp_path: Path) -> N
     assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
     page.close()
     assert not errors, errors
+
+
+def test_a_frame_cut_short_by_polars_pages_its_shown_rows_only(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Polars' HTML repr of a long frame ends its shown rows with a row of "…": that row is
+    hidden and never sorted, and the search box says it filters the rows shown."""
+    import polars as pl
+
+    frame = pl.DataFrame({"run": [f"r{i}" for i in range(300)], "score": list(range(300))})
+    with pl.Config(tbl_rows=30):
+        table = frame._repr_html_()
+    page_path = tmp_path / "cut.html"
+    page_path.write_text(with_table_script(f"<html><body>{table}</body></html>"), "utf-8")
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    page.goto(page_path.as_uri())
+    assert page.get_attribute(".arbwb-search", "placeholder") == "filter 30 rows shown"
+    assert page.inner_text(".arbwb-page") == "page 1 of 2 (30 of 30 rows shown)"
+    page.click("th:has-text('score')")
+    page.click("th:has-text('score')")  # descending: the "…" row is not data, so not first
+    dtypes, first = page.evaluate(_ROWS)[:2]  # Polars' dtype row stays in the header
+    assert dtypes == ["str", "i64"] and first == ['"r299"', "299"]
+    page.click(".arbwb-next")
+    assert all("…" not in cell for row in page.evaluate(_ROWS) for cell in row)
+    page.close()

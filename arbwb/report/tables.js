@@ -43,10 +43,17 @@
     if (!head || head.querySelector("td")) { return; } // no header row: a key/value table
     var body = table.tBodies[0];
     var rows = Array.prototype.filter.call(body.rows, function (r) { return r !== head; });
+    // Polars' HTML repr marks a frame cut short with a row of "…": hidden, not data.
+    var cut = rows.filter(function (r) {
+      return Array.prototype.every.call(r.cells, function (c) { return c.textContent.trim() === "…"; });
+    });
+    rows = rows.filter(function (r) { return cut.indexOf(r) === -1; });
     if (rows.length <= MIN_ROWS) { return; }
+    cut.forEach(function (r) { r.style.display = "none"; });
+    var noun = cut.length ? " rows shown" : " rows";
     var state = { column: -1, ascending: true, page: 0, shown: rows };
     var search = element("input", { "type": "search", "class": "arbwb-search",
-      "placeholder": "filter " + rows.length + " rows", "aria-label": "filter rows",
+      "placeholder": "filter " + rows.length + noun, "aria-label": "filter rows",
       "id": "arbwb-search-" + index });
     var prev = element("button", { "type": "button", "class": "arbwb-prev" }, "prev");
     var next = element("button", { "type": "button", "class": "arbwb-next" }, "next");
@@ -66,7 +73,7 @@
         if (i >= first && i < first + PAGE) { r.style.display = ""; }
       });
       info.textContent = "page " + (state.page + 1) + " of " + pages + " (" +
-        state.shown.length + " of " + rows.length + " rows)";
+        state.shown.length + " of " + rows.length + noun + ")";
       prev.disabled = state.page === 0;
       next.disabled = state.page >= pages - 1;
     }
@@ -118,7 +125,7 @@
       ".arbwb-sortable{cursor:pointer;user-select:none}" +
       ".arbwb-sortable[aria-sort=ascending]::after{content:' \\25B2'}" +
       ".arbwb-sortable[aria-sort=descending]::after{content:' \\25BC'}" +
-      ".arbwb-search{margin:4px 0;padding:2px 4px;font-size:12px;max-width:100%}" +
+      ".arbwb-search{display:block;margin:4px 0;padding:2px 4px;font-size:12px;max-width:100%}" +
       ".arbwb-pager{font-size:12px;margin:2px 0 8px}";
     document.head.appendChild(style);
     Array.prototype.forEach.call(document.querySelectorAll("table"), enhance);
