@@ -256,7 +256,6 @@ class TermSource:
     folder: Path | None
     hits: int = 0
     misses: int = 0
-    _entries: dict[Path, Path] = field(default_factory=dict)  # chunk file -> its entry
     _pending: list[Path] = field(default_factory=list)  # not yet taken, in run order
     _ahead: dict[Path, Future[None]] = field(default_factory=dict)  # handed to the helper
     _pool: ProcessPoolExecutor | None = None
@@ -271,9 +270,9 @@ class TermSource:
         del candidate_filter
         if self.folder is None or _usable_cpus() < 2:
             return
-        files = [corpus.chunk_path(sid) for sid in snapshot_ids]
-        self._entries = {f: cache.entry_path(self.folder, f, VERSION, SUFFIX) for f in files}
-        self._pending = [f for f in dict.fromkeys(files) if not self._entries[f].exists()]
+        files = dict.fromkeys(corpus.chunk_path(sid) for sid in snapshot_ids)  # run order
+        entries = {f: cache.entry_path(self.folder, f, VERSION, SUFFIX) for f in files}
+        self._pending = [f for f in files if not entries[f].exists()]
         if len(self._pending) >= 2:
             self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
             self._give_helper()
@@ -282,7 +281,7 @@ class TermSource:
         """Hand the helper the last snapshot not yet taken (chained as each one finishes, so
         an interrupted run waits at most for the one in hand); stop it when none is left."""
         with self._lock:
-            if self._pool is None:
+            if self._pool is None or self.folder is None:  # (a pool only with a folder)
                 return
             if not self._pending:
                 self._pool.shutdown(wait=False)
@@ -290,7 +289,7 @@ class TermSource:
                 return
             chunk_file = self._pending.pop()
             with suppress(RuntimeError):  # the interpreter is exiting: nothing more to hand
-                future = self._pool.submit(_save, chunk_file, self._entries[chunk_file])
+                future = self._pool.submit(_save, chunk_file, self.folder)
                 self._ahead[chunk_file] = future
                 future.add_done_callback(self._give_helper)
 
@@ -338,8 +337,10 @@ def _usable_cpus() -> int:
     return os.cpu_count() or 1
 
 
-def _save(chunk_file: Path, entry: Path) -> None:
-    """Compute a chunk file's entry and save it (:meth:`TermSource.prefetch`'s helper)."""
+def _save(chunk_file: Path, folder: Path) -> None:
+    """Compute a chunk file's entry and save it (:meth:`TermSource.prefetch`'s helper); keyed
+    just before the file is read, as :meth:`TermSource.load` keys it, not when it was queued."""
+    entry = cache.entry_path(folder, chunk_file, VERSION, SUFFIX)
     cache.write_arrays(entry, _to_arrays(compute(chunk_file)), warn=False)
 
 
