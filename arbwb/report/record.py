@@ -7,6 +7,7 @@ after a papermill run.
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from dataclasses import dataclass
@@ -16,12 +17,15 @@ from typing import TYPE_CHECKING, Any
 import matplotlib as mpl
 import polars as pl
 from matplotlib.figure import Figure
+from matplotlib.transforms import Bbox
 
 from arbwb.jsonio import atomic_open, write_json, write_text_atomic
 from arbwb.tables import to_latex, to_markdown
 
 if TYPE_CHECKING:
     from arbwb.analysis.result import Result
+
+DPI = 150  # saved figures' resolution; the inline copy is the PNG shown at the figure's size
 
 
 @dataclass(frozen=True)
@@ -44,18 +48,22 @@ class Recorder:
     def figure(self, fig: Figure, name: str) -> None:
         """Save ``fig`` as PNG and SVG as ``figures/<stem>__<name>.{png,svg}``.
 
-        Inside a Jupyter kernel (JupyterLab, papermill) the figure is also shown inline and then
-        closed, so it appears once in the notebook and in its HTML rendering. Nothing is
-        returned, so a notebook cell ending in this call shows the figure, not file paths.
+        Inside a Jupyter kernel (JupyterLab, papermill) the saved PNG is also shown inline (at
+        the figure's own size, so it is not drawn a third time) and the figure closed, so it
+        appears once in the notebook and in its HTML rendering. Nothing is returned, so a
+        notebook cell ending in this call shows the figure, not file paths.
         """
+        png = b""
+        box = _tight_box(fig)  # laid out once for both files ("tight" lays out per file)
         for ext in ("png", "svg"):
-            path = self.out_dir / "figures" / f"{self.stem}__{name}.{ext}"
-            with atomic_open(path, "wb") as handle, mpl.rc_context({"svg.hashsalt": self.stem}):
-                fig.savefig(
-                    handle, format=ext, dpi=150, bbox_inches="tight", metadata=_fig_meta(ext)
-                )
+            buffer = io.BytesIO()
+            with mpl.rc_context({"svg.hashsalt": self.stem}):
+                fig.savefig(buffer, format=ext, dpi=DPI, bbox_inches=box, metadata=_fig_meta(ext))
+            png = png or buffer.getvalue()
+            with atomic_open(self.out_dir / "figures" / f"{self.stem}__{name}.{ext}", "wb") as f:
+                f.write(buffer.getvalue())
         if _in_kernel():
-            _show_and_close(fig)
+            _show_and_close(fig, png)
 
     def table(
         self, frame: pl.DataFrame, name: str, *, decimals: int = 4, latex: bool = True
@@ -98,12 +106,27 @@ def _in_kernel() -> bool:
     return hasattr(get_ipython(), "kernel")
 
 
-def _show_and_close(fig: Figure) -> None:
-    """Display ``fig`` as a cell output, then close it so the inline backend does not repeat it."""
-    import matplotlib.pyplot as plt
-    from IPython.display import display
+def _tight_box(fig: Figure) -> Bbox:
+    """What ``bbox_inches="tight"`` crops a figure saved at :data:`DPI` to (inches, padded)."""
+    shown_dpi = fig.dpi
+    fig.set_dpi(DPI)
+    try:
+        fig.draw_without_rendering()
+        return fig.get_tightbbox().padded(mpl.rcParams["savefig.pad_inches"])
+    finally:
+        fig.set_dpi(shown_dpi)
 
-    display(fig)  # type: ignore[no-untyped-call]
+
+def _show_and_close(fig: Figure, png: bytes) -> None:
+    """Display ``png`` (``fig`` saved at :data:`DPI`) as a cell output at the size the inline
+    backend would give ``fig``, then close ``fig`` so the backend does not show it again."""
+    import matplotlib.pyplot as plt
+    from IPython.display import Image, display
+
+    width = int.from_bytes(png[16:20], "big")  # the PNG header's width in pixels
+    size = round(width * fig.dpi / DPI)
+    shown = Image(data=png, format="png", width=size)  # type: ignore[no-untyped-call]
+    display(shown)  # type: ignore[no-untyped-call]
     plt.close(fig)
 
 
