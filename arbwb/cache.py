@@ -59,6 +59,7 @@ KINDS: Mapping[str, str] = {
     "embeddings": "dense passage vectors by model and text SHA-256",
     "repomap": "RepoMap snapshot indexes",
     "checked": "empty marks of chunk files whose rows passed grep's check",
+    "corpus-scale": "a snapshot's chunk, file and text-byte counts (the corpus table)",
 }
 _HEX = r"[0-9a-f]{32,64}"
 #: The files arbwb writes in each kind folder, as (sub-folder, file name) patterns; ``clear``
@@ -66,6 +67,7 @@ _HEX = r"[0-9a-f]{32,64}"
 #: :func:`arbwb.jsonio.atomic_open`).
 _ENTRY_NAMES: Mapping[str, tuple[str, str]] = {
     "file-costs": (r"(?:bundles/)?", rf"{_HEX}(?:\.paths)?\.parquet(?:\{RACY_MARK})?"),
+    "corpus-scale": ("", rf"{_HEX}\.npz(?:\{RACY_MARK})?"),
     "terms": ("", rf"{_HEX}\.npz(?:\{RACY_MARK})?"),
     "embeddings": (r"[0-9a-f]{16}/", r"shard-[0-9]+-[0-9]+\.npz(?:\.tmp\.npz)?"),
     "repomap": ("", rf"{_HEX}\.npz(?:\{RACY_MARK})?"),

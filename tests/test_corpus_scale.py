@@ -7,6 +7,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
 from arbwb.analysis import overview as ov
 from arbwb.analysis.corpus_scale import corpus_scale, scale_totals
@@ -105,3 +106,18 @@ def test_languages_inferred_from_code_extensions_and_labelled(tmp_path: Path) ->
     declared = pl.DataFrame({"repo": ["b/y", "a/x"], "language": ["Rust", "unknown"]})
     merged = dict(ov.fill_languages(declared, ov.infer_languages(scale.extensions)).iter_rows())
     assert merged == {"b/y": "Rust", "a/x": "Go (inferred)"}
+
+
+def test_cached_counts_equal_a_fresh_scan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _corpus(tmp_path / "data")
+    monkeypatch.setenv("ARBWB_CACHE_DIR", str(tmp_path / "cache"))
+    fresh = corpus_scale(open_corpus(root, use_cache=False))
+    assert not (tmp_path / "cache").exists()  # an uncached corpus writes no entry
+    saved = corpus_scale(open_corpus(root))
+    entries = sorted((tmp_path / "cache" / "corpus-scale").glob("*.npz"))
+    assert len(entries) == 3  # one per readable snapshot
+    read = corpus_scale(open_corpus(root))
+    for got in (saved, read):
+        assert_frame_equal(got.snapshots, fresh.snapshots)
+        assert_frame_equal(got.extensions, fresh.extensions)
+        assert got.problems == fresh.problems

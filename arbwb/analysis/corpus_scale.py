@@ -8,8 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
+from arbwb import cache
 from arbwb.errors import InputError
 from arbwb.io.chunkscan import read_chunk_file
 from arbwb.io.corpus import Corpus, manifest_rows
@@ -29,6 +31,10 @@ SNAPSHOTS = {
     "new_text_bytes": pl.Int64,  # distinct texts no earlier snapshot (sorted by id) had
 }
 EXTENSIONS = {"repo": pl.String, "extension": pl.String, "files": pl.Int64}
+EXTENSION_COUNTS = {"extension": pl.String, "files": pl.Int64}
+KIND = "corpus-scale"  # cache kind of each chunk file's counts; Polars' text hash is in them
+VERSION = f"scale-v1-polars-{pl.__version__}"
+_STATS = (*list(SNAPSHOTS)[3:-1], "file_rows")  # an entry's counts, in this order
 
 
 @dataclass(frozen=True)
@@ -42,14 +48,16 @@ class Scale:
 
 def corpus_scale(corpus: Corpus, progress: Callable[[str], None] | None = None) -> Scale:
     """Scan every snapshot of the corpus view once, in id order; missing, unreadable and
-    incomplete snapshots are counted and named in ``problems``."""
+    incomplete snapshots are counted and named in ``problems``. Each chunk file's counts are
+    kept in the on-disk cache (kind ``corpus-scale``) when the corpus is cached."""
+    folder = None if corpus.cache_dir is None else cache.kind_dir(KIND)
     status_of: dict[str, str] = {}
     for row in manifest_rows(corpus.manifests):
         status_of.setdefault(row.snapshot_id, "missing")
     rows: list[dict[str, object]] = []
     extensions: list[pl.DataFrame] = []
+    distinct: list[pl.DataFrame] = []  # each scanned snapshot's (hash, size, row)
     problems: list[str] = []
-    seen: set[int] = set()
     for sid in sorted(set(status_of) | set(corpus.snapshot_ids())):
         repo = sid.rpartition("@")[0]
         empty = dict.fromkeys(list(SNAPSHOTS)[3:], 0)
@@ -64,38 +72,74 @@ def corpus_scale(corpus: Corpus, progress: Callable[[str], None] | None = None) 
             continue
         if progress is not None:
             progress(sid)
-        stats, exts, hashes = _scan(path)
+        stats, exts, texts = _scan_cached(path, folder)
         problem = corpus.count_mismatch(sid, stats["chunks"], stats.pop("file_rows"))
         if problem is not None:
             problems.append(f"{path}: {problem}")
-        new = {h for h in hashes if h not in seen}
-        seen |= new
-        rows.append(
-            {
-                "snapshot_id": sid,
-                "repo": repo,
-                "status": "ok" if problem is None else "incomplete",
-                **stats,
-                "new_text_bytes": int(sum(hashes[h] for h in new)),
-            }
-        )
+        status = "ok" if problem is None else "incomplete"
+        distinct.append(texts.with_columns(row=pl.lit(len(rows), pl.Int64)))
+        rows.append({"snapshot_id": sid, "repo": repo, "status": status, **stats})
         extensions.append(exts.with_columns(repo=pl.lit(repo)))
     ext = (
         pl.concat(extensions).group_by("repo", "extension").agg(pl.col("files").sum())
         if extensions
         else pl.DataFrame(schema=EXTENSIONS)
     )
-    frame = pl.DataFrame(rows, schema=SNAPSHOTS, orient="row")
-    return Scale(frame, ext.select(list(EXTENSIONS)).sort("repo", "extension"), problems)
+    frame = pl.DataFrame(rows, schema={**SNAPSHOTS, "new_text_bytes": pl.Int64}, orient="row")
+    return Scale(
+        _with_new_bytes(frame, distinct),
+        ext.select(list(EXTENSIONS)).sort("repo", "extension"),
+        problems,
+    )
 
 
-def _scan(path: Path) -> tuple[dict[str, int], pl.DataFrame, dict[int, int]]:
-    """One chunk file: counts, file extensions, and bytes per distinct text hash."""
+def _with_new_bytes(frame: pl.DataFrame, distinct: list[pl.DataFrame]) -> pl.DataFrame:
+    """``new_text_bytes``: per row, the bytes of its distinct texts no earlier row holds (the
+    first occurrence of each hash in row order, found by one ``np.unique``)."""
+    new = np.zeros(frame.height, dtype=np.int64)
+    if distinct:
+        texts = pl.concat(distinct)
+        _, first = np.unique(texts["hash"].to_numpy(), return_index=True)
+        rows, sizes = texts["row"].to_numpy()[first], texts["size"].to_numpy()[first]
+        np.add.at(new, rows, sizes)
+    return frame.with_columns(new_text_bytes=pl.Series(new))
+
+
+def _scan_cached(
+    path: Path, folder: Path | None
+) -> tuple[dict[str, int], pl.DataFrame, pl.DataFrame]:
+    """:func:`_scan` of one chunk file, from its cache entry when ``folder`` holds one (saved
+    there on a miss)."""
+    entry = None if folder is None else cache.entry_path(folder, path, VERSION, ".npz")
+    arrays = None if entry is None or not entry.is_file() else cache.read_arrays(entry)
+    if arrays is not None:
+        stats = dict(zip(_STATS, map(int, arrays["stats"]), strict=True))
+        exts = pl.DataFrame({"extension": arrays["extension"], "files": arrays["files"]})
+        return (
+            stats,
+            exts.cast(EXTENSION_COUNTS),
+            pl.DataFrame({"hash": arrays["hash"], "size": arrays["size"]}),
+        )
+    stats, exts, texts = _scan(path)
+    if entry is not None:
+        arrays = {
+            "stats": np.array([stats[k] for k in _STATS], dtype=np.int64),
+            "extension": np.array(exts["extension"].to_list(), dtype=np.str_),
+            "files": exts["files"].to_numpy(),
+            "hash": texts["hash"].to_numpy(),
+            "size": texts["size"].to_numpy(),
+        }
+        cache.write_arrays(entry, arrays)
+    return stats, exts, texts
+
+
+def _scan(path: Path) -> tuple[dict[str, int], pl.DataFrame, pl.DataFrame]:
+    """One chunk file: counts, file extensions, and the bytes of each distinct text (by hash)."""
     frame = read_chunk_file(path, ["kind", "path", "text"]).with_columns(
         pl.col("text").str.len_bytes().cast(pl.Int64).alias("size"),
         pl.col("text").hash(seed=0).alias("hash"),
     )
-    distinct = frame.unique("hash").select("hash", "size")
+    distinct = frame.unique("hash", maintain_order=True).select("hash", "size")
     file_paths = frame.filter(pl.col("kind") == "file").select("path").unique()
     stats = {
         "chunk_file_bytes": path.stat().st_size,
@@ -113,9 +157,9 @@ def _scan(path: Path) -> tuple[dict[str, int], pl.DataFrame, dict[int, int]]:
         .drop_nulls()
         .group_by("extension")
         .agg(pl.len().cast(pl.Int64).alias("files"))
+        .sort("extension")
     )
-    hashes = dict(zip(distinct["hash"].to_list(), distinct["size"].to_list(), strict=True))
-    return stats, exts, hashes
+    return stats, exts, distinct
 
 
 def scale_totals(scale: Scale) -> dict[str, float | int]:
