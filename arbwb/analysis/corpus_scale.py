@@ -31,7 +31,6 @@ SNAPSHOTS = {
     "new_text_bytes": pl.Int64,  # distinct texts no earlier snapshot (sorted by id) had
 }
 EXTENSIONS = {"repo": pl.String, "extension": pl.String, "files": pl.Int64}
-EXTENSION_COUNTS = {"extension": pl.String, "files": pl.Int64}
 KIND = "corpus-scale"  # cache kind of each chunk file's counts; Polars' text hash is in them
 VERSION = f"scale-v1-polars-{pl.__version__}"
 _STATS = (*list(SNAPSHOTS)[3:-1], "file_rows")  # an entry's counts, in this order
@@ -72,7 +71,7 @@ def corpus_scale(corpus: Corpus, progress: Callable[[str], None] | None = None) 
             continue
         if progress is not None:
             progress(sid)
-        stats, exts, texts = _scan_cached(path, folder)
+        stats, exts, texts = cached_scan(path, folder)
         problem = corpus.count_mismatch(sid, stats["chunks"], stats.pop("file_rows"))
         if problem is not None:
             problems.append(f"{path}: {problem}")
@@ -105,7 +104,7 @@ def _with_new_bytes(frame: pl.DataFrame, distinct: list[pl.DataFrame]) -> pl.Dat
     return frame.with_columns(new_text_bytes=pl.Series(new))
 
 
-def _scan_cached(
+def cached_scan(
     path: Path, folder: Path | None
 ) -> tuple[dict[str, int], pl.DataFrame, pl.DataFrame]:
     """:func:`_scan` of one chunk file, from its cache entry when ``folder`` holds one (saved
@@ -114,12 +113,9 @@ def _scan_cached(
     arrays = None if entry is None or not entry.is_file() else cache.read_arrays(entry)
     if arrays is not None:
         stats = dict(zip(_STATS, map(int, arrays["stats"]), strict=True))
-        exts = pl.DataFrame({"extension": arrays["extension"], "files": arrays["files"]})
-        return (
-            stats,
-            exts.cast(EXTENSION_COUNTS),
-            pl.DataFrame({"hash": arrays["hash"], "size": arrays["size"]}),
-        )
+        counts = {"extension": arrays["extension"].tolist(), "files": arrays["files"]}
+        texts = pl.DataFrame({"hash": arrays["hash"], "size": arrays["size"]})
+        return stats, pl.DataFrame(counts, schema=dict(list(EXTENSIONS.items())[1:])), texts
     stats, exts, texts = _scan(path)
     if entry is not None:
         arrays = {

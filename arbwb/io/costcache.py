@@ -66,6 +66,11 @@ def _paths(folder: Path, chunk_file: Path) -> tuple[Path, Path]:
     return complete, cache.entry_path(folder, chunk_file, VERSION, ".paths.parquet")
 
 
+def has_complete(folder: Path, chunk_file: Path) -> bool:
+    """Whether the chunk file's complete costs are cached."""
+    return _paths(folder, chunk_file)[0].is_file()
+
+
 def load(folder: Path | None, chunk_file: Path) -> Known:
     """The cached costs of a chunk file (complete, else partial), or an empty Known."""
     if folder is None:

@@ -32,6 +32,7 @@ from arbwb.io.release import DEFAULT_RUNS_GLOB
 from arbwb.jsonio import new_file_mode, read_json, write_json, write_text_atomic
 from arbwb.paths import DEMO_DIR, DOCS_DIR, NOTEBOOKS_DIR
 from arbwb.report.html import Section, render_docs, render_index, render_notebook
+from arbwb.report.prepare import warm_cache
 
 if TYPE_CHECKING:
     from arbwb.report.kernel import KeptKernel
@@ -101,6 +102,7 @@ def run_report(config: ReportConfig) -> ReportResult:
     try:
         work.chmod(new_file_mode(folder=True))  # mkdtemp makes it 0700; it becomes the report
         parameters = _parameters(config, data_dir, work)
+        warm_cache(data_dir, jobs=_jobs(config, len(notebooks)))
         sections = _execute_all(notebooks, work, parameters, config)
         if DOCS_DIR.is_dir():  # the rules the notebooks link to, readable offline
             render_docs(DOCS_DIR, work / "docs")
