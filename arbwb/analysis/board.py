@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import combinations, compress
 
 import numpy as np
@@ -42,6 +43,16 @@ class _Paired:
     values: npt.NDArray[np.float64]
     attrs: pl.DataFrame  # sample_id, task, repo, split (+ cluster column), row-aligned
     clusters: list[str] | None  # the cluster value of each sample, when resampling clusters
+
+    @cached_property
+    def codes(self) -> dict[str, npt.NDArray[np.int64]]:
+        """Dense codes of ``task`` and ``repo`` over all rows, made once for every scope."""
+        return {column: group_codes(self.attrs[column]) for column in ("task", "repo")}
+
+    def scope_codes(self, column: str, mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
+        """:func:`group_codes` of ``column`` on the rows in ``mask`` (codes keep value order)."""
+        dense: npt.NDArray[np.int64] = np.unique(self.codes[column][mask], return_inverse=True)[1]
+        return dense
 
 
 def _paired(
@@ -133,16 +144,15 @@ def _scope_rows(
     level: float,
 ) -> list[dict[str, object]]:
     values = paired.values[mask]
-    attrs = paired.attrs.filter(pl.Series(mask))
     n = values.shape[0]
     clusters = None if paired.clusters is None else list(compress(paired.clusters, mask))
     weights = bootstrap_weights(n, n_boot=n_boot, seed=seed, clusters=clusters)
     ones = np.ones((1, n))
     levels: dict[str, tuple[npt.NDArray[np.int64] | None, int | None]] = {"weighted": (None, None)}
     if scope != "task":
-        task_codes = group_codes(attrs["task"])
+        task_codes = paired.scope_codes("task", mask)
         levels["task_macro"] = (task_codes, int(task_codes.max()) + 1)
-    repo_codes = group_codes(attrs["repo"])
+    repo_codes = paired.scope_codes("repo", mask)
     levels["repo_macro"] = (repo_codes, int(repo_codes.max()) + 1)
     rows: list[dict[str, object]] = []
     for aggregation, (codes, n_groups) in levels.items():

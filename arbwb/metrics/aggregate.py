@@ -36,11 +36,12 @@ def level_means(
             out: FloatArray = (weights @ filled) / (weights @ valid)
         return out
     means = []
-    for group in range(int(codes.max()) + 1 if codes.size else 0):
-        mask = codes == group
-        counts = weights[:, mask] @ valid[mask]
+    order = np.argsort(codes, kind="stable")  # each group's samples, in their order
+    for members in np.split(order, np.flatnonzero(np.diff(codes[order])) + 1) if codes.size else []:
+        drawn = weights[:, members]
+        counts = drawn @ valid[members].astype(np.float64)
         with np.errstate(invalid="ignore", divide="ignore"):
-            means.append(np.where(counts > 0, (weights[:, mask] @ filled[mask]) / counts, np.nan))
+            means.append(np.where(counts > 0, (drawn @ filled[members]) / counts, np.nan))
     if not means:
         return np.full((weights.shape[0], values.shape[1]), np.nan)
     stacked = np.stack(means)

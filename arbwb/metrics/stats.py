@@ -12,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 FloatArray = npt.NDArray[np.float64]
-_KEPT_DRAWS = 16  # sets of draws kept (2,000 x 1,000 samples: 8 MB each)
+_KEPT_DRAWS = 16  # sets of draws kept (2,000 x 1,000 samples: 16 MB each)
 
 
 def _codes(clusters: Sequence[object] | npt.ArrayLike, n: int) -> npt.NDArray[np.int64]:
@@ -47,21 +47,22 @@ def bootstrap_weights(
         msg = f"need n > 0 samples and n_boot > 0 resamples, got n={n}, n_boot={n_boot}"
         raise ValueError(msg)
     if clusters is None:
-        return _multinomial_counts(n, n_boot, seed).astype(np.float64)
+        return _multinomial_counts(n, n_boot, seed)
     codes = _codes(clusters, n)
-    counts = _multinomial_counts(int(codes.max()) + 1, n_boot, seed)
-    return counts[:, codes].astype(np.float64)
+    counts: FloatArray = _multinomial_counts(int(codes.max()) + 1, n_boot, seed)[:, codes]
+    return counts
 
 
 @lru_cache(maxsize=_KEPT_DRAWS)
-def _multinomial_counts(k: int, n_boot: int, seed: int) -> npt.NDArray[np.int32]:
-    """``n_boot`` multinomial draws of ``k`` items from ``k`` equally likely ones (read-only).
+def _multinomial_counts(k: int, n_boot: int, seed: int) -> FloatArray:
+    """``n_boot`` multinomial draws of ``k`` items from ``k`` equally likely ones, as floats
+    ready for the products (read-only).
 
     Kept because a report asks for the same draws for every run, metric and budget over one
     sample set, and drawing them costs far more than the products that use them.
     """
     rng = np.random.default_rng(seed)
-    counts = rng.multinomial(k, np.full(k, 1.0 / k), size=n_boot).astype(np.int32)
+    counts = rng.multinomial(k, np.full(k, 1.0 / k), size=n_boot).astype(np.float64)
     counts.flags.writeable = False
     return counts
 
