@@ -102,7 +102,6 @@ def run_report(config: ReportConfig) -> ReportResult:
     try:
         work.chmod(new_file_mode(folder=True))  # mkdtemp makes it 0700; it becomes the report
         parameters = _parameters(config, data_dir, work)
-        warm_cache(data_dir, jobs=_jobs(config, len(notebooks)))
         sections = _execute_all(notebooks, work, parameters, config)
         if DOCS_DIR.is_dir():  # the rules the notebooks link to, readable offline
             render_docs(DOCS_DIR, work / "docs")
@@ -197,14 +196,14 @@ def _execute_all(
 
     jobs = _jobs(config, len(notebooks))
     waiting: SimpleQueue[Path | None] = SimpleQueue()
-    for notebook in [*notebooks, *[None] * jobs]:  # one None per thread: nothing left
-        waiting.put(notebook)
     done: SimpleQueue[Path | None] = SimpleQueue()  # finished notebooks; None: a thread stopped
     sections: dict[Path, Section] = {}
 
     def drive() -> None:
         try:
             with KeptKernel(config.kernel_name, notebooks[0].parent) as kernel:
+                with suppress(Exception):  # else each notebook's section names the error
+                    kernel.start()  # while the corpus is read below
                 for notebook in iter(waiting.get, None):
                     sections[notebook] = _execute_and_render(kernel, notebook, work, parameters)
                     done.put(notebook)
@@ -213,6 +212,13 @@ def _execute_all(
 
     with ThreadPoolExecutor(jobs, thread_name_prefix="arbwb-kernel") as pool:
         threads = [pool.submit(drive) for _ in range(jobs)]
+        try:
+            warm_cache(Path(parameters["data_dir"]), jobs=jobs)
+        except BaseException:
+            _drop_waiting(waiting, jobs)
+            raise
+        for notebook in [*notebooks, *[None] * jobs]:  # one None per thread: nothing left
+            waiting.put(notebook)
         finished = _until_stopped(done, jobs)
         try:
             for _ in _progress(finished, total=len(notebooks), enabled=config.progress):

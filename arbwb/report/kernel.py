@@ -75,6 +75,10 @@ class KeptKernel:
             kept=self,
         )
 
+    def start(self) -> None:
+        """Start the kernel now rather than with the first notebook."""
+        self._ready()
+
     def _ready(self) -> None:
         """A running kernel that forgot its last notebook, or a new one."""
         run_sync(self._ready_async)()

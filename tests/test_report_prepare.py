@@ -1,0 +1,53 @@
+"""The report's cache warm-up: one read per snapshot fills the entries every notebook reads."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from polars.testing import assert_frame_equal
+
+from arbwb import cache
+from arbwb.analysis import corpus_scale
+from arbwb.io import costcache
+from arbwb.io.corpus import open_corpus
+from arbwb.paths import DEMO_DIR
+from arbwb.report import prepare
+
+
+@pytest.mark.parametrize("in_process_bytes", [prepare.IN_PROCESS_BYTES, 0])
+def test_every_snapshot_gets_its_entries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_process_bytes: int
+) -> None:
+    monkeypatch.setenv("ARBWB_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(prepare, "IN_PROCESS_BYTES", in_process_bytes)  # 0: two processes
+    prepare.warm_cache(DEMO_DIR, jobs=2)
+    corpus = open_corpus(DEMO_DIR)
+    folder = cache.kind_dir(corpus_scale.KIND)
+    assert corpus.cache_dir is not None and folder is not None
+    for sid in corpus.snapshot_ids():
+        path = corpus.chunk_path(sid)
+        assert costcache.has_complete(corpus.cache_dir, path), sid
+        assert cache.entry_path(folder, path, corpus_scale.VERSION, ".npz").is_file(), sid
+    fresh = open_corpus(DEMO_DIR, use_cache=False)
+    assert_frame_equal(
+        corpus_scale.corpus_scale(corpus).snapshots, corpus_scale.corpus_scale(fresh).snapshots
+    )
+    for sid in corpus.snapshot_ids():
+        assert_frame_equal(corpus.files(sid), fresh.files(sid))
+
+
+def test_a_broken_chunk_file_is_left_to_the_notebooks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(DEMO_DIR, data)
+    monkeypatch.setenv("ARBWB_CACHE_DIR", str(tmp_path / "cache"))
+    corpus = open_corpus(data)
+    broken, *rest = corpus.snapshot_ids()
+    corpus.chunk_path(broken).write_text('{"not": "a chunk row"\n', encoding="utf-8")
+    prepare.warm_cache(data, jobs=1)  # no error: the notebooks report it in their sections
+    assert corpus.cache_dir is not None
+    assert not costcache.has_complete(corpus.cache_dir, corpus.chunk_path(broken))
+    assert all(costcache.has_complete(corpus.cache_dir, corpus.chunk_path(s)) for s in rest)
