@@ -26,7 +26,7 @@ from arbwb.io.run_frames import (
     normalise,
     submitted_frame,
 )
-from arbwb.io.samples import dedupe, path_list, split_of
+from arbwb.io.samples import check_fields, dedupe, path_list, split_of
 from arbwb.jsonio import iter_jsonl
 from arbwb.metrics.spec import parse_metric
 
@@ -63,7 +63,7 @@ def read_details(path: Path, run: str) -> RunData:
     nested: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     for seq, (line, obj) in enumerate(iter_jsonl(path)):
-        _check_fields(obj, _DETAILS_REQUIRED, path, line)
+        check_fields(obj, _DETAILS_REQUIRED, path, line)
         sample_id = obj["sample_id"]
         claim(seen, sample_id, path, line)
         top = _string_list(obj["top_files"], path, line, "top_files")
@@ -120,17 +120,6 @@ def read_details(path: Path, run: str) -> RunData:
         selective=pl.DataFrame(selective, schema=dict(SELECTIVE)) if selective else None,
         nested=schemas.rows_frame(nested, NESTED),
     )
-
-
-def _check_fields(obj: dict[str, Any], required: dict[str, type], path: Path, line: int) -> None:
-    for field, kind in required.items():
-        value = obj.get(field)
-        if field not in obj:
-            raise InputError("required field is missing", path=path, line=line, field=field)
-        if not isinstance(value, kind) or (kind is str and not value):
-            what = "a list" if kind is list else "a non-empty string"
-            msg = f"expected {what}, got {value!r}"
-            raise InputError(msg, path=path, line=line, field=field)
 
 
 def _string_list(value: list[Any], path: Path, line: int, field: str) -> list[str]:

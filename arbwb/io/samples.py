@@ -68,13 +68,7 @@ class SampleSet:
 
 def dedupe(values: Iterable[Any]) -> list[Any]:
     """Keep the first occurrence of each value, drop falsy values, keep order (spec §0)."""
-    seen: set[Any] = set()
-    out: list[Any] = []
-    for value in values:
-        if value and value not in seen:
-            seen.add(value)
-            out.append(value)
-    return out
+    return list(dict.fromkeys(value for value in values if value))
 
 
 def path_list(items: Any) -> list[str]:
@@ -260,16 +254,27 @@ def _label_rows(sample_id: str, record: dict[str, Any]) -> Iterator[dict[str, st
             yield {"sample_id": sample_id, "path": path, "role": role}
 
 
+def check_fields(
+    obj: dict[str, Any],
+    required: dict[str, type],
+    path: Path | None = None,
+    line: int | None = None,
+) -> None:
+    """Every ``required`` field present with its type (a string non-empty), else an
+    InputError naming the field (and ``path:line`` when given)."""
+    for field, kind in required.items():
+        value = obj.get(field)
+        if field not in obj:
+            raise InputError("required field is missing", path=path, line=line, field=field)
+        if not isinstance(value, kind) or (kind is str and not value):
+            what = {dict: "a JSON object", list: "a list"}.get(kind, "a non-empty string")
+            raise InputError(f"expected {what}, got {value!r}", path=path, line=line, field=field)
+
+
 def _check_record(record: dict[str, Any]) -> None:
     """Refuse a record whose numbers would be wrong: fields, task type, gold types and sense
     (``validate`` runs the same gold checks, listing every problem)."""
-    for field, kind in _REQUIRED.items():
-        if field not in record:
-            raise InputError("required field is missing", field=field)
-        if not isinstance(record[field], kind) or (kind is str and not record[field]):
-            what = "a JSON object" if kind is dict else "a non-empty string"
-            msg = f"expected {what}, got {record[field]!r}"
-            raise InputError(msg, field=field)
+    check_fields(record, _REQUIRED)
     if record["task_type"] not in TASKS:
         msg = f"unknown task_type {record['task_type']!r}; expected one of {sorted(TASKS)}"
         raise InputError(msg, field="task_type")
@@ -315,14 +320,11 @@ def gold_type_problems(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
         problem = _path_list_problem(value)
         if problem:
             yield field, problem
-    lists = {
-        "gold_spans": record.get("gold_spans"),
-        "gold_blocks": record.get("gold_blocks"),
-        "gold.gold_spans": gold.get("gold_spans"),
-        "gold.gold_blocks": gold.get("gold_blocks"),
-        "gold.root_cause_symbols": gold.get("root_cause_symbols"),
-    }
-    for field, value in lists.items():
+    lists = [(key, record.get(key)) for key in ("gold_spans", "gold_blocks")]
+    lists += [
+        (f"gold.{k}", gold.get(k)) for k in ("gold_spans", "gold_blocks", "root_cause_symbols")
+    ]
+    for field, value in lists:
         if value is not None and not isinstance(value, list):
             yield field, f"expected a list, got {type(value).__name__}"
     no_gold = gold.get("no_gold")
