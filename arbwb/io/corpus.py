@@ -6,11 +6,11 @@ memory and on disk (:mod:`arbwb.io.costcache`), so memory stays flat in the numb
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
@@ -144,13 +144,6 @@ class Corpus:
             msg = f"{problem}; {fix}"
             raise InputError(msg, path=path)
 
-    def checked(self, on_mismatch: OnMismatch) -> Corpus:
-        """This corpus, its incomplete snapshots left out as missing when ``on_mismatch`` is
-        ``"missing"`` (:func:`drop_incomplete`); else each is an error when read."""
-        if on_mismatch == "missing":
-            drop_incomplete(self)
-        return self
-
     def chunks(self, snapshot_id: str) -> pl.DataFrame:
         """All rows of a snapshot's chunk file as a CHUNKS frame, in file order (counts checked)."""
         from arbwb.io.chunkscan import CHUNK_FIELDS, read_chunk_file
@@ -246,7 +239,7 @@ class Corpus:
                 known.complete, known.rows = True, dict(costs)
             else:
                 known.rows.update({path: costs.get(path) for path in paths})
-            self._save_known(sid, known)
+            costcache.save(self.cache_dir, self.chunk_path(sid), sid, known)
         together = {sid: (self.chunk_path(sid), self._known[sid]) for sid in wanted}
         costcache.save_bundle(self.cache_dir, together)
         return {sid: self._known[sid] for sid in wanted}
@@ -258,9 +251,6 @@ class Corpus:
             known = costcache.load(self.cache_dir, self.chunk_path(snapshot_id))
             self._known[snapshot_id] = known
         return known
-
-    def _save_known(self, snapshot_id: str, known: Known) -> None:
-        costcache.save(self.cache_dir, self.chunk_path(snapshot_id), snapshot_id, known)
 
     def _entry(self, snapshot_id: str) -> SnapshotEntry:
         entry = self.entries.get(snapshot_id)
@@ -292,12 +282,11 @@ def open_corpus(
             entries.setdefault(key, entry)
     if cache_dir is None and use_cache:
         cache_dir = cache.kind_dir(costcache.KIND)  # None (uncached) when it cannot be made
-    return Corpus(
-        root=root,
-        entries=entries,
-        manifests=manifests,
-        cache_dir=None if cache_dir is None or not use_cache else Path(cache_dir),
-    ).checked(on_mismatch)
+    folder = None if cache_dir is None or not use_cache else Path(cache_dir)
+    corpus = Corpus(root=root, entries=entries, manifests=manifests, cache_dir=folder)
+    if on_mismatch == "missing":  # else each incomplete snapshot is an error when read
+        drop_incomplete(corpus)
+    return corpus
 
 
 def drop_incomplete(corpus: Corpus) -> None:
@@ -346,30 +335,28 @@ def corpus_manifests(root: Path, release: str | None = None) -> list[Path]:
 
 def manifest_rows(manifests: Iterable[Path]) -> list[ManifestRow]:
     """Every row of the manifests (any status), for ok/missing counts per snapshot."""
-    rows = []
-    for manifest in manifests:
-        for line, row in iter_jsonl(manifest, allow_empty=True):
-            _check_keys(row, manifest, line)
-            key = snapshot_id(row["repo"], row["base_commit"])
-            rows.append(ManifestRow(key, str(row.get("status", "ok")), manifest, line))
-    return rows
+    return [
+        ManifestRow(key, str(row.get("status", "ok")), manifest, line)
+        for manifest in manifests
+        for line, row, key in _manifest_lines(manifest)
+    ]
 
 
-def _check_keys(row: Mapping[str, object], path: Path, line: int) -> None:
-    for name in ("repo", "base_commit"):
-        value = row.get(name)
-        if not isinstance(value, str) or not value:
-            raise InputError("expected a non-empty string", path=path, line=line, field=name)
+def _manifest_lines(path: Path) -> Iterator[tuple[int, dict[str, Any], str]]:
+    """``(line, row, snapshot id)`` of each manifest row (``repo``, ``base_commit`` checked)."""
+    for line, row in iter_jsonl(path, allow_empty=True):
+        for name in ("repo", "base_commit"):
+            value = row.get(name)
+            if not isinstance(value, str) or not value:
+                raise InputError("expected a non-empty string", path=path, line=line, field=name)
+        yield line, row, snapshot_id(row["repo"], row["base_commit"])
 
 
 def read_manifest(path: Path) -> dict[str, SnapshotEntry]:
     """Usable manifest rows by snapshot id (spec §1.4: status ``ok`` or absent; later rows win)."""
     entries: dict[str, SnapshotEntry] = {}
-    for line, row in iter_jsonl(path, allow_empty=True):
-        _check_keys(row, path, line)
-        status = row.get("status", "ok")
-        key = snapshot_id(row["repo"], row["base_commit"])
-        if status != "ok":
+    for line, row, key in _manifest_lines(path):
+        if row.get("status", "ok") != "ok":
             entries.pop(key, None)
             continue
         chunks_path = row.get("chunks_path")
