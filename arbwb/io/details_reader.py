@@ -102,20 +102,18 @@ def read_details(path: Path, run: str) -> RunData:
             }
         )
     prefix = normalise(pl.DataFrame(raw, schema=RAW_SCORED), run)
-    order = pl.DataFrame(
-        {"sample_id": list(seen), "seq": range(len(seen))},
-        schema={"sample_id": pl.String, "seq": pl.Int64},
-    )
-    rankings = _with_deep_gold(prefix, pl.DataFrame(extra, schema=_EXTRA), order, run)
-    submitted = [{"sample_id": d["sample_id"], "line": d["line"], "status": "ok"} for d in details]
+    frame = pl.DataFrame(details, schema=dict(DETAILS))
+    rankings = _with_deep_gold(prefix, pl.DataFrame(extra, schema=_EXTRA), frame, run)
     return RunData(
         run=run,
         rankings=rankings,
-        details=pl.DataFrame(details, schema=dict(DETAILS)),
+        details=frame,
         labels=pl.DataFrame(labels, schema=dict(schemas.LABELS)),
         stored=schemas.rows_frame(stored, schemas.METRICS),
         errors=error_frame([], run),
-        submitted=submitted_frame(submitted, run),
+        submitted=submitted_frame(
+            frame.select("sample_id", "line", status=pl.lit("ok")).to_dicts(), run
+        ),
         path=str(path),
         selective=pl.DataFrame(selective, schema=dict(SELECTIVE)) if selective else None,
         nested=schemas.rows_frame(nested, NESTED),
@@ -258,9 +256,10 @@ def _selective_row(obj: dict[str, Any], path: Path, line: int) -> dict[str, Any]
 
 
 def _with_deep_gold(
-    prefix: pl.DataFrame, extra: pl.DataFrame, order: pl.DataFrame, run: str
+    prefix: pl.DataFrame, extra: pl.DataFrame, details: pl.DataFrame, run: str
 ) -> pl.DataFrame:
-    """Add rows for gold ranked past the stored prefix, at their full-ranking rank."""
+    """Add rows for gold ranked past the stored prefix, at their full-ranking rank (rows in
+    details line order)."""
     if extra.is_empty():  # nothing to add: the prefix is already in (seq, rank) order
         return schemas.validate(prefix, schemas.RANKINGS, name="rankings")
     depth = prefix.group_by("sample_id").agg(depth=pl.col("rank").max())
@@ -276,8 +275,9 @@ def _with_deep_gold(
             score=pl.lit(None, pl.Float64),
         )
     )
-    merged = pl.concat([prefix, deep]).join(order, on="sample_id", how="left")
-    merged = merged.sort("seq", "rank").drop("seq")
+    lines = details.select("sample_id", "line")
+    merged = pl.concat([prefix, deep]).join(lines, on="sample_id", how="left")
+    merged = merged.sort("line", "rank").drop("line")
     return schemas.validate(merged, schemas.RANKINGS, name="rankings")
 
 
