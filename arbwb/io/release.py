@@ -65,12 +65,12 @@ class Release:
         """``run, sample_id`` of every sample a run ranked (an ``ok`` record, possibly empty)."""
         frames = [
             run.submitted.filter(pl.col("status") == "ok").select(
-                pl.lit(name).alias("run"), "sample_id"
+                run=pl.lit(name), sample_id="sample_id"
             )
             for name, run in self.runs.items()
         ]
         empty = pl.DataFrame(schema={"run": pl.String, "sample_id": pl.String})
-        return pl.concat(frames).unique(maintain_order=True) if frames else empty
+        return pl.concat([empty, *frames]).unique(maintain_order=True)
 
     def units(self, missing: str = "zero") -> pl.DataFrame:
         """UNITS rows: the samples each run's means are over under the ``missing`` rule
@@ -80,10 +80,10 @@ class Release:
             self.gold[group]
             .select("sample_id")
             .unique(maintain_order=True)
-            .select(pl.lit(run).alias("run"), pl.lit(group).alias("group"), "sample_id")
+            .select(run=pl.lit(run), group=pl.lit(group), sample_id="sample_id")
             for run, group in self.run_group.items()
         ]
-        units = pl.concat(frames) if frames else pl.DataFrame(schema=UNITS)
+        units = pl.concat([pl.DataFrame(schema=UNITS), *frames])
         if rule == "skip":
             units = units.join(self.answered(), on=["run", "sample_id"], how="semi")
         return units
@@ -91,8 +91,9 @@ class Release:
     @property
     def rankings(self) -> pl.DataFrame:
         """Every run's RANKINGS rows in one frame (run order as loaded)."""
-        frames = [run.rankings for run in self.runs.values()]
-        return pl.concat(frames) if frames else schemas.empty(schemas.RANKINGS)
+        return pl.concat(
+            [schemas.empty(schemas.RANKINGS), *(r.rankings for r in self.runs.values())]
+        )
 
 
 def check_missing(missing: str) -> str:
@@ -121,17 +122,17 @@ def load_release(
         raise InputError("data folder not found; pass a release root", path=root)
     notes: list[str] = []
     releases = _sample_releases(root, notes)
-    paths = _run_paths(root, runs_glob or DEFAULT_RUNS_GLOB)
-    if runs_glob is None:
-        selective = [p for p in paths if _is_selective(p)]
-        if selective:
-            paths = [p for p in paths if not _is_selective(p)]
-            names = ", ".join(p.name for p in selective)
-            notes.append(f"selective (abstention) runs left out of the default run set: {names}")
-    extra = [p for pattern in extra_runs for p in _run_paths(root, str(pattern))]
+    pattern = runs_glob or DEFAULT_RUNS_GLOB
+    paths = _run_paths(root, pattern)
+    if runs_glob is None and (selective := [p for p in paths if "_selective_" in p.name]):
+        # upstream's selective details (spec §1.5, §4.7) rank no-gold samples too
+        paths = [p for p in paths if p not in selective]
+        names = ", ".join(p.name for p in selective)
+        notes.append(f"selective (abstention) runs left out of the default run set: {names}")
+    extra = [p for glob_ in extra_runs for p in _run_paths(root, str(glob_))]
     paths += [p for p in dict.fromkeys(extra) if p not in paths]
     if not paths:
-        notes.append(f"no runs match {runs_glob or DEFAULT_RUNS_GLOB!r} under {root}")
+        notes.append(f"no runs match {pattern!r} under {root}")
     runs: dict[str, RunData] = {}
     run_group: dict[str, str] = {}
     for path, name in _run_names(paths, root).items():
@@ -149,7 +150,7 @@ def load_release(
         run_group=run_group,
         gold=gold,
         root=root,
-        runs_glob=runs_glob or DEFAULT_RUNS_GLOB,
+        runs_glob=pattern,
     )
 
 
@@ -167,12 +168,6 @@ def _sample_releases(root: Path, notes: list[str]) -> dict[str, SampleSet]:
 def _run_paths(root: Path, pattern: str) -> list[Path]:
     full = pattern if Path(pattern).is_absolute() else str(root / pattern)
     return [Path(p) for p in sorted(glob.glob(full)) if Path(p).is_file()]
-
-
-def _is_selective(path: Path) -> bool:
-    """Upstream's selective details names (spec §1.5, §4.7): they rank no-gold samples too, so
-    the default run set leaves them out (arbwb-defined)."""
-    return "_selective_" in path.name or path.name.endswith("_selective_details.jsonl")
 
 
 def _run_names(paths: list[Path], root: Path) -> dict[Path, str]:
