@@ -110,34 +110,20 @@ def read_methods(path: str | Path | None = None) -> pl.DataFrame:
 def run_methods(release: Release, table: pl.DataFrame | None = None) -> pl.DataFrame:
     """RUN_METHODS rows for every run of ``release`` (in load order): its own ``eval/<release>``
     row, else a ``*`` row, else its stem and :func:`default_family`."""
-    exact: dict[tuple[str, str], tuple[str, str]] = {}
-    anywhere: dict[str, tuple[str, str]] = {}
+    named: dict[tuple[str, str], tuple[str, str]] = {}
     if table is not None:
-        for rel, stem, method, family in table.select(COLUMNS).iter_rows():
-            if rel == ANY_RELEASE:
-                anywhere[stem] = (method, family)
-            else:
-                exact[(rel, stem)] = (method, family)
+        named = {(r, s): (m, f) for r, s, m, f in table.select(COLUMNS).iter_rows()}
     rows = []
     for name, run in release.runs.items():
         group = release.run_group.get(name, "")
         stem = default_run_name(run.path)
-        found = exact.get((group, stem)) or anywhere.get(stem)
+        found = named.get((group, stem)) or named.get((ANY_RELEASE, stem))
         if found is None:
             meta = run_meta(run.path, stem)
             method, family = stem, default_family(stem, family=meta.family, mode=meta.mode)
         else:
             method, family = found
-        rows.append(
-            {
-                "run": name,
-                "group": group,
-                "stem": stem,
-                "method": method,
-                "family": family,
-                "source": "table" if found else "default",
-            }
-        )
+        rows.append((name, group, stem, method, family, "table" if found else "default"))
     return pl.DataFrame(rows, schema=RUN_METHODS, orient="row")
 
 

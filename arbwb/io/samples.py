@@ -267,7 +267,13 @@ def check_fields(
         if field not in obj:
             raise InputError("required field is missing", path=path, line=line, field=field)
         if not isinstance(value, kind) or (kind is str and not value):
-            what = {dict: "a JSON object", list: "a list"}.get(kind, "a non-empty string")
+            what = (
+                "a JSON object"
+                if kind is dict
+                else "a list"
+                if kind is list
+                else "a non-empty string"
+            )
             raise InputError(f"expected {what}, got {value!r}", path=path, line=line, field=field)
 
 
