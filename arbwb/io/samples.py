@@ -73,12 +73,8 @@ def dedupe(values: Iterable[Any]) -> list[Any]:
 
 def path_list(items: Any) -> list[str]:
     """Deduped paths from a list of strings and/or ``{"path": ...}`` objects; others dropped."""
-    if not isinstance(items, list):
-        return []
-    paths = (
-        item if isinstance(item, str) else item.get("path") if isinstance(item, dict) else None
-        for item in items
-    )
+    items = items if isinstance(items, list) else []
+    paths = (item.get("path") if isinstance(item, dict) else item for item in items)
     return dedupe(p for p in paths if isinstance(p, str))
 
 
@@ -114,15 +110,9 @@ def given_files(record: dict[str, Any]) -> list[str]:
 def query_provenance(record: dict[str, Any]) -> str | None:
     """Where the query text came from (spec §2.8), with upstream's metadata and task fallbacks."""
     metadata = as_object(record.get("metadata"))
-    for value in (
-        record.get("query_provenance"),
-        metadata.get("query_provenance"),
-        metadata.get("source_signal"),
-        metadata.get("signal_type"),
-    ):
-        if value:
-            return str(value)
-    return _PROVENANCE_BY_TASK.get(str(record.get("task_type")))
+    keys = ("query_provenance", "source_signal", "signal_type")
+    found = (record.get("query_provenance"), *(metadata.get(key) for key in keys))
+    return next((str(v) for v in found if v), _PROVENANCE_BY_TASK.get(str(record.get("task_type"))))
 
 
 def query_text(query: Any) -> str:
@@ -139,30 +129,25 @@ def _module_variants(path: str) -> list[str]:
     return [v.lower() for v in joins if len(v) >= 3]
 
 
-def _edit2ripple_fatal_leak(record: dict[str, Any], normalised: str) -> bool:
-    """Fatal edit2ripple leaks: patch text, fix commit, or a gold path/basename/module named."""
-    lowered = normalised.lower()
-    fix = str(as_object(record.get("metadata")).get("fix_commit") or "").strip()
-    if _RAW_PATCH_RE.search(normalised) or (fix and fix in normalised):
-        return True
-    for path in path_list(as_object(record.get("gold")).get("files")):
-        low = path.lower()
-        if low in lowered or PurePosixPath(low).name in lowered:
-            return True
-        if any("." in v and v in lowered for v in _module_variants(path)):
-            return True
-    return False
-
-
 def query_has_leakage(record: dict[str, Any]) -> bool:
-    """True when upstream skips the sample as ``query_leakage`` (spec §2.10)."""
+    """True when upstream skips the sample as ``query_leakage`` (spec §2.10): patch text or the
+    fix commit in the query; for edit2ripple also metadata's fix commit or a gold
+    path/basename/module named."""
     normalised = query_text(record.get("query")).replace("\\n", "\n")
-    if _RAW_PATCH_RE.search(normalised):
+    gold, edit2ripple = as_object(record.get("gold")), record.get("task_type") == "edit2ripple"
+    fixes = [gold.get("fix_commit")]
+    fixes += [as_object(record.get("metadata")).get("fix_commit")] if edit2ripple else []
+    if _RAW_PATCH_RE.search(normalised) or any(
+        fix and fix in normalised for fix in (str(f or "").strip() for f in fixes)
+    ):
         return True
-    fix = str(as_object(record.get("gold")).get("fix_commit") or "").strip()
-    if fix and fix in normalised:
-        return True
-    return record.get("task_type") == "edit2ripple" and _edit2ripple_fatal_leak(record, normalised)
+    lowered = normalised.lower()
+    return edit2ripple and any(
+        path.lower() in lowered
+        or PurePosixPath(path.lower()).name in lowered
+        or any("." in v and v in lowered for v in _module_variants(path))
+        for path in path_list(gold.get("files"))
+    )
 
 
 def stratum(record: dict[str, Any]) -> str:
