@@ -5,7 +5,7 @@ ranked lists, whose raw rows :func:`load_rankings` normalises."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +72,7 @@ def load_rankings(path: str | Path, *, run: str | None = None, fmt: str | None =
     name = run or got.name or default_run_name(path)
     return RunData(
         run=name,
-        rankings=normalise(got.frame(), name),
+        rankings=normalise(got.raw, name),
         details=None,
         labels=None,
         stored=None,
@@ -82,25 +82,22 @@ def load_rankings(path: str | Path, *, run: str | None = None, fmt: str | None =
     )
 
 
-@dataclass
+@dataclass(frozen=True)
 class Collected:
-    """Rows gathered while reading one file, for :func:`load_rankings`."""
+    """What a plain ranked-list reader found, for :func:`load_rankings`."""
 
-    raw: list[dict[str, Any]]
-    submitted: list[dict[str, Any]]
-    errors: list[dict[str, Any]]
-    table: pl.DataFrame | None = None  # raw rows already in a frame (Parquet/CSV)
+    raw: pl.DataFrame  # RAW_SCORED rows (seq, sample_id, path, order, score)
+    submitted: list[dict[str, Any]]  # {sample_id, line, status}
+    errors: list[dict[str, Any]] = field(default_factory=list)  # {sample_id, error}
     name: str | None = None  # the run name the file states (a TREC run's tag)
-
-    def frame(self) -> pl.DataFrame:
-        """The raw rows (seq, sample_id, path, order, score) as one frame."""
-        return self.table if self.table is not None else pl.DataFrame(self.raw, schema=RAW_SCORED)
 
 
 def read_predictions(path: Path) -> Collected:
     """Records ``{sample_id, status, ranked_files}`` (``status`` defaults to ``ok``; an empty
     list is an answered, zero-score sample); an ``error`` record needs an ``error`` message."""
-    got = Collected([], [], [])
+    raw: list[dict[str, Any]] = []
+    submitted: list[dict[str, Any]] = []
+    errors: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     for seq, (line, where, obj) in enumerate(_prediction_records(path)):
         sample_id = obj.get("sample_id")
@@ -114,7 +111,7 @@ def read_predictions(path: Path) -> Collected:
             if not isinstance(message, str):
                 msg = f"an error record needs an `error` message string, got {message!r}"
                 raise InputError(msg, path=path, line=line, field=f"{where}error")
-            got.errors.append({"sample_id": sample_id, "error": message})
+            errors.append({"sample_id": sample_id, "error": message})
         elif status == "ok":
             ranked = obj.get("ranked_files")
             if not isinstance(ranked, list):
@@ -122,14 +119,14 @@ def read_predictions(path: Path) -> Collected:
                 raise InputError(msg, path=path, line=line, field=f"{where}ranked_files")
             for order, item in enumerate(ranked):
                 p, score = _ranked_entry(item, path, line, f"{where}ranked_files[{order}]")
-                got.raw.append(
+                raw.append(
                     {"seq": seq, "sample_id": sample_id, "path": p, "order": order, "score": score}
                 )
         else:
             msg = f"expected status 'ok' or 'error', got {status!r}"
             raise InputError(msg, path=path, line=line, field=f"{where}status")
-        got.submitted.append({"sample_id": sample_id, "line": line or seq + 1, "status": status})
-    return got
+        submitted.append({"sample_id": sample_id, "line": line or seq + 1, "status": status})
+    return Collected(pl.DataFrame(raw, schema=RAW_SCORED), submitted, errors)
 
 
 def _prediction_records(path: Path) -> Iterable[tuple[int | None, str, dict[str, Any]]]:
@@ -174,10 +171,10 @@ def _ranked_entry(item: Any, path: Path, line: int | None, field: str) -> tuple[
 def read_trec(path: Path) -> Collected:
     """TREC run lines ``qid Q0 docno rank score tag``, ordered by the rank column (stable; gaps
     renumbered); the run is named after its tag when every line has the same one."""
-    got = Collected([], [], [])
+    raw: list[dict[str, Any]] = []
+    submitted: list[dict[str, Any]] = []
     tags: set[str] = set()
     first_line: dict[str, int] = {}
-    lines: list[int] = []
     with path.open("rb") as handle:
         for line, raw_line in enumerate(handle, start=1):
             try:
@@ -197,17 +194,15 @@ def read_trec(path: Path) -> Collected:
                 raise InputError(msg, path=path, line=line, field="rank")
             score = _parse(float, score_text, path, line, "score")
             seq = first_line.setdefault(qid, len(first_line))
-            if seq == len(got.submitted):
-                got.submitted.append({"sample_id": qid, "line": line, "status": "ok"})
-            got.raw.append(
-                {"seq": seq, "sample_id": qid, "path": doc, "order": float(rank), "score": score}
-            )
-            lines.append(line)
-    if not got.raw:
+            if seq == len(submitted):
+                submitted.append({"sample_id": qid, "line": line, "status": "ok"})
+            order = float(rank)
+            raw.append(dict(seq=seq, sample_id=qid, path=doc, order=order, score=score, line=line))
+    if not raw:
         raise InputError("file has no records (empty file)", path=path)
-    _check_ranked(got.frame().with_columns(line=pl.Series(lines, dtype=pl.Int64)), path)
-    got.name = next(iter(tags)) if len(tags) == 1 else None
-    return got
+    frame = pl.DataFrame(raw, schema={**RAW_SCORED, "line": pl.Int64})
+    _check_ranked(frame, path)
+    return Collected(frame.drop("line"), submitted, name=tags.pop() if len(tags) == 1 else None)
 
 
 def _check_ranked(rows: pl.DataFrame, path: Path) -> None:
@@ -273,8 +268,7 @@ def read_table(path: Path) -> Collected:
         .group_by("sample_id", maintain_order=True)
         .agg(line=pl.col("row").first().cast(pl.Int64) + offset)
     )
-    submitted = first.with_columns(status=pl.lit("ok")).to_dicts()
-    return Collected([], submitted, [], table=raw)
+    return Collected(raw, first.with_columns(status=pl.lit("ok")).to_dicts())
 
 
 def _check_column(
