@@ -200,7 +200,7 @@ class Corpus:
         self._known |= costcache.load_many(self.cache_dir, unread)
         todo: dict[str, set[str] | None] = {}
         for sid, paths in wanted.items():
-            known = self._load_known(sid)
+            known = self._known[sid]
             rest = None if paths is None else {p for p in paths if p not in known.rows}
             if not known.complete and rest != set():
                 todo[sid] = rest
@@ -230,27 +230,17 @@ class Corpus:
                     counter.flush()
         counter.flush()
         for sid, found in scanned.items():
-            known, paths = self._known[sid], todo[sid]
-            costs: dict[str, Costs | None] = {}
-            for path, (n_lines, key) in found.items():
-                n_tokens, n_bytes = self._token_counts[key]
-                costs[path] = (n_tokens, n_lines, n_bytes)
+            known, paths, tokens = self._known[sid], todo[sid], self._token_counts
+            costs: dict[str, Costs | None]
+            costs = {p: (tokens[k][0], n, tokens[k][1]) for p, (n, k) in found.items()}
             if paths is None:
-                known.complete, known.rows = True, dict(costs)
+                known.complete, known.rows = True, costs
             else:
                 known.rows.update({path: costs.get(path) for path in paths})
             costcache.save(self.cache_dir, self.chunk_path(sid), sid, known)
         together = {sid: (self.chunk_path(sid), self._known[sid]) for sid in wanted}
         costcache.save_bundle(self.cache_dir, together)
         return {sid: self._known[sid] for sid in wanted}
-
-    def _load_known(self, snapshot_id: str) -> Known:
-        """In-memory costs of a snapshot, else the disk cache's (complete, then partial)."""
-        known = self._known.get(snapshot_id)
-        if known is None:
-            known = costcache.load(self.cache_dir, self.chunk_path(snapshot_id))
-            self._known[snapshot_id] = known
-        return known
 
     def _entry(self, snapshot_id: str) -> SnapshotEntry:
         entry = self.entries.get(snapshot_id)
