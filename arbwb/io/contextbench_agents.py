@@ -43,6 +43,7 @@ _SWE_RANGE = re.compile(r"^\s*(-?\d+)\s*-\s*(-?\d+)\s*$")
 _PROM_FILE = re.compile(r"^\s*File:\s*(.+?)\s*$")
 _PROM_RANGE = re.compile(r"^\s*Line\s*number\s*range\s*:\s*(\d+)\s*-\s*(\d+)\s*$", re.IGNORECASE)
 _LOC_LINE = re.compile(r"^line\s*:\s*(\d+)\s*$")
+_SYMBOL = re.compile(r"(?:function|class|variable):(.*)")
 _LOC_LINES = re.compile(r"^lines\s*:\s*(\d+)\s*-\s*(\d+)\s*$")
 
 
@@ -294,15 +295,10 @@ def edit_loc_spans(lines: list[Any]) -> list[tuple[int, int]]:
 
 
 def _symbol_names(items: Any) -> list[str]:
-    names: list[str] = []
-    for item in items if isinstance(items, list) else []:
-        for raw in item.splitlines() if isinstance(item, str) else []:
-            line = raw.strip()
-            if line.startswith(("function:", "class:", "variable:")):
-                name = re.sub(r"^(?:function|class|variable)\s*:\s*", "", line).strip()
-                if name:
-                    names.append(name)
-    return names
+    """Names of ``function:``/``class:``/``variable:`` lines of related-element strings."""
+    texts = [item for item in items if isinstance(item, str)] if isinstance(items, list) else []
+    lines = (line.strip() for text in texts for line in text.splitlines())
+    return [name for line in lines if (m := _SYMBOL.match(line)) and (name := m[1].strip())]
 
 
 def extract_agentless(path: Path) -> list[Extracted]:
@@ -312,12 +308,10 @@ def extract_agentless(path: Path) -> list[Extracted]:
         return [(path.name.removesuffix(_AGENTLESS_SUFFIX), {"pred_steps": []}, None)]
     raw_files = data.get("3_final_combined_files") or data.get("2_embedding_selected_files") or []
     files = sorted({f for f in raw_files if isinstance(f, str) and f})
-    related = data.get("4_related_elements")
-    symbols = {}
-    for file, items in (related if isinstance(related, dict) else {}).items():
-        names = _symbol_names(items)
-        if file and names:
-            symbols[file] = sorted(set(names))
+    related = as_object(data.get("4_related_elements")).items()
+    symbols = {
+        f: sorted(set(names)) for f, items in related if f and (names := _symbol_names(items))
+    }
     spans = _agentless_spans(data.get("5_sampled_edit_locs_and_patches"))
     step = {"files": files, "spans": spans, "symbols": symbols}
     traj = _traj([step], spans, files) | {"pred_symbols": symbols}
