@@ -242,7 +242,7 @@ def load_rows(path: str | Path, *, on_error: OnError = "raise") -> ContextBenchR
     if missing:
         raise InputError(f"missing columns {missing}", path=path, field=missing[0])
     frame = schemas.conform(frame, dict.fromkeys(ROW_COLUMNS, pl.String))
-    parsed: list[tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]] = []
+    parsed: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
     excluded: list[dict[str, Any]] = []
     seen: set[str] = set()
     for line, row in enumerate(frame.iter_rows(named=True), start=1):
@@ -255,13 +255,14 @@ def load_rows(path: str | Path, *, on_error: OnError = "raise") -> ContextBenchR
             excluded.append({"sample_id": row.get("instance_id"), "line": line, **reason})
             continue
         seen.add(row["instance_id"])
-    gold = schemas.rows_frame([g for _, _, spans in parsed for g in spans], GOLD)
+    gold = schemas.rows_frame([g for _, spans in parsed for g in spans], GOLD)
     kept = gold.filter(pl.col("path") != "")  # an empty §2.1 path ignores the span
+    rows = [parsed_row for parsed_row, _ in parsed]
     return ContextBenchRows(
-        samples=schemas.rows_frame([sample for sample, _, _ in parsed], schemas.SAMPLES),
+        samples=schemas.rows_frame(rows, schemas.SAMPLES),
         labels=kept.select("sample_id", "path", role=pl.lit("gold")).unique(maintain_order=True),
         spans=schemas.conform(kept.with_columns(kind=pl.lit("gold_context")), schemas.SPANS),
-        instances=schemas.rows_frame([inst for _, inst, _ in parsed], INSTANCES),
+        instances=schemas.rows_frame(rows, INSTANCES),
         gold=gold,
         excluded=schemas.rows_frame(excluded, EXCLUDED),
         path=str(path),
@@ -270,9 +271,9 @@ def load_rows(path: str | Path, *, on_error: OnError = "raise") -> ContextBenchR
 
 def _parse_row(
     row: Mapping[str, Any], line: int, source: str, seen: set[str]
-) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
-    """A row's SAMPLES row (query_text = problem statement; language etc. in ``metadata``),
-    INSTANCES row and GOLD rows."""
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A row's INSTANCES and SAMPLES columns in one dict (query_text = problem statement;
+    language etc. in ``metadata``) and its GOLD rows."""
     for field in _REQUIRED:
         if not row.get(field):
             raise InputError("required cell is empty", path=source, line=line, field=field)
@@ -308,10 +309,7 @@ def _parse_row(
     metadata = {key: inst[key] for key in keys} | {"created_at": row.get("created_at")}
     query = {"problem_statement": row.get("problem_statement"), "hints_text": row.get("hints_text")}
     sample = {
-        "sample_id": sample_id,
         "task": TASK,
-        "repo": repo,
-        "base_commit": row["base_commit"],
         "snapshot_id": f"{repo}@{row['base_commit']}",
         "stratum": "positive",
         "split": split_of(sample_id),
@@ -319,8 +317,6 @@ def _parse_row(
         "query": dumps_upstream(query),
         "gold": row["gold_context"] if encoding == "json" else dumps_upstream(spans),
         "metadata": dumps_upstream(metadata),
-        "source": source,
-        "line": line,
     }
     gold = [
         {"sample_id": sample_id, "span_index": index, "raw_path": span["file"]}
@@ -328,7 +324,7 @@ def _parse_row(
         | {"start_line": span["start_line"], "end_line": span["end_line"]}
         for index, span in enumerate(spans)
     ]
-    return sample, inst, gold
+    return inst | sample, gold
 
 
 # --------------------------------------------------------------------------- predictions (§3)
