@@ -31,6 +31,7 @@ _REQUIRED: dict[str, type] = {
     "query": dict,
     "gold": dict,
 }
+_KINDS: dict[type, str] = {dict: "a JSON object", list: "a list", str: "a non-empty string"}
 _RAW_PATCH_RE = re.compile(r"diff --git\b|(^|\n)(---\s+(?:a/|/dev/null)|\+\+\+\s+(?:b/|/dev/null))")
 _PROVENANCE_BY_TASK = {
     "code2test": "pr_summary",
@@ -252,14 +253,8 @@ def check_fields(
         if field not in obj:
             raise InputError("required field is missing", path=path, line=line, field=field)
         if not isinstance(value, kind) or (kind is str and not value):
-            what = (
-                "a JSON object"
-                if kind is dict
-                else "a list"
-                if kind is list
-                else "a non-empty string"
-            )
-            raise InputError(f"expected {what}, got {value!r}", path=path, line=line, field=field)
+            msg = f"expected {_KINDS[kind]}, got {value!r}"
+            raise InputError(msg, path=path, line=line, field=field)
 
 
 def _check_record(record: dict[str, Any]) -> None:
@@ -426,9 +421,7 @@ def select_tasks(sample_set: SampleSet, tasks: list[str] | None) -> SampleSet:
     if unknown:
         raise InputError(f"unknown task {unknown}; choose from {sorted(TASKS)}", field="--task")
     samples = sample_set.samples.filter(pl.col("task").is_in(tasks))
-    ids = samples["sample_id"].to_list()
-    return SampleSet(
-        samples=samples,
-        labels=sample_set.labels.filter(pl.col("sample_id").is_in(ids)),
-        spans=sample_set.spans.filter(pl.col("sample_id").is_in(ids)),
+    labels, spans = (
+        f.join(samples, on="sample_id", how="semi") for f in (sample_set.labels, sample_set.spans)
     )
+    return SampleSet(samples, labels, spans)
