@@ -136,11 +136,8 @@ def _scores(obj: dict[str, Any], path: Path, line: int) -> dict[str, float | Non
         if not isinstance(row, dict) or not isinstance(row.get("path"), str):
             msg = f"expected {{path, score}} objects, got {row!r}"
             raise InputError(msg, path=path, line=line, field="top_file_scores")
-        score = row.get("score")
-        if score is not None and not is_number(score):
-            msg = f"expected a number, got {score!r}"
-            raise InputError(msg, path=path, line=line, field="top_file_scores.score")
-        scores.setdefault(row["path"], None if score is None else float(score))
+        score = _number(row.get("score"), (path, line, "top_file_scores.score"))
+        scores.setdefault(row["path"], score)
     return scores
 
 
@@ -230,12 +227,18 @@ def _numbers(obj: dict[str, Any], group: str, path: Path, line: int) -> Iterator
         msg = f"expected an object of metric values, got {values!r}"
         raise InputError(msg, path=path, line=line, field=group)
     for key, value in values.items():
-        if value is None:
-            continue
-        if not is_number(value):
-            msg = f"expected a number, got {value!r}"
-            raise InputError(msg, path=path, line=line, field=f"{group}.{key}")
-        yield key, float(value)
+        if (number := _number(value, (path, line, f"{group}.{key}"))) is not None:
+            yield key, number
+
+
+def _number(value: Any, where: tuple[Path, int, str], what: str = "a number") -> float | None:
+    """A finite JSON number as float, None for null; else an error at ``(path, line, field)``."""
+    if value is None:
+        return None
+    if not is_number(value):
+        path, line, field = where
+        raise InputError(f"expected {what}, got {value!r}", path=path, line=line, field=field)
+    return float(value)
 
 
 def _selective_row(obj: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
@@ -247,11 +250,7 @@ def _selective_row(obj: dict[str, Any], path: Path, line: int) -> dict[str, Any]
     row = {"sample_id": obj["sample_id"], "label": label}
     row["no_gold_reason"] = _optional_str(obj, "no_gold_reason", path, line)
     for field in ("confidence", "top_score"):
-        value = obj.get(field)
-        if value is not None and not is_number(value):
-            msg = f"expected a number or null, got {value!r}"
-            raise InputError(msg, path=path, line=line, field=field)
-        row[field] = None if value is None else float(value)
+        row[field] = _number(obj.get(field), (path, line, field), "a number or null")
     return row
 
 
