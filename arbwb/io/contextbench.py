@@ -426,17 +426,14 @@ def _span_bounds(span: Any, where: str, field: str) -> tuple[int, int]:
     """``start``/``end`` of a predicted span object (kept as given: reversed spans are Q5)."""
     if not isinstance(span, dict) or "start" not in span or "end" not in span:
         raise InputError(f"span needs 'start' and 'end', got {span!r:.80}", path=where, field=field)
-    out = []
+    bounds = []
     for key in ("start", "end"):
-        value = span[key]
-        if isinstance(value, bool) or not isinstance(value, int):
-            try:
-                value = int(value)
-            except (TypeError, ValueError):
-                msg = f"{key} must be an integer, got {span[key]!r}"
-                raise InputError(msg, path=where, field=field) from None
-        out.append(value)
-    return out[0], out[1]
+        try:
+            bounds.append(int(span[key]))
+        except (TypeError, ValueError):
+            msg = f"{key} must be an integer, got {span[key]!r}"
+            raise InputError(msg, path=where, field=field) from None
+    return bounds[0], bounds[1]
 
 
 def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
