@@ -248,27 +248,23 @@ def read_table(path: Path) -> Collected:
         if column not in table.columns:
             msg = f"required column is missing (have {table.columns})"
             raise InputError(msg, path=path, field=column)
-    score = (
-        table["score"] if "score" in table.columns else pl.repeat(None, table.height, eager=True)
-    )
-    for column, dtype in (("sample_id", pl.String), ("path", pl.String), ("rank", pl.Float64)):
-        _check_column(table[column], dtype, path, offset, column, nullable=False)
-    _check_column(score, pl.Float64, path, offset, "score", nullable=True)
+    if "score" not in table.columns:
+        table = table.with_columns(score=pl.lit(None, pl.Float64))
+    kinds = {"sample_id": pl.String, "path": pl.String, "rank": pl.Float64, "score": pl.Float64}
+    for column, dtype in kinds.items():
+        _check_column(table[column], dtype, path, offset, column, nullable=column == "score")
     seq = table["sample_id"].unique(maintain_order=True)
     raw = table.select(
         seq=pl.col("sample_id").replace_strict(seq, range(len(seq)), return_dtype=pl.Int64),
         sample_id="sample_id",
         path="path",
         order=pl.col("rank").cast(pl.Float64),
-        score=score.cast(pl.Float64),
+        score=pl.col("score").cast(pl.Float64),
+        line=pl.int_range(pl.len(), dtype=pl.Int64) + offset,
     )
-    _check_ranked(raw.with_columns(line=pl.int_range(pl.len(), dtype=pl.Int64) + offset), path)
-    first = (
-        table.with_row_index("row")
-        .group_by("sample_id", maintain_order=True)
-        .agg(line=pl.col("row").first().cast(pl.Int64) + offset)
-    )
-    return Collected(raw, first.with_columns(status=pl.lit("ok")).to_dicts())
+    _check_ranked(raw, path)
+    first = raw.group_by("sample_id", maintain_order=True).agg(pl.col("line").first())
+    return Collected(raw.drop("line"), first.with_columns(status=pl.lit("ok")).to_dicts())
 
 
 def _check_column(
