@@ -12,16 +12,9 @@ from typing import Any
 import polars as pl
 
 from arbwb.errors import InputError
+from arbwb.io import run_frames as rf
 from arbwb.io.details_reader import read_details
-from arbwb.io.run_frames import (
-    RAW_SCORED,
-    RunData,
-    claim,
-    error_frame,
-    is_number,
-    normalise,
-    submitted_frame,
-)
+from arbwb.io.run_frames import RunData
 from arbwb.jsonio import iter_jsonl, read_json
 
 __all__ = ["FORMATS", "RunData", "default_run_name", "detect_format", "load_rankings"]
@@ -72,12 +65,12 @@ def load_rankings(path: str | Path, *, run: str | None = None, fmt: str | None =
     name = run or got.name or default_run_name(path)
     return RunData(
         run=name,
-        rankings=normalise(got.raw, name),
+        rankings=rf.normalise(got.raw, name),
         details=None,
         labels=None,
         stored=None,
-        errors=error_frame(got.errors, name),
-        submitted=submitted_frame(got.submitted, name),
+        errors=rf.error_frame(got.errors, name),
+        submitted=rf.submitted_frame(got.submitted, name),
         path=str(path),
     )
 
@@ -104,7 +97,7 @@ def read_predictions(path: Path) -> Collected:
         if not isinstance(sample_id, str) or not sample_id:
             msg = f"expected a non-empty string, got {sample_id!r}"
             raise InputError(msg, path=path, line=line, field=f"{where}sample_id")
-        claim(seen, sample_id, path, line if line is not None else seq + 1)
+        rf.claim(seen, sample_id, path, line if line is not None else seq + 1)
         status = obj.get("status", "ok")
         if status == "error":
             message = obj.get("error")
@@ -126,7 +119,7 @@ def read_predictions(path: Path) -> Collected:
             msg = f"expected status 'ok' or 'error', got {status!r}"
             raise InputError(msg, path=path, line=line, field=f"{where}status")
         submitted.append({"sample_id": sample_id, "line": line or seq + 1, "status": status})
-    return Collected(pl.DataFrame(raw, schema=RAW_SCORED), submitted, errors)
+    return Collected(pl.DataFrame(raw, schema=rf.RAW_SCORED), submitted, errors)
 
 
 def _prediction_records(path: Path) -> Iterable[tuple[int | None, str, dict[str, Any]]]:
@@ -162,7 +155,7 @@ def _ranked_entry(item: Any, path: Path, line: int | None, field: str) -> tuple[
         return item, None
     if isinstance(item, dict) and isinstance(item.get("path"), str):
         score = item.get("score")
-        if score is None or is_number(score):
+        if score is None or rf.is_number(score):
             return item["path"], None if score is None else float(score)
     msg = f"expected a path string or {{path, score}} object, got {item!r}"
     raise InputError(msg, path=path, line=line, field=field)
@@ -200,7 +193,7 @@ def read_trec(path: Path) -> Collected:
             raw.append(dict(seq=seq, sample_id=qid, path=doc, order=order, score=score, line=line))
     if not raw:
         raise InputError("file has no records (empty file)", path=path)
-    frame = pl.DataFrame(raw, schema={**RAW_SCORED, "line": pl.Int64})
+    frame = pl.DataFrame(raw, schema={**rf.RAW_SCORED, "line": pl.Int64})
     _check_ranked(frame, path)
     return Collected(frame.drop("line"), submitted, name=tags.pop() if len(tags) == 1 else None)
 
