@@ -300,7 +300,7 @@ def drop_incomplete(corpus: Corpus) -> None:
     if corpus.incomplete:
         named = "; ".join(f"{sid} ({why})" for sid, why in corpus.incomplete.items())
         msg = f"{len(corpus.incomplete)} snapshots counted as missing (incomplete): {named}"
-        warnings.warn(msg, IncompleteSnapshotWarning, stacklevel=4)
+        warnings.warn(msg, IncompleteSnapshotWarning, stacklevel=3)
 
 
 def corpus_manifests(root: Path, release: str | None = None) -> list[Path]:
