@@ -52,11 +52,9 @@ def files_frame(
 
 def _rows(frame: pl.DataFrame) -> dict[str, Costs | None]:
     """Cached FILES-style rows back to costs per path (null costs: no file row)."""
+    columns = frame.select("path", "n_tokens", "n_lines", "n_bytes").iter_rows()
     return {
-        path: None if n_tokens is None else (n_tokens, n_lines, n_bytes)
-        for path, n_tokens, n_lines, n_bytes in frame.select(
-            "path", "n_tokens", "n_lines", "n_bytes"
-        ).iter_rows()
+        path: None if tokens is None else (tokens, n, size) for path, tokens, n, size in columns
     }
 
 
