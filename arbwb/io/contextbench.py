@@ -457,6 +457,7 @@ def unified_predictions(path: str | Path, *, run: str | None = None) -> Predicti
 
 
 def _unified_items(path: Path) -> Iterator[Item]:
+    """Each unified record's instance (an id once per file) and ``traj_data``."""
     seen: dict[str, int] = {}
     for line, record in _records(path):
         instance = record.get("instance_id") or record.get("original_inst_id")

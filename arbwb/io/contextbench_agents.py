@@ -43,8 +43,8 @@ _SWE_RANGE = re.compile(r"^\s*(-?\d+)\s*-\s*(-?\d+)\s*$")
 _PROM_FILE = re.compile(r"^\s*File:\s*(.+?)\s*$")
 _PROM_RANGE = re.compile(r"^\s*Line\s*number\s*range\s*:\s*(\d+)\s*-\s*(\d+)\s*$", re.IGNORECASE)
 _LOC_LINE = re.compile(r"^line\s*:\s*(\d+)\s*$")
-_SYMBOL = re.compile(r"(?:function|class|variable):(.*)")
 _LOC_LINES = re.compile(r"^lines\s*:\s*(\d+)\s*-\s*(\d+)\s*$")
+_SYMBOL = re.compile(r"(?:function|class|variable):(.*)")
 
 
 def _extractor(path: Path) -> Callable[[Path], list[Extracted]] | None:
@@ -454,6 +454,7 @@ def load_trajectories(path: str | Path, *, run: str | None = None) -> Prediction
 
 
 def _agent_items(path: Path) -> Iterator[Item]:
+    """Each instance of the agent files at ``path`` (a file, or a folder searched deeply)."""
     seen: dict[str, str] = {}
     files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
     for file in files:
