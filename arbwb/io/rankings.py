@@ -56,12 +56,7 @@ def load_rankings(path: str | Path, *, run: str | None = None, fmt: str | None =
         raise ValueError(msg)
     if fmt == "details":
         return read_details(path, run or default_run_name(path))
-    readers: dict[str, Callable[[Path], Collected]] = {
-        "predictions": read_predictions,
-        "trec": read_trec,
-        "table": read_table,
-    }
-    got = readers[fmt](path)
+    got = {"predictions": read_predictions, "trec": read_trec, "table": read_table}[fmt](path)
     name = run or got.name or default_run_name(path)
     return RunData(
         run=name,
