@@ -84,11 +84,12 @@ CONTEXT: schemas.Schema = {
     "symbol": pl.String,  # symbol rows only
 }
 
-_SOURCES = {
-    "Multi": "Multi-SWE-Bench",
-    "Poly": "SWE-PolyBench",
-    "Pro": "SWE-Bench-Pro",
-    "Verified": "SWE-Bench-Verified",
+#: Source benchmark of an ``instance_id``'s first ``__`` field -> its short name.
+_BENCHMARKS = {
+    "Multi-SWE-Bench": "Multi",
+    "SWE-PolyBench": "Poly",
+    "SWE-Bench-Pro": "Pro",
+    "SWE-Bench-Verified": "Verified",
 }
 _DIGITS_TAIL = re.compile(r"-\d+$")
 _PRO_TAIL = re.compile(r"-[0-9a-f]{40}-v[0-9a-f]+$")
@@ -289,14 +290,13 @@ def _parse_row(
     except ValueError as exc:
         raise InputError(str(exc), path=source, line=line, field="gold_context") from None
     parts = sample_id.split("__")
-    named = next((short for short, long in _SOURCES.items() if long == parts[0]), None)
     inst = {
         "sample_id": sample_id,
         "original_inst_id": row["original_inst_id"],
         "repo": repo,
         "repo_field": row["repo"],
         "language": row["language"],
-        "benchmark": row.get("source") or named,
+        "benchmark": row.get("source") or _BENCHMARKS.get(parts[0]),
         "category": "__".join(parts[2:4]) if len(parts) >= 5 else None,
         "base_commit": row["base_commit"],
         "patch": row.get("patch"),

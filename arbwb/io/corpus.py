@@ -109,9 +109,8 @@ class Corpus:
         if not given.is_absolute():
             candidates += [folder.parent.parent.parent / given, folder.parent / given]
         candidates.append(folder / repo_slug(entry.repo) / f"{entry.commit}.chunks.jsonl")
-        for candidate in candidates:
-            if candidate.is_file():
-                return candidate
+        if found := next((c for c in candidates if c.is_file()), None):
+            return found
         tried = ", ".join(str(c) for c in candidates)
         msg = f"chunk file of {snapshot_id} not found (tried {tried}); rebuild it or fix the row"
         raise InputError(msg, path=entry.manifest, line=entry.line, field="chunks_path")

@@ -209,9 +209,9 @@ def _group_gold(
         if group in releases:
             gold[group] = _gold_of(releases[group].labels)
             continue
-        embedded = [runs[m].labels for m in members if runs[m].labels is not None]
+        embedded = [labels for m in members if (labels := runs[m].labels) is not None]
         if embedded:
-            gold[group] = _union_gold([f for f in embedded if f is not None], group, notes)
+            gold[group] = _union_gold(embedded, group, notes)
             notes.append(
                 f"eval/{group}: no benchmark/{group}/ samples; gold, task and repo of its "
                 f"{gold[group]['sample_id'].n_unique()} samples come from the details rows "

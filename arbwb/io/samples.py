@@ -278,12 +278,11 @@ def _path_list_problem(value: Any) -> str | None:
         return None
     if not isinstance(value, list):
         return f"expected a list of paths, got {type(value).__name__}"
-    for index, item in enumerate(value):
-        if not isinstance(item, str) and not (
-            isinstance(item, dict) and isinstance(item.get("path"), str)
-        ):
-            return f"element {index}: expected a path string or {{path: ...}} object, got {item!r}"
-    return None
+    paths = (item.get("path") if isinstance(item, dict) else item for item in value)
+    index = next((i for i, p in enumerate(paths) if not isinstance(p, str)), None)
+    if index is None:
+        return None
+    return f"element {index}: expected a path string or {{path: ...}} object, got {value[index]!r}"
 
 
 def gold_consistency(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
