@@ -8,30 +8,12 @@ import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from arbwb.errors import InputError
 
-
-class Checkout(Protocol):
-    """Files of one repository at one commit."""
-
-    @property
-    def has_bytes(self) -> bool:
-        """Whether :meth:`read` returns file bytes (byte and symbol levels need them)."""
-        ...
-
-    def is_file(self, path: str) -> bool:
-        """Whether ``path`` (repo-relative, '/'-separated) is a regular file at the commit."""
-        ...
-
-    def read(self, path: str) -> bytes | None:
-        """The file's bytes, None when absent or when bytes are not available."""
-        ...
-
-    def n_lines(self, path: str) -> int | None:
-        """Line count of §13.3 (``\\n`` bytes, +1 if non-empty without final ``\\n``)."""
-        ...
+if TYPE_CHECKING:
+    from arbwb.io.corpus import Corpus
 
 
 def count_lines(data: bytes) -> int:
@@ -39,55 +21,62 @@ def count_lines(data: bytes) -> int:
     return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
-@dataclass(frozen=True)
-class MappingCheckout:
-    """Files given as a mapping path -> bytes (tests, fixtures, demo repositories)."""
+class Checkout:
+    """Files of one repository at one commit (paths repo-relative, '/'-separated)."""
 
-    files: Mapping[str, bytes]
-    has_bytes: bool = True
+    has_bytes = True  # whether :meth:`read` returns bytes (byte and symbol levels need them)
 
     def is_file(self, path: str) -> bool:
-        """Whether the mapping has ``path``."""
-        return path in self.files
+        """Whether ``path`` is a regular file at the commit."""
+        raise NotImplementedError
 
     def read(self, path: str) -> bytes | None:
-        """The mapped bytes."""
-        return self.files.get(path)
+        """The file's bytes, None when absent or when bytes are not available."""
+        raise NotImplementedError
 
     def n_lines(self, path: str) -> int | None:
-        """Line count of the mapped bytes."""
-        data = self.files.get(path)
+        """Line count of §13.3 (:func:`count_lines` of the bytes); None when absent."""
+        data = self.read(path)
         return None if data is None else count_lines(data)
 
 
 @dataclass(frozen=True)
-class FileListCheckout:
+class MappingCheckout(Checkout):
+    """Files given as a mapping path -> bytes (tests, fixtures, demo repositories)."""
+
+    files: Mapping[str, bytes]
+
+    def is_file(self, path: str) -> bool:
+        return path in self.files
+
+    def read(self, path: str) -> bytes | None:
+        return self.files.get(path)
+
+
+@dataclass(frozen=True)
+class FileListCheckout(Checkout):
     """Only paths and line counts (a corpus's: ``splitlines``, equal to the §13.3 count unless
     a file holds other Unicode line breaks)."""
 
     lines: Mapping[str, int]
-    has_bytes: bool = False
+    has_bytes = False
 
     def is_file(self, path: str) -> bool:
-        """Whether the list has ``path``."""
         return path in self.lines
 
     def read(self, path: str) -> bytes | None:
-        """Never available."""
         return None
 
     def n_lines(self, path: str) -> int | None:
-        """The listed line count."""
         return self.lines.get(path)
 
 
 @dataclass
-class GitCheckout:
+class GitCheckout(Checkout):
     """Blobs of a git repository (bare or not) at ``commit``, read with ``git cat-file``."""
 
     git_dir: Path
     commit: str
-    has_bytes: bool = True
     _paths: frozenset[str] | None = field(default=None, repr=False)
     _cache: dict[str, bytes] = field(default_factory=dict, repr=False)
 
@@ -100,65 +89,43 @@ class GitCheckout:
             raise InputError(msg, path=self.git_dir)
         return proc.stdout
 
-    def paths(self) -> frozenset[str]:
-        """Regular files (modes 100644/100755) at the commit; symlinks and submodules excluded."""
+    def is_file(self, path: str) -> bool:
+        """Regular files (modes 100644/100755) only: symlinks and submodules excluded."""
         if self._paths is None:
             out = self._git("ls-tree", "-r", "-z", "--full-tree", self.commit)
-            paths = set()
-            for entry in out.split(b"\0"):
-                if not entry:
-                    continue
-                meta, _, name = entry.partition(b"\t")
-                if meta.split(b" ")[0] in (b"100644", b"100755"):
-                    paths.add(name.decode("utf-8", errors="surrogateescape"))
-            self._paths = frozenset(paths)
-        return self._paths
-
-    def is_file(self, path: str) -> bool:
-        """Whether ``path`` is a regular file at the commit."""
-        return path in self.paths()
+            entries = (e.partition(b"\t") for e in out.split(b"\0") if e)
+            self._paths = frozenset(
+                name.decode("utf-8", errors="surrogateescape")
+                for meta, _, name in entries
+                if meta.split(b" ")[0] in (b"100644", b"100755")
+            )
+        return path in self._paths
 
     def read(self, path: str) -> bytes | None:
         """The blob's bytes at the commit (cached)."""
-        if not self.is_file(path):
-            return None
-        if path not in self._cache:
+        if path not in self._cache and self.is_file(path):
             self._cache[path] = self._git("cat-file", "blob", f"{self.commit}:{path}")
-        return self._cache[path]
-
-    def n_lines(self, path: str) -> int | None:
-        """§13.3 line count of the blob."""
-        data = self.read(path)
-        return None if data is None else count_lines(data)
+        return self._cache.get(path)
 
 
 @dataclass(frozen=True)
-class DirectoryCheckout:
+class DirectoryCheckout(Checkout):
     """A folder already checked out at the commit (regular files inside it only)."""
 
     root: Path
-    has_bytes: bool = True
 
     def _target(self, path: str) -> Path | None:
-        target = (self.root / path).resolve()
-        root = self.root.resolve()
+        target, root = (self.root / path).resolve(), self.root.resolve()
         if target != root and root not in target.parents:
             return None
         return target if target.is_file() else None
 
     def is_file(self, path: str) -> bool:
-        """Whether ``path`` is a regular file inside the folder."""
         return self._target(path) is not None
 
     def read(self, path: str) -> bytes | None:
-        """The file's bytes."""
         target = self._target(path)
         return None if target is None else target.read_bytes()
-
-    def n_lines(self, path: str) -> int | None:
-        """§13.3 line count of the file."""
-        data = self.read(path)
-        return None if data is None else count_lines(data)
 
 
 #: Finds the checkout of ``(owner/name, commit)``; None when unavailable.
@@ -191,13 +158,8 @@ def repos_source(root: str | Path) -> CheckoutSource:
     return source
 
 
-def corpus_source(corpus: object) -> CheckoutSource:
+def corpus_source(corpus: Corpus) -> CheckoutSource:
     """Checkouts listing the files (and line counts) a corpus holds for ``repo@commit``."""
-    from arbwb.io.corpus import Corpus
-
-    if not isinstance(corpus, Corpus):
-        msg = f"expected an arbwb.io.corpus.Corpus, got {type(corpus).__name__}"
-        raise TypeError(msg)
     cache: dict[str, Checkout] = {}
 
     def source(repo: str, commit: str) -> Checkout | None:
@@ -219,10 +181,6 @@ def first_source(*sources: CheckoutSource | None) -> CheckoutSource | None:
         return None
 
     def source(repo: str, commit: str) -> Checkout | None:
-        for candidate in present:
-            checkout = candidate(repo, commit)
-            if checkout is not None:
-                return checkout
-        return None
+        return next((c for s in present if (c := s(repo, commit)) is not None), None)
 
     return source

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -23,24 +23,10 @@ from arbwb.io.samples import split_of
 from arbwb.jsonio import dumps_upstream, iter_jsonl, read_json
 
 TASK = "contextbench"
-#: §1.1: the 14 string columns of the published Parquet.
-ROW_COLUMNS = (
-    "instance_id",
-    "original_inst_id",
-    "repo",
-    "language",
-    "base_commit",
-    "gold_context",
-    "patch",
-    "test_patch",
-    "problem_statement",
-    "hints_text",
-    "created_at",
-    "f2p",
-    "p2p",
-    "source",
-)
 _REQUIRED = ("instance_id", "original_inst_id", "repo", "language", "base_commit", "gold_context")
+_OPTIONAL = ("patch", "test_patch", "problem_statement", "hints_text", "created_at", "f2p", "p2p")
+#: §1.1: the 14 string columns of the published Parquet.
+ROW_COLUMNS = (*_REQUIRED, *_OPTIONAL, "source")
 
 INSTANCES: schemas.Schema = {
     "sample_id": pl.String,  # instance_id
@@ -98,14 +84,16 @@ CONTEXT: schemas.Schema = {
     "symbol": pl.String,  # symbol rows only
 }
 
-_SOURCES = {
-    "Multi": "Multi-SWE-Bench",
-    "Poly": "SWE-PolyBench",
-    "Pro": "SWE-Bench-Pro",
-    "Verified": "SWE-Bench-Verified",
+#: Source benchmark of an ``instance_id``'s first ``__`` field -> its short name.
+_BENCHMARKS = {
+    "Multi-SWE-Bench": "Multi",
+    "SWE-PolyBench": "Poly",
+    "SWE-Bench-Pro": "Pro",
+    "SWE-Bench-Verified": "Verified",
 }
 _DIGITS_TAIL = re.compile(r"-\d+$")
 _PRO_TAIL = re.compile(r"-[0-9a-f]{40}-v[0-9a-f]+$")
+_DOT_SEGMENTS = re.compile(r"^(?:\.\.?/|/)+")
 _TEXT_BLOCK = re.compile(
     r"context\d+\uff1a\s*\nfile: (?P<file>[^\n]*)\nstart_line: (?P<start>-?\d+)\n"
     r"end_line: (?P<end>-?\d+)\n?"
@@ -121,13 +109,10 @@ def normalize_gold_path(raw: str) -> str:
     """Gold path normalisation of §2.1, literally (QUIRK Q1: every leading '.'/'/' is stripped)."""
     path = raw.replace("\\", "/")
     if path.startswith("/testbed/"):
-        return path[len("/testbed/") :]
+        return path.removeprefix("/testbed/")
     if path.startswith("/workspace/"):
-        rest = path[len("/workspace/") :]
-        return rest.split("/", 1)[1] if "/" in rest else rest
-    if path.startswith("/"):
-        return path.lstrip("/")
-    return path.lstrip("./")
+        return path.removeprefix("/workspace/").split("/", 1)[-1]
+    return path.lstrip("/") if path.startswith("/") else path.lstrip("./")
 
 
 def path_form(raw: str) -> str:
@@ -136,51 +121,28 @@ def path_form(raw: str) -> str:
     if path.startswith("/testbed/"):
         return "testbed"
     if path.startswith("/workspace/"):
-        rest = path[len("/workspace/") :]
-        return "workspace" if "/" in rest else "workspace_root"
+        return "workspace" if "/" in path.removeprefix("/workspace/") else "workspace_root"
     if path.startswith("/"):
         return "absolute"
     if path.startswith(("./", "../")):
         return "dot_relative"
-    if path.startswith("."):
-        return "dotfile"
-    return "relative"
+    return "dotfile" if path.startswith(".") else "relative"
 
 
-def gold_path_quirk(raw: str) -> str | None:
-    """The quirk/bug of §10 a raw gold path hits: B2 dot-file, B3 /workspace/<file>, Q1, empty."""
-    if not normalize_gold_path(raw):
-        return "empty"
-    form = path_form(raw)
-    if form == "dotfile":
-        return "B2"
-    if form == "workspace_root":
-        return "B3"
-    if form == "dot_relative" and normalize_gold_path(raw) != _strip_dot_segments(raw):
-        return "Q1"
-    return None
-
-
-def _strip_dot_segments(path: str) -> str:
-    """Drop leading ``./``, ``../`` and ``/`` segments but keep a dot that starts a name."""
-    path = path.replace("\\", "/")
-    while True:
-        for prefix in ("./", "../", "/"):
-            if path.startswith(prefix):
-                path = path[len(prefix) :]
-                break
-        else:
-            return path
-
-
-def fixed_gold_path(raw: str) -> str | None:
-    """arbwb-defined "fixed" mode (§13.1): keep names' leading dots, drop ``/workspace/<file>``."""
-    form = path_form(raw)
-    if form == "workspace_root":
-        return None
-    if form in ("dotfile", "dot_relative", "relative"):
-        return _strip_dot_segments(raw) or None
-    return normalize_gold_path(raw) or None
+def _gold_path(raw: str) -> dict[str, str | None]:
+    """GOLD's path columns of a raw gold path: the §2.1 ``path``, the arbwb-defined §13.1
+    ``fixed_path`` (names keep their leading dots; ``/workspace/<file>`` dropped), its
+    ``path_form`` and the §10 ``quirk`` it hits (B2 dot-file, B3 /workspace/<file>, Q1, empty)."""
+    path, form = normalize_gold_path(raw), path_form(raw)
+    kept = _DOT_SEGMENTS.sub("", raw.replace("\\", "/"))  # leading ./ ../ / only
+    fixed = kept if form in ("dotfile", "dot_relative", "relative") else path
+    quirk = {"dotfile": "B2", "workspace_root": "B3"}.get(form)
+    if not path:
+        quirk = "empty"
+    elif form == "dot_relative" and path != kept:
+        quirk = "Q1"
+    fixed_path = None if form == "workspace_root" else fixed or None
+    return {"path": path, "fixed_path": fixed_path, "path_form": form, "quirk": quirk}
 
 
 # --------------------------------------------------------------------------- rows (§1)
@@ -281,52 +243,38 @@ def load_rows(path: str | Path, *, on_error: OnError = "raise") -> ContextBenchR
     if missing:
         raise InputError(f"missing columns {missing}", path=path, field=missing[0])
     frame = schemas.conform(frame, dict.fromkeys(ROW_COLUMNS, pl.String))
-    return rows_from_frame(frame, source=str(path), on_error=on_error)
-
-
-def rows_from_frame(
-    frame: pl.DataFrame, *, source: str = "<frame>", on_error: OnError = "raise"
-) -> ContextBenchRows:
-    """Frames of :class:`ContextBenchRows` from a frame with the §1.1 columns (all String)."""
-    instances: list[dict[str, Any]] = []
-    gold: list[dict[str, Any]] = []
+    parsed: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
     excluded: list[dict[str, Any]] = []
     seen: set[str] = set()
     for line, row in enumerate(frame.iter_rows(named=True), start=1):
         try:
-            inst, spans = _parse_row(row, line, source, seen)
+            parsed.append(_parse_row(row, line, str(path), seen))
         except InputError as exc:
             if on_error == "raise":
                 raise
-            excluded.append(
-                {
-                    "sample_id": row.get("instance_id"),
-                    "line": line,
-                    "field": exc.field,
-                    "reason": exc.reason,
-                }
-            )
+            reason = {"field": exc.field, "reason": exc.reason}
+            excluded.append({"sample_id": row.get("instance_id"), "line": line, **reason})
             continue
-        seen.add(inst["sample_id"])
-        instances.append(inst)
-        gold.extend(spans)
-    inst_frame = schemas.rows_frame(instances, INSTANCES)
-    gold_frame = schemas.rows_frame(gold, GOLD)
-    kept = gold_frame.filter(pl.col("path") != "")  # an empty §2.1 path ignores the span
+        seen.add(row["instance_id"])
+    gold = schemas.rows_frame([g for _, spans in parsed for g in spans], GOLD)
+    kept = gold.filter(pl.col("path") != "")  # an empty §2.1 path ignores the span
+    rows = [parsed_row for parsed_row, _ in parsed]
     return ContextBenchRows(
-        samples=_samples(frame, inst_frame, source),
+        samples=schemas.rows_frame(rows, schemas.SAMPLES),
         labels=kept.select("sample_id", "path", role=pl.lit("gold")).unique(maintain_order=True),
         spans=schemas.conform(kept.with_columns(kind=pl.lit("gold_context")), schemas.SPANS),
-        instances=inst_frame,
-        gold=gold_frame,
+        instances=schemas.rows_frame(rows, INSTANCES),
+        gold=gold,
         excluded=schemas.rows_frame(excluded, EXCLUDED),
-        path=source,
+        path=str(path),
     )
 
 
 def _parse_row(
     row: Mapping[str, Any], line: int, source: str, seen: set[str]
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A row's INSTANCES and SAMPLES columns in one dict (query_text = problem statement;
+    language etc. in ``metadata``) and its GOLD rows."""
     for field in _REQUIRED:
         if not row.get(field):
             raise InputError("required cell is empty", path=source, line=line, field=field)
@@ -342,14 +290,13 @@ def _parse_row(
     except ValueError as exc:
         raise InputError(str(exc), path=source, line=line, field="gold_context") from None
     parts = sample_id.split("__")
-    benchmark = row.get("source") or _benchmark_of(parts[0])
     inst = {
         "sample_id": sample_id,
         "original_inst_id": row["original_inst_id"],
         "repo": repo,
         "repo_field": row["repo"],
         "language": row["language"],
-        "benchmark": benchmark,
+        "benchmark": row.get("source") or _BENCHMARKS.get(parts[0]),
         "category": "__".join(parts[2:4]) if len(parts) >= 5 else None,
         "base_commit": row["base_commit"],
         "patch": row.get("patch"),
@@ -358,72 +305,33 @@ def _parse_row(
         "source": source,
         "line": line,
     }
-    rows = [
-        {
-            "sample_id": sample_id,
-            "span_index": index,
-            "raw_path": span["file"],
-            "path": normalize_gold_path(span["file"]),
-            "fixed_path": fixed_gold_path(span["file"]),
-            "path_form": path_form(span["file"]),
-            "quirk": gold_path_quirk(span["file"]),
-            "start_line": span["start_line"],
-            "end_line": span["end_line"],
-        }
+    keys = ("language", "benchmark", "category", "original_inst_id", "repo_field")
+    metadata = {key: inst[key] for key in keys} | {"created_at": row.get("created_at")}
+    query = {"problem_statement": row.get("problem_statement"), "hints_text": row.get("hints_text")}
+    sample = {
+        "task": TASK,
+        "snapshot_id": f"{repo}@{row['base_commit']}",
+        "stratum": "positive",
+        "split": split_of(sample_id),
+        "query_text": row.get("problem_statement") or "",
+        "query": dumps_upstream(query),
+        "gold": row["gold_context"] if encoding == "json" else dumps_upstream(spans),
+        "metadata": dumps_upstream(metadata),
+    }
+    gold = [
+        {"sample_id": sample_id, "span_index": index, "raw_path": span["file"]}
+        | _gold_path(span["file"])
+        | {"start_line": span["start_line"], "end_line": span["end_line"]}
         for index, span in enumerate(spans)
     ]
-    return inst, rows
-
-
-def _benchmark_of(prefix: str) -> str | None:
-    return next((short for short, long in _SOURCES.items() if long == prefix), None)
-
-
-def _samples(frame: pl.DataFrame, instances: pl.DataFrame, source: str) -> pl.DataFrame:
-    """SAMPLES rows: query_text = problem statement; language etc. in ``metadata`` JSON."""
-    raw = {r["instance_id"]: r for r in frame.iter_rows(named=True)}
-    rows = []
-    for inst in instances.iter_rows(named=True):
-        row = raw[inst["sample_id"]]
-        metadata = {
-            "language": inst["language"],
-            "benchmark": inst["benchmark"],
-            "category": inst["category"],
-            "original_inst_id": inst["original_inst_id"],
-            "repo_field": inst["repo_field"],
-            "created_at": row.get("created_at"),
-        }
-        rows.append(
-            {
-                "sample_id": inst["sample_id"],
-                "task": TASK,
-                "repo": inst["repo"],
-                "base_commit": inst["base_commit"],
-                "snapshot_id": f"{inst['repo']}@{inst['base_commit']}",
-                "stratum": "positive",
-                "split": split_of(inst["sample_id"]),
-                "query_text": row.get("problem_statement") or "",
-                "query": dumps_upstream(
-                    {
-                        "problem_statement": row.get("problem_statement"),
-                        "hints_text": row.get("hints_text"),
-                    }
-                ),
-                "query_provenance": None,
-                "no_gold_reason": None,
-                "fix_commit": None,
-                "gold": row["gold_context"]
-                if inst["gold_encoding"] == "json"
-                else dumps_upstream(parse_gold_context(row["gold_context"])[0]),
-                "metadata": dumps_upstream(metadata),
-                "source": source,
-                "line": inst["line"],
-            }
-        )
-    return schemas.rows_frame(rows, schemas.SAMPLES)
+    return inst | sample, gold
 
 
 # --------------------------------------------------------------------------- predictions (§3)
+
+
+#: One instance of a run: id, ``traj_data``, its record (``model_patch``, ``commit``), line, file.
+Item = tuple[str, Mapping[str, Any], Mapping[str, Any], int, str]
 
 
 @dataclass(frozen=True)
@@ -436,15 +344,30 @@ class Predictions:
     context: pl.DataFrame  # CONTEXT
 
     @classmethod
-    def from_rows(
-        cls, run: str, path: Path, records: list[dict[str, Any]], context: list[dict[str, Any]]
-    ) -> Predictions:
-        """A run from its RECORDS and CONTEXT row dicts."""
+    def from_items(cls, run: str, path: Path, items: Iterable[Item]) -> Predictions:
+        """A run from its instances: a RECORDS row each (a record's non-empty string
+        ``model_patch`` and ``commit``) and CONTEXT rows (steps 1..T, final context as step 0)."""
+        records: list[dict[str, Any]] = []
+        context: list[dict[str, Any]] = []
+        for instance, traj, record, line, source in items:
+            context.extend(_traj_rows(run, instance, traj, f"{source}:{line}" if line else source))
+            patch, commit = record.get("model_patch"), record.get("commit")
+            records.append(
+                {
+                    "run": run,
+                    "instance_id": instance,
+                    "line": line,
+                    "n_steps": len(traj.get("pred_steps") or []),
+                    "model_patch": patch if isinstance(patch, str) and patch else None,
+                    "commit": commit if isinstance(commit, str) and commit else None,
+                    "source": source,
+                }
+            )
         frames = schemas.rows_frame(records, RECORDS), schemas.rows_frame(context, CONTEXT)
         return cls(run, str(path), *frames)
 
 
-def traj_rows(
+def _traj_rows(
     run: str, instance_id: str, traj: Mapping[str, Any], where: str
 ) -> Iterator[dict[str, Any]]:
     """CONTEXT rows of one ``traj_data`` object (steps 1..T, then the final context as step 0)."""
@@ -503,17 +426,14 @@ def _span_bounds(span: Any, where: str, field: str) -> tuple[int, int]:
     """``start``/``end`` of a predicted span object (kept as given: reversed spans are Q5)."""
     if not isinstance(span, dict) or "start" not in span or "end" not in span:
         raise InputError(f"span needs 'start' and 'end', got {span!r:.80}", path=where, field=field)
-    out = []
+    bounds = []
     for key in ("start", "end"):
-        value = span[key]
-        if isinstance(value, bool) or not isinstance(value, int):
-            try:
-                value = int(value)
-            except (TypeError, ValueError):
-                msg = f"{key} must be an integer, got {span[key]!r}"
-                raise InputError(msg, path=where, field=field) from None
-        out.append(value)
-    return out[0], out[1]
+        try:
+            bounds.append(int(span[key]))
+        except (TypeError, ValueError):
+            msg = f"{key} must be an integer, got {span[key]!r}"
+            raise InputError(msg, path=where, field=field) from None
+    return bounds[0], bounds[1]
 
 
 def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -533,12 +453,13 @@ def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 def unified_predictions(path: str | Path, *, run: str | None = None) -> Predictions:
     """Read unified records (§3.1) from ``.json``/``.jsonl``; duplicate instances are errors."""
     path = Path(path)
-    name = run or default_run_name(path)
-    records: list[dict[str, Any]] = []
-    context: list[dict[str, Any]] = []
+    return Predictions.from_items(run or default_run_name(path), path, _unified_items(path))
+
+
+def _unified_items(path: Path) -> Iterator[Item]:
+    """Each unified record's instance (an id once per file) and ``traj_data``."""
     seen: dict[str, int] = {}
     for line, record in _records(path):
-        where = f"{path}:{line}"
         instance = record.get("instance_id") or record.get("original_inst_id")
         if not isinstance(instance, str) or not instance:
             raise InputError("record has no instance_id", path=path, line=line, field="instance_id")
@@ -549,31 +470,7 @@ def unified_predictions(path: str | Path, *, run: str | None = None) -> Predicti
         traj = record.get("traj_data") or {}
         if not isinstance(traj, dict):
             raise InputError("expected an object", path=path, line=line, field="traj_data")
-        context.extend(traj_rows(name, instance, traj, where))
-        records.append(record_row(name, instance, line, traj, record, str(path)))
-    return Predictions.from_rows(name, path, records, context)
-
-
-def record_row(
-    run: str,
-    instance: str,
-    line: int,
-    traj: Mapping[str, Any],
-    record: Mapping[str, Any],
-    source: str,
-) -> dict[str, Any]:
-    """One RECORDS row (the patch and commit override of a unified record)."""
-    patch = record.get("model_patch")
-    commit = record.get("commit")
-    return {
-        "run": run,
-        "instance_id": instance,
-        "line": line,
-        "n_steps": len(traj.get("pred_steps") or []),
-        "model_patch": patch if isinstance(patch, str) and patch else None,
-        "commit": commit if isinstance(commit, str) and commit else None,
-        "source": source,
-    }
+        yield instance, traj, record, line, str(path)
 
 
 def default_run_name(path: Path) -> str:

@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from arbwb.errors import InputError
-from arbwb.io.contextbench import Predictions, record_row, traj_rows, unified_predictions
+from arbwb.io.contextbench import Item, Predictions, unified_predictions
 from arbwb.jsonio import as_object, iter_jsonl, read_json
 from arbwb.metrics.intervals import merge_intervals
 
 Traj = dict[str, Any]
+Spans = dict[str, list[dict[str, Any]]]  # path -> line spans
 Extracted = tuple[str, Traj, Any]  # instance id, traj_data, model patch (if a non-empty str)
 
 _MINI_SUFFIX = ".traj.json"
@@ -43,26 +44,39 @@ _PROM_FILE = re.compile(r"^\s*File:\s*(.+?)\s*$")
 _PROM_RANGE = re.compile(r"^\s*Line\s*number\s*range\s*:\s*(\d+)\s*-\s*(\d+)\s*$", re.IGNORECASE)
 _LOC_LINE = re.compile(r"^line\s*:\s*(\d+)\s*$")
 _LOC_LINES = re.compile(r"^lines\s*:\s*(\d+)\s*-\s*(\d+)\s*$")
+_SYMBOL = re.compile(r"(?:function|class|variable):(.*)")
 
 
-def agent_of(path: Path) -> str | None:
-    """The agent format a file name announces (§3.2), or None for unified records."""
+def _extractor(path: Path) -> Callable[[Path], list[Extracted]] | None:
+    """The extractor of the agent format a file name announces (§3.2); None: unified records."""
     name = path.name
     if name.endswith(_MINI_SUFFIX):
-        return "mini-swe-agent"
+        return extract_mini_swe
     if name.endswith(_AGENTLESS_SUFFIX):
-        return "agentless"
+        return extract_agentless
     if name.endswith(_SWE_SUFFIXES):
-        return "swe-agent"
+        return extract_swe_agent
     if name.endswith(".log"):
-        return "prometheus"
-    if name == "output.jsonl":
-        return "openhands"
-    return None
+        return extract_prometheus
+    return extract_openhands if name == "output.jsonl" else None
 
 
 def _span(start: int, end: int) -> dict[str, Any]:
     return {"type": "line", "start": start, "end": end}
+
+
+def _step(spans: Spans) -> Traj:
+    """A step (or final context) of these spans and their files."""
+    return {"files": sorted(spans), "spans": spans}
+
+
+def _traj(steps: list[Traj], final: Spans, files: list[str] | None = None) -> Traj:
+    """``traj_data`` of these steps and the final spans (files: theirs unless given)."""
+    return {
+        "pred_steps": steps,
+        "pred_files": sorted(final) if files is None else files,
+        "pred_spans": final,
+    }
 
 
 def _mini_repo_dir(data: dict[str, Any]) -> str:
@@ -85,9 +99,7 @@ def mini_path(raw: str, repo_dir: str = "") -> str:
         if not sep:
             return ""
         path = tail if repo_dir and first == repo_dir else rest
-    if path.startswith("/"):
-        path = path.lstrip("/")
-    return path.removeprefix("./")
+    return path.lstrip("/").removeprefix("./")
 
 
 def tag_blocks(text: str, tag: str) -> list[str]:
@@ -96,9 +108,9 @@ def tag_blocks(text: str, tag: str) -> list[str]:
     return [m.group(1) for m in re.finditer(pattern, text or "")]
 
 
-def file_lines_pairs(text: str, repo_dir: str = "") -> dict[str, list[dict[str, Any]]]:
+def file_lines_pairs(text: str, repo_dir: str = "") -> Spans:
     """``File: p`` / ``Lines: a-b`` pairs of a mini-SWE block (a > b swapped)."""
-    out: dict[str, list[dict[str, Any]]] = {}
+    out: Spans = {}
     current = ""
     for raw in (text or "").splitlines():
         line = raw.strip()
@@ -112,36 +124,28 @@ def file_lines_pairs(text: str, repo_dir: str = "") -> dict[str, list[dict[str, 
     return out
 
 
-def command_views(cmd: str) -> list[dict[str, Any]]:
-    """File views of a bash command (mini-SWE fallback): ranged sed/nl/head, file-only cat/grep."""
+def command_views(cmd: str) -> list[tuple[str, int | None, int | None]]:
+    """File views ``(path, start, end)`` of a bash command (mini-SWE fallback): ranged
+    sed/nl/head, file-only cat/grep."""
     if any(marker in cmd for marker in _WRITES):
         return []
-    unique: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for chunk in _CHUNK_SPLIT.split(cmd):
-        view = _chunk_view(chunk.strip())
-        if view is not None and view["file"].endswith(_SOURCE_EXTS):
-            unique.setdefault((view["file"], view.get("start"), view.get("end")), view)
-    return list(unique.values())
+    views = (_chunk_view(chunk.strip()) for chunk in _CHUNK_SPLIT.split(cmd))
+    return list(dict.fromkeys(v for v in views if v and v[0].endswith(_SOURCE_EXTS)))
 
 
-def _chunk_view(part: str) -> dict[str, Any] | None:
+def _chunk_view(part: str) -> tuple[str, int | None, int | None] | None:
     """First matching view pattern of one command chunk (tried in upstream's order)."""
     if match := _NL_SED.search(part):
-        return _view(match.group(1), int(match.group(2)), int(match.group(3)))
-    if match := _SED.search(part):
-        return _view(match.group(3), int(match.group(1)), int(match.group(2)))
-    if match := _HEAD.search(part):
-        return _view(match.group(2), 1, int(match.group(1)))
-    if match := _CAT.search(part):
-        return _view(match.group(1))
-    if match := _GREP.search(part):
-        return _view(match.group(1))
-    return None
-
-
-def _view(file: str, start: int | None = None, end: int | None = None) -> dict[str, Any]:
-    path = file.strip("'\"").removeprefix("/testbed/")
-    return {"file": path} if start is None else {"file": path, "start": start, "end": end}
+        file, start, end = match[1], int(match[2]), int(match[3])
+    elif match := _SED.search(part):
+        file, start, end = match[3], int(match[1]), int(match[2])
+    elif match := _HEAD.search(part):
+        file, start, end = match[2], 1, int(match[1])
+    elif match := _CAT.search(part) or _GREP.search(part):
+        file, start, end = match[1], None, None
+    else:
+        return None
+    return file.strip("'\"").removeprefix("/testbed/"), start, end
 
 
 def extract_mini_swe(path: Path) -> list[Extracted]:
@@ -154,9 +158,8 @@ def extract_mini_swe(path: Path) -> list[Extracted]:
     steps: list[Traj] = []
     for message in messages:
         for block in tag_blocks(str(message.get("content") or ""), "explore_context"):
-            spans = file_lines_pairs(block, repo_dir)
-            if spans:
-                steps.append({"files": sorted(spans), "spans": spans})
+            if spans := file_lines_pairs(block, repo_dir):
+                steps.append(_step(spans))
     if not steps:
         steps = _bash_steps(messages, repo_dir)
     patch_blocks = [
@@ -165,9 +168,8 @@ def extract_mini_swe(path: Path) -> list[Extracted]:
         for block in tag_blocks(str(message.get("content") or ""), "PATCH_CONTEXT")
     ]
     final = file_lines_pairs(patch_blocks[-1], repo_dir) if patch_blocks else {}
-    traj = {"pred_steps": steps, "pred_files": sorted(final), "pred_spans": final}
     instance = data.get("instance_id") or path.name.removesuffix(_MINI_SUFFIX)
-    return [(str(instance), traj, as_object(data.get("info")).get("submission"))]
+    return [(str(instance), _traj(steps, final), as_object(data.get("info")).get("submission"))]
 
 
 def _bash_steps(messages: list[dict[str, Any]], repo_dir: str) -> list[Traj]:
@@ -187,13 +189,12 @@ def _bash_steps(messages: list[dict[str, Any]], repo_dir: str) -> list[Traj]:
 def _views_step(command: str, repo_dir: str = "") -> Traj | None:
     """The step of the files a bash command views (ranged views as spans); None if none."""
     files: list[str] = []
-    spans: dict[str, list[dict[str, Any]]] = {}
-    for view in command_views(command):
-        file = mini_path(view["file"], repo_dir)
-        if file:
+    spans: Spans = {}
+    for raw, start, end in command_views(command):
+        if file := mini_path(raw, repo_dir):
             files.append(file)
-            if "start" in view:
-                spans.setdefault(file, []).append(_span(view["start"], view["end"]))
+            if start is not None and end is not None:
+                spans.setdefault(file, []).append(_span(start, end))
     return {"files": sorted(set(files)), "spans": spans} if files else None
 
 
@@ -204,9 +205,9 @@ def _swe_path(path: str) -> str:
     return path[len("/testbed/") :] if path.startswith("/testbed/") else path.removeprefix("/")
 
 
-def patch_context(text: str, where: Path) -> dict[str, list[dict[str, Any]]]:
+def patch_context(text: str, where: Path) -> Spans:
     """SWE-agent ``File:``/``Lines: a-b`` text (no swapping; a file without lines is kept)."""
-    files: dict[str, list[dict[str, Any]]] = {}
+    files: Spans = {}
     current: str | None = None
     for raw in text.strip().split("\n"):
         line = raw.strip()
@@ -226,45 +227,33 @@ def patch_context(text: str, where: Path) -> dict[str, list[dict[str, Any]]]:
 def extract_swe_agent(path: Path) -> list[Extracted]:
     """SWE-agent checkpoints (view steps + patch_context) or a final-context-only file."""
     name = path.name
-    for suffix in _SWE_SUFFIXES:
-        if name.endswith(suffix):
-            instance = name.removesuffix(suffix).rstrip("._") or name
-            break
+    suffix = next(s for s in _SWE_SUFFIXES if name.endswith(s))
+    instance = name.removesuffix(suffix).rstrip("._") or name
     if name.endswith(".context.json"):
         traj = _context_json(path)
     elif name.endswith("patch_context.txt"):
-        traj = _final_only(patch_context(path.read_text(encoding="utf-8"), path))
+        traj = _traj([], patch_context(path.read_text(encoding="utf-8"), path))
     elif name.endswith(".traj"):
         text = as_object(as_object(read_json(path)).get("info")).get("patch_context") or ""
-        traj = _final_only(patch_context(text, path) if text else {})
+        traj = _traj([], patch_context(text, path) if text else {})
     else:
         traj = _checkpoints(path)
     return [(instance, traj, None)]
-
-
-def _final_only(spans: dict[str, list[dict[str, Any]]]) -> Traj:
-    """A trajectory of its final context alone: these spans and their files."""
-    return {"pred_steps": [], "pred_files": sorted(spans), "pred_spans": spans}
 
 
 def _context_json(path: Path) -> Traj:
     data = read_json(path)
     if not isinstance(data, dict):
         raise InputError("expected a JSON object (SWE-agent context.json)", path=path)
-    files: set[str] = set()
-    spans: dict[str, list[dict[str, Any]]] = {}
+    spans: Spans = {}
     for raw, ranges in (data.get("file_line_ranges") or {}).items():
-        key = _swe_path(raw)
-        files.add(key)
-        for item in ranges or []:
-            if isinstance(item, dict):
-                spans.setdefault(key, []).append(_span(item.get("start", 1), item.get("end", 1)))
-        spans.setdefault(key, [])
+        found = [
+            _span(r.get("start", 1), r.get("end", 1)) for r in ranges or [] if isinstance(r, dict)
+        ]
+        spans.setdefault(_swe_path(raw), []).extend(found)
     for raw in data.get("viewed_files") or []:
-        key = _swe_path(raw)
-        files.add(key)
-        spans.setdefault(key, [])
-    return {"pred_steps": [], "pred_files": sorted(files), "pred_spans": spans}
+        spans.setdefault(_swe_path(raw), [])
+    return _traj([], spans)
 
 
 def _checkpoints(path: Path) -> Traj:
@@ -283,8 +272,8 @@ def _checkpoints(path: Path) -> Traj:
             if start > 0 and end > 0:
                 file = _swe_path(match.group(1))
                 steps.append({"files": [file], "spans": {file: [_span(start, end)]}})
-    last = final or (steps[-1] if steps else {"files": [], "spans": {}})
-    return {"pred_steps": steps, "pred_files": last["files"], "pred_spans": last["spans"]}
+    last = final or (steps[-1] if steps else _step({}))
+    return _traj(steps, last["spans"], last["files"])
 
 
 # --------------------------------------------------------------------------- Agentless
@@ -306,15 +295,10 @@ def edit_loc_spans(lines: list[Any]) -> list[tuple[int, int]]:
 
 
 def _symbol_names(items: Any) -> list[str]:
-    names: list[str] = []
-    for item in items if isinstance(items, list) else []:
-        for raw in item.splitlines() if isinstance(item, str) else []:
-            line = raw.strip()
-            if line.startswith(("function:", "class:", "variable:")):
-                name = re.sub(r"^(?:function|class|variable)\s*:\s*", "", line).strip()
-                if name:
-                    names.append(name)
-    return names
+    """Names of ``function:``/``class:``/``variable:`` lines of related-element strings."""
+    texts = [item for item in items if isinstance(item, str)] if isinstance(items, list) else []
+    lines = (line.strip() for text in texts for line in text.splitlines())
+    return [name for line in lines if (m := _SYMBOL.match(line)) and (name := m[1].strip())]
 
 
 def extract_agentless(path: Path) -> list[Extracted]:
@@ -324,20 +308,18 @@ def extract_agentless(path: Path) -> list[Extracted]:
         return [(path.name.removesuffix(_AGENTLESS_SUFFIX), {"pred_steps": []}, None)]
     raw_files = data.get("3_final_combined_files") or data.get("2_embedding_selected_files") or []
     files = sorted({f for f in raw_files if isinstance(f, str) and f})
-    related = data.get("4_related_elements")
-    symbols = {}
-    for file, items in (related if isinstance(related, dict) else {}).items():
-        names = _symbol_names(items)
-        if file and names:
-            symbols[file] = sorted(set(names))
+    related = as_object(data.get("4_related_elements")).items()
+    symbols = {
+        f: sorted(set(names)) for f, items in related if f and (names := _symbol_names(items))
+    }
     spans = _agentless_spans(data.get("5_sampled_edit_locs_and_patches"))
     step = {"files": files, "spans": spans, "symbols": symbols}
-    traj = {"pred_steps": [step], "pred_files": files, "pred_spans": spans, "pred_symbols": symbols}
+    traj = _traj([step], spans, files) | {"pred_symbols": symbols}
     instance = data.get("instance_id") or path.name.removesuffix(_AGENTLESS_SUFFIX)
     return [(str(instance), traj, data.get("6_final_selected_patch"))]
 
 
-def _agentless_spans(samples: Any) -> dict[str, list[dict[str, Any]]]:
+def _agentless_spans(samples: Any) -> Spans:
     """Spans of the first sample whose edit_locs mention ``line:``/``lines:``, merged per file."""
     for sample in samples if isinstance(samples, list) else []:
         locs = sample.get("edit_locs") if isinstance(sample, dict) else None
@@ -351,13 +333,7 @@ def _agentless_spans(samples: Any) -> dict[str, list[dict[str, Any]]]:
         )
         if not mentions:
             continue
-        out: dict[str, list[dict[str, Any]]] = {}
-        for file, lines in locs.items():
-            if file and isinstance(lines, list):
-                merged = merge_intervals(edit_loc_spans(lines))
-                if merged:
-                    out[file] = [_span(a, b) for a, b in merged]
-        return out
+        return _merged({f: edit_loc_spans(v) for f, v in locs.items() if isinstance(v, list)})
     return {}
 
 
@@ -367,12 +343,10 @@ def _agentless_spans(samples: Any) -> dict[str, list[dict[str, Any]]]:
 def _prom_path(raw: str) -> str:
     path = raw.strip().replace("\\\\", "/")
     if path.startswith("/testbed/"):
-        path = path[len("/testbed/") :]
+        path = path.removeprefix("/testbed/")
     elif path.startswith("/workspace/"):
-        rest = path[len("/workspace/") :]
-        first, sep, tail = rest.partition("/")
-        path = tail if sep else first
-    return path.lstrip("/") if path.startswith("/") else path
+        path = path.removeprefix("/workspace/").split("/", 1)[-1]
+    return path.lstrip("/")
 
 
 def _between(text: str, begin: str, end: str) -> list[str]:
@@ -383,7 +357,7 @@ def _between(text: str, begin: str, end: str) -> list[str]:
     return blocks
 
 
-def _prom_ranges(block: str) -> dict[str, list[tuple[int, int]]]:
+def _prom_ranges(block: str) -> Spans:
     found: dict[str, list[tuple[int, int]]] = {}
     current: str | None = None
     for line in block.splitlines():
@@ -394,11 +368,14 @@ def _prom_ranges(block: str) -> dict[str, list[tuple[int, int]]]:
         elif (match := _PROM_RANGE.match(line)) and current:
             a, b = int(match.group(1)), int(match.group(2))
             found[current].append((min(a, b), max(a, b)))
-    return {f: merge_intervals(ivs) for f, ivs in found.items() if ivs}
+    return _merged(found)
 
 
-def _unified(ranges: dict[str, list[tuple[int, int]]]) -> dict[str, list[dict[str, Any]]]:
-    return {f: [_span(a, b) for a, b in ivs] for f, ivs in ranges.items() if f}
+def _merged(ranges: dict[str, list[tuple[int, int]]]) -> Spans:
+    """Spans of each named file with ranges, merged (adjacent ones joined)."""
+    return {
+        f: [_span(a, b) for a, b in merge_intervals(ivs)] for f, ivs in ranges.items() if f and ivs
+    }
 
 
 def extract_prometheus(path: Path) -> list[Extracted]:
@@ -406,24 +383,26 @@ def extract_prometheus(path: Path) -> list[Extracted]:
     text = path.read_text(encoding="utf-8", errors="replace")
     steps: list[Traj] = []
     for block in _between(text, "--- BEGIN CONTEXT ---", "--- END CONTEXT ---"):
-        spans = _unified(_prom_ranges(block))
-        if spans:
-            steps.append({"files": sorted(spans), "spans": spans})
+        if spans := _prom_ranges(block):
+            steps.append(_step(spans))
     aggregated = _between(
         text, "--- BEGIN AGGREGATED CONTEXT ---", "--- END AGGREGATED CONTEXT ---"
     )
-    final = _unified(_prom_ranges(aggregated[-1])) if aggregated else {}
+    final = _prom_ranges(aggregated[-1]) if aggregated else {}
     if not final:
-        union: dict[str, list[tuple[int, int]]] = {}
-        for step in steps:
-            step_spans: dict[str, list[dict[str, Any]]] = step["spans"]
-            for file, items in step_spans.items():
-                union.setdefault(file, []).extend((s["start"], s["end"]) for s in items)
-        final = _unified({f: merge_intervals(ivs) for f, ivs in union.items()})
+        final = _merged({f: [(s["start"], s["end"]) for s in v] for f, v in _union(steps).items()})
     if not steps and final:
-        steps = [{"files": sorted(final), "spans": final}]
-    traj = {"pred_steps": steps, "pred_files": sorted(final), "pred_spans": final}
-    return [(path.name.removesuffix(".log"), traj, None)]
+        steps = [_step(final)]
+    return [(path.name.removesuffix(".log"), _traj(steps, final), None)]
+
+
+def _union(steps: list[Traj]) -> Spans:
+    """Every step's spans per file, in step order."""
+    union: Spans = {}
+    for step in steps:
+        for file, spans in step["spans"].items():
+            union.setdefault(file, []).extend(spans)
+    return union
 
 
 # --------------------------------------------------------------------------- OpenHands
@@ -439,14 +418,9 @@ def extract_openhands(path: Path) -> list[Extracted]:
         if not isinstance(instance, str) or not instance:
             raise InputError("record has no instance_id", path=path, line=line, field="instance_id")
         steps = [s for event in record.get("history") or [] if (s := _openhands_step(event))]
-        files: set[str] = set()
-        union: dict[str, list[dict[str, Any]]] = {}
-        for step in steps:
-            files.update(step["files"])
-            for file, spans in step["spans"].items():
-                union.setdefault(file, []).extend(spans)
-        traj = {"pred_steps": steps, "pred_files": sorted(files), "pred_spans": union}
-        out.append((instance, traj, (record.get("test_result") or {}).get("git_patch")))
+        files = sorted({file for step in steps for file in step["files"]})
+        patch = (record.get("test_result") or {}).get("git_patch")
+        out.append((instance, _traj(steps, _union(steps), files), patch))
     return out
 
 
@@ -469,45 +443,28 @@ def _openhands_step(event: Any) -> Traj | None:
     return None
 
 
-EXTRACTORS: dict[str, Callable[[Path], list[Extracted]]] = {
-    "mini-swe-agent": extract_mini_swe,
-    "swe-agent": extract_swe_agent,
-    "agentless": extract_agentless,
-    "prometheus": extract_prometheus,
-    "openhands": extract_openhands,
-}
-
-
-def _files(path: Path) -> Iterator[Path]:
-    if path.is_file():
-        yield path
-        return
-    for file in sorted(p for p in path.rglob("*") if p.is_file()):
-        if agent_of(file) is not None:
-            yield file
-
-
 def load_trajectories(path: str | Path, *, run: str | None = None) -> Predictions:
     """One run from an agent file or a folder of them (one instance per file, OpenHands many)."""
     path = Path(path)
     name = run or (path.name if path.is_dir() else path.name.split(".")[0])
-    records: list[dict[str, Any]] = []
-    context: list[dict[str, Any]] = []
+    loaded = Predictions.from_items(name, path, _agent_items(path))
+    if loaded.records.is_empty():
+        raise InputError("no agent trajectory files found (see contextbench-spec §3.2)", path=path)
+    return loaded
+
+
+def _agent_items(path: Path) -> Iterator[Item]:
+    """Each instance of the agent files at ``path`` (a file, or a folder searched deeply)."""
     seen: dict[str, str] = {}
-    for file in _files(path):
-        agent = agent_of(file)
-        assert agent is not None
-        for instance, traj, patch in EXTRACTORS[agent](file):
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    for file in files:
+        extract = _extractor(file)
+        for instance, traj, patch in extract(file) if extract else []:
             if instance in seen:
                 msg = f"instance {instance!r} also comes from {seen[instance]}"
                 raise InputError(msg, path=file, field="instance_id")
             seen[instance] = str(file)
-            context.extend(traj_rows(name, instance, traj, str(file)))
-            record = {"model_patch": patch}
-            records.append(record_row(name, instance, 0, traj, record, str(file)))
-    if not records:
-        raise InputError("no agent trajectory files found (see contextbench-spec §3.2)", path=path)
-    return Predictions.from_rows(name, path, records, context)
+            yield instance, traj, {"model_patch": patch}, 0, str(file)
 
 
 def load_predictions(path: str | Path, *, run: str | None = None) -> Predictions:
@@ -515,6 +472,6 @@ def load_predictions(path: str | Path, *, run: str | None = None) -> Predictions
     path = Path(path)
     if not path.exists():
         raise InputError("file not found", path=path)
-    if path.is_dir() or agent_of(path) is not None:
+    if path.is_dir() or _extractor(path) is not None:
         return load_trajectories(path, run=run)
     return unified_predictions(path, run=run)

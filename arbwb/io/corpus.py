@@ -6,11 +6,11 @@ memory and on disk (:mod:`arbwb.io.costcache`), so memory stays flat in the numb
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
@@ -109,9 +109,8 @@ class Corpus:
         if not given.is_absolute():
             candidates += [folder.parent.parent.parent / given, folder.parent / given]
         candidates.append(folder / repo_slug(entry.repo) / f"{entry.commit}.chunks.jsonl")
-        for candidate in candidates:
-            if candidate.is_file():
-                return candidate
+        if found := next((c for c in candidates if c.is_file()), None):
+            return found
         tried = ", ".join(str(c) for c in candidates)
         msg = f"chunk file of {snapshot_id} not found (tried {tried}); rebuild it or fix the row"
         raise InputError(msg, path=entry.manifest, line=entry.line, field="chunks_path")
@@ -143,13 +142,6 @@ class Corpus:
             fix = f"rebuild the snapshot or pass {ALLOW_FLAG} (score, rank) to count it as missing"
             msg = f"{problem}; {fix}"
             raise InputError(msg, path=path)
-
-    def checked(self, on_mismatch: OnMismatch) -> Corpus:
-        """This corpus, its incomplete snapshots left out as missing when ``on_mismatch`` is
-        ``"missing"`` (:func:`drop_incomplete`); else each is an error when read."""
-        if on_mismatch == "missing":
-            drop_incomplete(self)
-        return self
 
     def chunks(self, snapshot_id: str) -> pl.DataFrame:
         """All rows of a snapshot's chunk file as a CHUNKS frame, in file order (counts checked)."""
@@ -207,7 +199,7 @@ class Corpus:
         self._known |= costcache.load_many(self.cache_dir, unread)
         todo: dict[str, set[str] | None] = {}
         for sid, paths in wanted.items():
-            known = self._load_known(sid)
+            known = self._known[sid]
             rest = None if paths is None else {p for p in paths if p not in known.rows}
             if not known.complete and rest != set():
                 todo[sid] = rest
@@ -237,30 +229,17 @@ class Corpus:
                     counter.flush()
         counter.flush()
         for sid, found in scanned.items():
-            known, paths = self._known[sid], todo[sid]
-            costs: dict[str, Costs | None] = {}
-            for path, (n_lines, key) in found.items():
-                n_tokens, n_bytes = self._token_counts[key]
-                costs[path] = (n_tokens, n_lines, n_bytes)
+            known, paths, tokens = self._known[sid], todo[sid], self._token_counts
+            costs: dict[str, Costs | None]
+            costs = {p: (tokens[k][0], n, tokens[k][1]) for p, (n, k) in found.items()}
             if paths is None:
-                known.complete, known.rows = True, dict(costs)
+                known.complete, known.rows = True, costs
             else:
                 known.rows.update({path: costs.get(path) for path in paths})
-            self._save_known(sid, known)
+            costcache.save(self.cache_dir, self.chunk_path(sid), sid, known)
         together = {sid: (self.chunk_path(sid), self._known[sid]) for sid in wanted}
         costcache.save_bundle(self.cache_dir, together)
         return {sid: self._known[sid] for sid in wanted}
-
-    def _load_known(self, snapshot_id: str) -> Known:
-        """In-memory costs of a snapshot, else the disk cache's (complete, then partial)."""
-        known = self._known.get(snapshot_id)
-        if known is None:
-            known = costcache.load(self.cache_dir, self.chunk_path(snapshot_id))
-            self._known[snapshot_id] = known
-        return known
-
-    def _save_known(self, snapshot_id: str, known: Known) -> None:
-        costcache.save(self.cache_dir, self.chunk_path(snapshot_id), snapshot_id, known)
 
     def _entry(self, snapshot_id: str) -> SnapshotEntry:
         entry = self.entries.get(snapshot_id)
@@ -292,12 +271,11 @@ def open_corpus(
             entries.setdefault(key, entry)
     if cache_dir is None and use_cache:
         cache_dir = cache.kind_dir(costcache.KIND)  # None (uncached) when it cannot be made
-    return Corpus(
-        root=root,
-        entries=entries,
-        manifests=manifests,
-        cache_dir=None if cache_dir is None or not use_cache else Path(cache_dir),
-    ).checked(on_mismatch)
+    folder = None if cache_dir is None or not use_cache else Path(cache_dir)
+    corpus = Corpus(root=root, entries=entries, manifests=manifests, cache_dir=folder)
+    if on_mismatch == "missing":  # else each incomplete snapshot is an error when read
+        drop_incomplete(corpus)
+    return corpus
 
 
 def drop_incomplete(corpus: Corpus) -> None:
@@ -321,7 +299,7 @@ def drop_incomplete(corpus: Corpus) -> None:
     if corpus.incomplete:
         named = "; ".join(f"{sid} ({why})" for sid, why in corpus.incomplete.items())
         msg = f"{len(corpus.incomplete)} snapshots counted as missing (incomplete): {named}"
-        warnings.warn(msg, IncompleteSnapshotWarning, stacklevel=4)
+        warnings.warn(msg, IncompleteSnapshotWarning, stacklevel=3)
 
 
 def corpus_manifests(root: Path, release: str | None = None) -> list[Path]:
@@ -346,30 +324,28 @@ def corpus_manifests(root: Path, release: str | None = None) -> list[Path]:
 
 def manifest_rows(manifests: Iterable[Path]) -> list[ManifestRow]:
     """Every row of the manifests (any status), for ok/missing counts per snapshot."""
-    rows = []
-    for manifest in manifests:
-        for line, row in iter_jsonl(manifest, allow_empty=True):
-            _check_keys(row, manifest, line)
-            key = snapshot_id(row["repo"], row["base_commit"])
-            rows.append(ManifestRow(key, str(row.get("status", "ok")), manifest, line))
-    return rows
+    return [
+        ManifestRow(key, str(row.get("status", "ok")), manifest, line)
+        for manifest in manifests
+        for line, row, key in _manifest_lines(manifest)
+    ]
 
 
-def _check_keys(row: Mapping[str, object], path: Path, line: int) -> None:
-    for name in ("repo", "base_commit"):
-        value = row.get(name)
-        if not isinstance(value, str) or not value:
-            raise InputError("expected a non-empty string", path=path, line=line, field=name)
+def _manifest_lines(path: Path) -> Iterator[tuple[int, dict[str, Any], str]]:
+    """``(line, row, snapshot id)`` of each manifest row (``repo``, ``base_commit`` checked)."""
+    for line, row in iter_jsonl(path, allow_empty=True):
+        for name in ("repo", "base_commit"):
+            value = row.get(name)
+            if not isinstance(value, str) or not value:
+                raise InputError("expected a non-empty string", path=path, line=line, field=name)
+        yield line, row, snapshot_id(row["repo"], row["base_commit"])
 
 
 def read_manifest(path: Path) -> dict[str, SnapshotEntry]:
     """Usable manifest rows by snapshot id (spec §1.4: status ``ok`` or absent; later rows win)."""
     entries: dict[str, SnapshotEntry] = {}
-    for line, row in iter_jsonl(path, allow_empty=True):
-        _check_keys(row, path, line)
-        status = row.get("status", "ok")
-        key = snapshot_id(row["repo"], row["base_commit"])
-        if status != "ok":
+    for line, row, key in _manifest_lines(path):
+        if row.get("status", "ok") != "ok":
             entries.pop(key, None)
             continue
         chunks_path = row.get("chunks_path")

@@ -52,11 +52,9 @@ def files_frame(
 
 def _rows(frame: pl.DataFrame) -> dict[str, Costs | None]:
     """Cached FILES-style rows back to costs per path (null costs: no file row)."""
+    columns = frame.select("path", "n_tokens", "n_lines", "n_bytes").iter_rows()
     return {
-        path: None if n_tokens is None else (n_tokens, n_lines, n_bytes)
-        for path, n_tokens, n_lines, n_bytes in frame.select(
-            "path", "n_tokens", "n_lines", "n_bytes"
-        ).iter_rows()
+        path: None if tokens is None else (tokens, n, size) for path, tokens, n, size in columns
     }
 
 
@@ -100,12 +98,10 @@ def load_many(folder: Path | None, chunk_files: Mapping[str, Path]) -> dict[str,
             return {sid: load(folder, chunk_file) for sid, chunk_file in chunk_files.items()}
         if bundle is not None:
             cache.write_frame(bundle, frame)
-    for sid, is_complete in found.values():
+    parts = frame.partition_by("entry", as_dict=True)
+    for entry, (sid, is_complete) in found.items():
         out[sid].complete = is_complete
-    columns = frame.select("entry", "path", "n_tokens", "n_lines", "n_bytes")
-    for entry, path, n_tokens, n_lines, n_bytes in columns.iter_rows():
-        rows = out[found[entry][0]].rows
-        rows[path] = None if n_tokens is None else (n_tokens, n_lines, n_bytes)
+        out[sid].rows = _rows(parts[(entry,)]) if (entry,) in parts else {}
     return out
 
 

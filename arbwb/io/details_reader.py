@@ -26,7 +26,7 @@ from arbwb.io.run_frames import (
     normalise,
     submitted_frame,
 )
-from arbwb.io.samples import dedupe, path_list, split_of
+from arbwb.io.samples import check_fields, dedupe, path_list, split_of
 from arbwb.jsonio import iter_jsonl
 from arbwb.metrics.spec import parse_metric
 
@@ -63,7 +63,7 @@ def read_details(path: Path, run: str) -> RunData:
     nested: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     for seq, (line, obj) in enumerate(iter_jsonl(path)):
-        _check_fields(obj, _DETAILS_REQUIRED, path, line)
+        check_fields(obj, _DETAILS_REQUIRED, path, line)
         sample_id = obj["sample_id"]
         claim(seen, sample_id, path, line)
         top = _string_list(obj["top_files"], path, line, "top_files")
@@ -102,35 +102,22 @@ def read_details(path: Path, run: str) -> RunData:
             }
         )
     prefix = normalise(pl.DataFrame(raw, schema=RAW_SCORED), run)
-    order = pl.DataFrame(
-        {"sample_id": list(seen), "seq": range(len(seen))},
-        schema={"sample_id": pl.String, "seq": pl.Int64},
-    )
-    rankings = _with_deep_gold(prefix, pl.DataFrame(extra, schema=_EXTRA), order, run)
-    submitted = [{"sample_id": d["sample_id"], "line": d["line"], "status": "ok"} for d in details]
+    frame = pl.DataFrame(details, schema=dict(DETAILS))
+    rankings = _with_deep_gold(prefix, pl.DataFrame(extra, schema=_EXTRA), frame, run)
     return RunData(
         run=run,
         rankings=rankings,
-        details=pl.DataFrame(details, schema=dict(DETAILS)),
+        details=frame,
         labels=pl.DataFrame(labels, schema=dict(schemas.LABELS)),
         stored=schemas.rows_frame(stored, schemas.METRICS),
         errors=error_frame([], run),
-        submitted=submitted_frame(submitted, run),
+        submitted=submitted_frame(
+            frame.select("sample_id", "line", status=pl.lit("ok")).to_dicts(), run
+        ),
         path=str(path),
         selective=pl.DataFrame(selective, schema=dict(SELECTIVE)) if selective else None,
         nested=schemas.rows_frame(nested, NESTED),
     )
-
-
-def _check_fields(obj: dict[str, Any], required: dict[str, type], path: Path, line: int) -> None:
-    for field, kind in required.items():
-        value = obj.get(field)
-        if field not in obj:
-            raise InputError("required field is missing", path=path, line=line, field=field)
-        if not isinstance(value, kind) or (kind is str and not value):
-            what = "a list" if kind is list else "a non-empty string"
-            msg = f"expected {what}, got {value!r}"
-            raise InputError(msg, path=path, line=line, field=field)
 
 
 def _string_list(value: list[Any], path: Path, line: int, field: str) -> list[str]:
@@ -149,11 +136,8 @@ def _scores(obj: dict[str, Any], path: Path, line: int) -> dict[str, float | Non
         if not isinstance(row, dict) or not isinstance(row.get("path"), str):
             msg = f"expected {{path, score}} objects, got {row!r}"
             raise InputError(msg, path=path, line=line, field="top_file_scores")
-        score = row.get("score")
-        if score is not None and not is_number(score):
-            msg = f"expected a number, got {score!r}"
-            raise InputError(msg, path=path, line=line, field="top_file_scores.score")
-        scores.setdefault(row["path"], None if score is None else float(score))
+        score = _number(row.get("score"), (path, line, "top_file_scores.score"))
+        scores.setdefault(row["path"], score)
     return scores
 
 
@@ -243,12 +227,18 @@ def _numbers(obj: dict[str, Any], group: str, path: Path, line: int) -> Iterator
         msg = f"expected an object of metric values, got {values!r}"
         raise InputError(msg, path=path, line=line, field=group)
     for key, value in values.items():
-        if value is None:
-            continue
-        if not is_number(value):
-            msg = f"expected a number, got {value!r}"
-            raise InputError(msg, path=path, line=line, field=f"{group}.{key}")
-        yield key, float(value)
+        if (number := _number(value, (path, line, f"{group}.{key}"))) is not None:
+            yield key, number
+
+
+def _number(value: Any, where: tuple[Path, int, str], what: str = "a number") -> float | None:
+    """A finite JSON number as float, None for null; else an error at ``(path, line, field)``."""
+    if value is None:
+        return None
+    if not is_number(value):
+        path, line, field = where
+        raise InputError(f"expected {what}, got {value!r}", path=path, line=line, field=field)
+    return float(value)
 
 
 def _selective_row(obj: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
@@ -260,18 +250,15 @@ def _selective_row(obj: dict[str, Any], path: Path, line: int) -> dict[str, Any]
     row = {"sample_id": obj["sample_id"], "label": label}
     row["no_gold_reason"] = _optional_str(obj, "no_gold_reason", path, line)
     for field in ("confidence", "top_score"):
-        value = obj.get(field)
-        if value is not None and not is_number(value):
-            msg = f"expected a number or null, got {value!r}"
-            raise InputError(msg, path=path, line=line, field=field)
-        row[field] = None if value is None else float(value)
+        row[field] = _number(obj.get(field), (path, line, field), "a number or null")
     return row
 
 
 def _with_deep_gold(
-    prefix: pl.DataFrame, extra: pl.DataFrame, order: pl.DataFrame, run: str
+    prefix: pl.DataFrame, extra: pl.DataFrame, details: pl.DataFrame, run: str
 ) -> pl.DataFrame:
-    """Add rows for gold ranked past the stored prefix, at their full-ranking rank."""
+    """Add rows for gold ranked past the stored prefix, at their full-ranking rank (rows in
+    details line order)."""
     if extra.is_empty():  # nothing to add: the prefix is already in (seq, rank) order
         return schemas.validate(prefix, schemas.RANKINGS, name="rankings")
     depth = prefix.group_by("sample_id").agg(depth=pl.col("rank").max())
@@ -287,8 +274,9 @@ def _with_deep_gold(
             score=pl.lit(None, pl.Float64),
         )
     )
-    merged = pl.concat([prefix, deep]).join(order, on="sample_id", how="left")
-    merged = merged.sort("seq", "rank").drop("seq")
+    lines = details.select("sample_id", "line")
+    merged = pl.concat([prefix, deep]).join(lines, on="sample_id", how="left")
+    merged = merged.sort("line", "rank").drop("line")
     return schemas.validate(merged, schemas.RANKINGS, name="rankings")
 
 

@@ -75,29 +75,26 @@ def read_methods(path: str | Path | None = None) -> pl.DataFrame:
     if not source.is_file():
         msg = "method table not found; pass a CSV with columns " + ",".join(COLUMNS)
         raise InputError(msg, path=source)
+    text = source.read_text(encoding="utf-8").splitlines()
     lines = [
-        (number, text)
-        for number, text in enumerate(source.read_text(encoding="utf-8").splitlines(), start=1)
-        if text.strip() and not text.lstrip().startswith("#")
+        (n, t) for n, t in enumerate(text, start=1) if t.strip() and not t.lstrip().startswith("#")
     ]
     if not lines:
         raise InputError("empty method table: needs a header " + ",".join(COLUMNS), path=source)
-    header_line, header = lines[0]
-    fields = next(csv.reader([header]))
-    if tuple(f.strip() for f in fields) != COLUMNS:
+    (header_line, header), *body = lines
+    if tuple(f.strip() for f in next(csv.reader([header]))) != COLUMNS:
         msg = f"header must be {','.join(COLUMNS)}, got {header!r}"
         raise InputError(msg, path=source, line=header_line)
     rows: list[dict[str, str]] = []
     seen: dict[tuple[str, str], int] = {}
-    for number, text in lines[1:]:
-        values = [v.strip() for v in next(csv.reader([text]))]
+    for number, line in body:
+        values = [v.strip() for v in next(csv.reader([line]))]
         if len(values) != len(COLUMNS):
             msg = f"expected {len(COLUMNS)} comma-separated values, got {len(values)}"
             raise InputError(msg, path=source, line=number)
         row = dict(zip(COLUMNS, values, strict=True))
-        for name, value in row.items():
-            if not value:
-                raise InputError("must not be empty", path=source, line=number, field=name)
+        if empty := next((name for name, value in row.items() if not value), None):
+            raise InputError("must not be empty", path=source, line=number, field=empty)
         key = (row["release"], row["stem"])
         if key in seen:
             msg = f"release {key[0]!r} stem {key[1]!r} already on line {seen[key]}"
@@ -110,34 +107,20 @@ def read_methods(path: str | Path | None = None) -> pl.DataFrame:
 def run_methods(release: Release, table: pl.DataFrame | None = None) -> pl.DataFrame:
     """RUN_METHODS rows for every run of ``release`` (in load order): its own ``eval/<release>``
     row, else a ``*`` row, else its stem and :func:`default_family`."""
-    exact: dict[tuple[str, str], tuple[str, str]] = {}
-    anywhere: dict[str, tuple[str, str]] = {}
+    named: dict[tuple[str, str], tuple[str, str]] = {}
     if table is not None:
-        for rel, stem, method, family in table.select(COLUMNS).iter_rows():
-            if rel == ANY_RELEASE:
-                anywhere[stem] = (method, family)
-            else:
-                exact[(rel, stem)] = (method, family)
+        named = {(r, s): (m, f) for r, s, m, f in table.select(COLUMNS).iter_rows()}
     rows = []
     for name, run in release.runs.items():
         group = release.run_group.get(name, "")
         stem = default_run_name(run.path)
-        found = exact.get((group, stem)) or anywhere.get(stem)
+        found = named.get((group, stem)) or named.get((ANY_RELEASE, stem))
         if found is None:
             meta = run_meta(run.path, stem)
             method, family = stem, default_family(stem, family=meta.family, mode=meta.mode)
         else:
             method, family = found
-        rows.append(
-            {
-                "run": name,
-                "group": group,
-                "stem": stem,
-                "method": method,
-                "family": family,
-                "source": "table" if found else "default",
-            }
-        )
+        rows.append((name, group, stem, method, family, "table" if found else "default"))
     return pl.DataFrame(rows, schema=RUN_METHODS, orient="row")
 
 

@@ -37,11 +37,6 @@ def is_predictions(path: Path) -> bool:
         return False
 
 
-def _pointer(parts: Any) -> str:
-    """A JSON pointer-like location (``/3/ranked_files/0``); ``/`` for the whole document."""
-    return "/" + "/".join(str(p) for p in parts)
-
-
 def problems(path: Path) -> Iterator[tuple[int | None, str, str]]:
     """(line, field, message) for every schema violation of a predictions file (a JSON
     document against the schema branch of its type, so each message points into it)."""
@@ -56,15 +51,16 @@ def problems(path: Path) -> Iterator[tuple[int | None, str, str]]:
         record = part({"$ref": "#/$defs/record"})
         for line, obj in iter_jsonl(path):
             for error in record.iter_errors(obj):
-                yield line, _pointer(error.absolute_path), error.message
+                yield line, _pointer(error), error.message
         return
     document = read_json(path)
-    branches = [b for b in full["oneOf"] if b["type"] == _json_type(document)]
+    kind = "array" if isinstance(document, list) else "object" if isinstance(document, dict) else ""
+    branches = [b for b in full["oneOf"] if b["type"] == kind]
     validator = part(branches[0]) if branches else jsonschema.Draft202012Validator(full)
     for error in validator.iter_errors(document):
-        yield None, _pointer(error.absolute_path), error.message
+        yield None, _pointer(error), error.message
 
 
-def _json_type(value: Any) -> str:
-    """The JSON Schema type name of a parsed document's top level."""
-    return "array" if isinstance(value, list) else "object" if isinstance(value, dict) else "other"
+def _pointer(error: Any) -> str:
+    """A JSON pointer-like location (``/3/ranked_files/0``); ``/`` for the whole document."""
+    return "/" + "/".join(str(p) for p in error.absolute_path)

@@ -12,9 +12,9 @@ import polars as pl
 
 from arbwb import schemas
 from arbwb.errors import InputError
-from arbwb.io.corpus import MANIFEST_NAME, Corpus, open_corpus, snapshot_id
+from arbwb.io.corpus import MANIFEST_NAME, Corpus, open_corpus
 from arbwb.io.rankings import RunData, load_rankings
-from arbwb.io.samples import SampleSet, load_samples, split_of
+from arbwb.io.samples import SampleSet, load_samples
 
 DEFAULT_RUNS_GLOB = "eval/*/*_details.jsonl"
 #: Denominator rules: ``zero`` (arbwb) scores a sample without a ranking as 0 over all the
@@ -65,12 +65,12 @@ class Release:
         """``run, sample_id`` of every sample a run ranked (an ``ok`` record, possibly empty)."""
         frames = [
             run.submitted.filter(pl.col("status") == "ok").select(
-                pl.lit(name).alias("run"), "sample_id"
+                run=pl.lit(name), sample_id="sample_id"
             )
             for name, run in self.runs.items()
         ]
         empty = pl.DataFrame(schema={"run": pl.String, "sample_id": pl.String})
-        return pl.concat(frames).unique(maintain_order=True) if frames else empty
+        return pl.concat([empty, *frames]).unique(maintain_order=True)
 
     def units(self, missing: str = "zero") -> pl.DataFrame:
         """UNITS rows: the samples each run's means are over under the ``missing`` rule
@@ -80,10 +80,10 @@ class Release:
             self.gold[group]
             .select("sample_id")
             .unique(maintain_order=True)
-            .select(pl.lit(run).alias("run"), pl.lit(group).alias("group"), "sample_id")
+            .select(run=pl.lit(run), group=pl.lit(group), sample_id="sample_id")
             for run, group in self.run_group.items()
         ]
-        units = pl.concat(frames) if frames else pl.DataFrame(schema=UNITS)
+        units = pl.concat([pl.DataFrame(schema=UNITS), *frames])
         if rule == "skip":
             units = units.join(self.answered(), on=["run", "sample_id"], how="semi")
         return units
@@ -91,8 +91,9 @@ class Release:
     @property
     def rankings(self) -> pl.DataFrame:
         """Every run's RANKINGS rows in one frame (run order as loaded)."""
-        frames = [run.rankings for run in self.runs.values()]
-        return pl.concat(frames) if frames else schemas.empty(schemas.RANKINGS)
+        return pl.concat(
+            [schemas.empty(schemas.RANKINGS), *(r.rankings for r in self.runs.values())]
+        )
 
 
 def check_missing(missing: str) -> str:
@@ -121,17 +122,17 @@ def load_release(
         raise InputError("data folder not found; pass a release root", path=root)
     notes: list[str] = []
     releases = _sample_releases(root, notes)
-    paths = _run_paths(root, runs_glob or DEFAULT_RUNS_GLOB)
-    if runs_glob is None:
-        selective = [p for p in paths if _is_selective(p)]
-        if selective:
-            paths = [p for p in paths if not _is_selective(p)]
-            names = ", ".join(p.name for p in selective)
-            notes.append(f"selective (abstention) runs left out of the default run set: {names}")
-    extra = [p for pattern in extra_runs for p in _run_paths(root, str(pattern))]
+    pattern = runs_glob or DEFAULT_RUNS_GLOB
+    paths = _run_paths(root, pattern)
+    if runs_glob is None and (selective := [p for p in paths if "_selective_" in p.name]):
+        # upstream's selective details (spec §1.5, §4.7) rank no-gold samples too
+        paths = [p for p in paths if p not in selective]
+        names = ", ".join(p.name for p in selective)
+        notes.append(f"selective (abstention) runs left out of the default run set: {names}")
+    extra = [p for glob_ in extra_runs for p in _run_paths(root, str(glob_))]
     paths += [p for p in dict.fromkeys(extra) if p not in paths]
     if not paths:
-        notes.append(f"no runs match {runs_glob or DEFAULT_RUNS_GLOB!r} under {root}")
+        notes.append(f"no runs match {pattern!r} under {root}")
     runs: dict[str, RunData] = {}
     run_group: dict[str, str] = {}
     for path, name in _run_names(paths, root).items():
@@ -149,7 +150,7 @@ def load_release(
         run_group=run_group,
         gold=gold,
         root=root,
-        runs_glob=runs_glob or DEFAULT_RUNS_GLOB,
+        runs_glob=pattern,
     )
 
 
@@ -167,12 +168,6 @@ def _sample_releases(root: Path, notes: list[str]) -> dict[str, SampleSet]:
 def _run_paths(root: Path, pattern: str) -> list[Path]:
     full = pattern if Path(pattern).is_absolute() else str(root / pattern)
     return [Path(p) for p in sorted(glob.glob(full)) if Path(p).is_file()]
-
-
-def _is_selective(path: Path) -> bool:
-    """Upstream's selective details names (spec §1.5, §4.7): they rank no-gold samples too, so
-    the default run set leaves them out (arbwb-defined)."""
-    return "_selective_" in path.name or path.name.endswith("_selective_details.jsonl")
 
 
 def _run_names(paths: list[Path], root: Path) -> dict[Path, str]:
@@ -214,9 +209,9 @@ def _group_gold(
         if group in releases:
             gold[group] = _gold_of(releases[group].labels)
             continue
-        embedded = [runs[m].labels for m in members if runs[m].labels is not None]
+        embedded = [labels for m in members if (labels := runs[m].labels) is not None]
         if embedded:
-            gold[group] = _union_gold([f for f in embedded if f is not None], group, notes)
+            gold[group] = _union_gold(embedded, group, notes)
             notes.append(
                 f"eval/{group}: no benchmark/{group}/ samples; gold, task and repo of its "
                 f"{gold[group]['sample_id'].n_unique()} samples come from the details rows "
@@ -237,20 +232,15 @@ def _group_gold(
 
 def _union_gold(frames: list[pl.DataFrame], group: str, notes: list[str]) -> pl.DataFrame:
     """Union of the details gold of a group's runs; the first run's gold wins on disagreement."""
-    first: dict[str, pl.DataFrame] = {}
-    disagree = 0
-    for frame in frames:
-        for (sample_id,), rows in _gold_of(frame).group_by("sample_id", maintain_order=True):
-            key = str(sample_id)
-            if key not in first:
-                first[key] = rows
-            elif sorted(first[key]["path"]) != sorted(rows["path"]):
-                disagree += 1
-    if disagree:
+    tagged = pl.concat([_gold_of(f).with_columns(_run=pl.lit(i)) for i, f in enumerate(frames)])
+    sets = tagged.group_by("sample_id", "_run", maintain_order=True).agg(pl.col("path").sort())
+    first = sets.unique("sample_id", keep="first", maintain_order=True)
+    other = (pl.col("_run") != pl.col("_run_first")) & (pl.col("path") != pl.col("path_first"))
+    if disagree := sets.join(first, on="sample_id", suffix="_first").filter(other).height:
         notes.append(
             f"eval/{group}: {disagree} details rows disagree on gold; the first run's is used"
         )
-    return pl.concat(list(first.values())) if first else schemas.empty(schemas.LABELS)
+    return tagged.join(first, on=["sample_id", "_run"], how="semi").drop("_run")
 
 
 def _merge_samples(
@@ -260,51 +250,36 @@ def _merge_samples(
     gold: dict[str, pl.DataFrame],
     notes: list[str],
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """Samples of all releases (first release wins a shared id) plus details-only samples."""
-    samples = [s.samples for s in releases.values()]
-    labels = [s.labels for s in releases.values()]
-    spans = [s.spans for s in releases.values()]
-    frame = pl.concat(samples) if samples else schemas.empty(schemas.SAMPLES)
+    """Samples of all releases (first release wins a shared id) plus details-only samples
+    (no query, gold or metadata: nulls), with their labels and spans."""
+    frame = pl.concat([schemas.empty(schemas.SAMPLES), *(s.samples for s in releases.values())])
     repeated = frame.height - frame["sample_id"].n_unique()
     if repeated:
         notes.append(f"{repeated} sample ids appear in several releases; the first release's kept")
         frame = frame.unique("sample_id", keep="first", maintain_order=True)
-    known = set(frame["sample_id"])
-    extra: list[pl.DataFrame] = []
+    samples, labels = [frame], [s.labels for s in releases.values()]
     for name, run in runs.items():
         if run.details is None:
             continue
-        rows = run.details.filter(~pl.col("sample_id").is_in(known))
-        if rows.height:
-            gold_ids = set(gold[run_group[name]]["sample_id"])
-            extra.append(_samples_from_details(rows, gold_ids, str(run_group.get(name, ""))))
-            labels.append(
-                gold[run_group[name]].filter(pl.col("sample_id").is_in(rows["sample_id"].to_list()))
+        known = pl.concat([f.select("sample_id") for f in samples])["sample_id"].implode()
+        group = run_group[name]
+        positive = pl.col("sample_id").is_in(gold[group]["sample_id"].implode())
+        first = (
+            run.details.filter(~pl.col("sample_id").is_in(known))
+            .unique("sample_id", keep="first", maintain_order=True)
+            .select(
+                pl.col("sample_id", "task", "repo", "base_commit", "snapshot_id", "split"),
+                stratum=pl.when(positive).then(pl.lit("positive")),
+                source=pl.lit(f"eval/{group} details"),
             )
-            known |= set(rows["sample_id"])
-    merged = pl.concat([frame, *extra]) if extra else frame
-    all_labels = pl.concat(labels).unique(maintain_order=True) if labels else None
+        )
+        samples.append(schemas.conform(first, schemas.SAMPLES))
+        labels.append(gold[group].join(first, on="sample_id", how="semi"))
     return (
-        merged,
-        schemas.empty(schemas.LABELS) if all_labels is None else all_labels,
-        pl.concat(spans) if spans else schemas.empty(schemas.SPANS),
+        pl.concat(samples),
+        pl.concat([schemas.empty(schemas.LABELS), *labels]).unique(maintain_order=True),
+        pl.concat([schemas.empty(schemas.SPANS), *(s.spans for s in releases.values())]),
     )
-
-
-def _samples_from_details(details: pl.DataFrame, gold_ids: set[str], group: str) -> pl.DataFrame:
-    """SAMPLES rows for samples known only from details: no query, split by ``split_of``."""
-    frame = details.unique("sample_id", keep="first", maintain_order=True).select(
-        "sample_id", "task", "repo", "base_commit"
-    )
-    ids = frame["sample_id"].to_list()
-    repos, commits = frame["repo"].to_list(), frame["base_commit"].to_list()
-    out = frame.with_columns(
-        pl.Series("snapshot_id", [snapshot_id(r, c) for r, c in zip(repos, commits, strict=True)]),
-        pl.Series("stratum", ["positive" if i in gold_ids else None for i in ids], pl.String),
-        pl.Series("split", [split_of(i) for i in ids]),
-        source=pl.lit(f"eval/{group} details", pl.String),
-    )
-    return schemas.conform(out, schemas.SAMPLES)  # no query, gold or metadata: nulls
 
 
 def _corpus(root: Path, notes: list[str]) -> Corpus | None:

@@ -31,6 +31,7 @@ _REQUIRED: dict[str, type] = {
     "query": dict,
     "gold": dict,
 }
+_KINDS: dict[type, str] = {dict: "a JSON object", list: "a list", str: "a non-empty string"}
 _RAW_PATCH_RE = re.compile(r"diff --git\b|(^|\n)(---\s+(?:a/|/dev/null)|\+\+\+\s+(?:b/|/dev/null))")
 _PROVENANCE_BY_TASK = {
     "code2test": "pr_summary",
@@ -68,23 +69,13 @@ class SampleSet:
 
 def dedupe(values: Iterable[Any]) -> list[Any]:
     """Keep the first occurrence of each value, drop falsy values, keep order (spec §0)."""
-    seen: set[Any] = set()
-    out: list[Any] = []
-    for value in values:
-        if value and value not in seen:
-            seen.add(value)
-            out.append(value)
-    return out
+    return list(dict.fromkeys(value for value in values if value))
 
 
 def path_list(items: Any) -> list[str]:
     """Deduped paths from a list of strings and/or ``{"path": ...}`` objects; others dropped."""
-    if not isinstance(items, list):
-        return []
-    paths = (
-        item if isinstance(item, str) else item.get("path") if isinstance(item, dict) else None
-        for item in items
-    )
+    items = items if isinstance(items, list) else []
+    paths = (item.get("path") if isinstance(item, dict) else item for item in items)
     return dedupe(p for p in paths if isinstance(p, str))
 
 
@@ -120,15 +111,9 @@ def given_files(record: dict[str, Any]) -> list[str]:
 def query_provenance(record: dict[str, Any]) -> str | None:
     """Where the query text came from (spec §2.8), with upstream's metadata and task fallbacks."""
     metadata = as_object(record.get("metadata"))
-    for value in (
-        record.get("query_provenance"),
-        metadata.get("query_provenance"),
-        metadata.get("source_signal"),
-        metadata.get("signal_type"),
-    ):
-        if value:
-            return str(value)
-    return _PROVENANCE_BY_TASK.get(str(record.get("task_type")))
+    keys = ("query_provenance", "source_signal", "signal_type")
+    found = (record.get("query_provenance"), *(metadata.get(key) for key in keys))
+    return next((str(v) for v in found if v), _PROVENANCE_BY_TASK.get(str(record.get("task_type"))))
 
 
 def query_text(query: Any) -> str:
@@ -145,30 +130,25 @@ def _module_variants(path: str) -> list[str]:
     return [v.lower() for v in joins if len(v) >= 3]
 
 
-def _edit2ripple_fatal_leak(record: dict[str, Any], normalised: str) -> bool:
-    """Fatal edit2ripple leaks: patch text, fix commit, or a gold path/basename/module named."""
-    lowered = normalised.lower()
-    fix = str(as_object(record.get("metadata")).get("fix_commit") or "").strip()
-    if _RAW_PATCH_RE.search(normalised) or (fix and fix in normalised):
-        return True
-    for path in path_list(as_object(record.get("gold")).get("files")):
-        low = path.lower()
-        if low in lowered or PurePosixPath(low).name in lowered:
-            return True
-        if any("." in v and v in lowered for v in _module_variants(path)):
-            return True
-    return False
-
-
 def query_has_leakage(record: dict[str, Any]) -> bool:
-    """True when upstream skips the sample as ``query_leakage`` (spec §2.10)."""
+    """True when upstream skips the sample as ``query_leakage`` (spec §2.10): patch text or the
+    fix commit in the query; for edit2ripple also metadata's fix commit or a gold
+    path/basename/module named."""
     normalised = query_text(record.get("query")).replace("\\n", "\n")
-    if _RAW_PATCH_RE.search(normalised):
+    gold, edit2ripple = as_object(record.get("gold")), record.get("task_type") == "edit2ripple"
+    fixes = [gold.get("fix_commit")]
+    fixes += [as_object(record.get("metadata")).get("fix_commit")] if edit2ripple else []
+    if _RAW_PATCH_RE.search(normalised) or any(
+        fix and fix in normalised for fix in (str(f or "").strip() for f in fixes)
+    ):
         return True
-    fix = str(as_object(record.get("gold")).get("fix_commit") or "").strip()
-    if fix and fix in normalised:
-        return True
-    return record.get("task_type") == "edit2ripple" and _edit2ripple_fatal_leak(record, normalised)
+    lowered = normalised.lower()
+    return edit2ripple and any(
+        path.lower() in lowered
+        or PurePosixPath(path.lower()).name in lowered
+        or any("." in v and v in lowered for v in _module_variants(path))
+        for path in path_list(gold.get("files"))
+    )
 
 
 def stratum(record: dict[str, Any]) -> str:
@@ -260,16 +240,27 @@ def _label_rows(sample_id: str, record: dict[str, Any]) -> Iterator[dict[str, st
             yield {"sample_id": sample_id, "path": path, "role": role}
 
 
+def check_fields(
+    obj: dict[str, Any],
+    required: dict[str, type],
+    path: Path | None = None,
+    line: int | None = None,
+) -> None:
+    """Every ``required`` field present with its type (a string non-empty), else an
+    InputError naming the field (and ``path:line`` when given)."""
+    for field, kind in required.items():
+        value = obj.get(field)
+        if field not in obj:
+            raise InputError("required field is missing", path=path, line=line, field=field)
+        if not isinstance(value, kind) or (kind is str and not value):
+            msg = f"expected {_KINDS[kind]}, got {value!r}"
+            raise InputError(msg, path=path, line=line, field=field)
+
+
 def _check_record(record: dict[str, Any]) -> None:
     """Refuse a record whose numbers would be wrong: fields, task type, gold types and sense
     (``validate`` runs the same gold checks, listing every problem)."""
-    for field, kind in _REQUIRED.items():
-        if field not in record:
-            raise InputError("required field is missing", field=field)
-        if not isinstance(record[field], kind) or (kind is str and not record[field]):
-            what = "a JSON object" if kind is dict else "a non-empty string"
-            msg = f"expected {what}, got {record[field]!r}"
-            raise InputError(msg, field=field)
+    check_fields(record, _REQUIRED)
     if record["task_type"] not in TASKS:
         msg = f"unknown task_type {record['task_type']!r}; expected one of {sorted(TASKS)}"
         raise InputError(msg, field="task_type")
@@ -287,12 +278,11 @@ def _path_list_problem(value: Any) -> str | None:
         return None
     if not isinstance(value, list):
         return f"expected a list of paths, got {type(value).__name__}"
-    for index, item in enumerate(value):
-        if not isinstance(item, str) and not (
-            isinstance(item, dict) and isinstance(item.get("path"), str)
-        ):
-            return f"element {index}: expected a path string or {{path: ...}} object, got {item!r}"
-    return None
+    paths = (item.get("path") if isinstance(item, dict) else item for item in value)
+    index = next((i for i, p in enumerate(paths) if not isinstance(p, str)), None)
+    if index is None:
+        return None
+    return f"element {index}: expected a path string or {{path: ...}} object, got {value[index]!r}"
 
 
 def gold_consistency(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
@@ -315,14 +305,11 @@ def gold_type_problems(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
         problem = _path_list_problem(value)
         if problem:
             yield field, problem
-    lists = {
-        "gold_spans": record.get("gold_spans"),
-        "gold_blocks": record.get("gold_blocks"),
-        "gold.gold_spans": gold.get("gold_spans"),
-        "gold.gold_blocks": gold.get("gold_blocks"),
-        "gold.root_cause_symbols": gold.get("root_cause_symbols"),
-    }
-    for field, value in lists.items():
+    lists = [(key, record.get(key)) for key in ("gold_spans", "gold_blocks")]
+    lists += [
+        (f"gold.{k}", gold.get(k)) for k in ("gold_spans", "gold_blocks", "root_cause_symbols")
+    ]
+    for field, value in lists:
         if value is not None and not isinstance(value, list):
             yield field, f"expected a list, got {type(value).__name__}"
     no_gold = gold.get("no_gold")
@@ -433,9 +420,7 @@ def select_tasks(sample_set: SampleSet, tasks: list[str] | None) -> SampleSet:
     if unknown:
         raise InputError(f"unknown task {unknown}; choose from {sorted(TASKS)}", field="--task")
     samples = sample_set.samples.filter(pl.col("task").is_in(tasks))
-    ids = samples["sample_id"].to_list()
-    return SampleSet(
-        samples=samples,
-        labels=sample_set.labels.filter(pl.col("sample_id").is_in(ids)),
-        spans=sample_set.spans.filter(pl.col("sample_id").is_in(ids)),
+    labels, spans = (
+        f.join(samples, on="sample_id", how="semi") for f in (sample_set.labels, sample_set.spans)
     )
+    return SampleSet(samples, labels, spans)

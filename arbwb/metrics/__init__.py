@@ -11,14 +11,9 @@ if TYPE_CHECKING:
     from arbwb.metrics.evaluation import coverage, evaluate, snapshot_map
     from arbwb.metrics.spec import DEFAULT_METRICS, VALID_FORMS, MetricSpec, parse_metric
 
-_HOME = {
-    "DEFAULT_METRICS": "spec",
-    "VALID_FORMS": "spec",
-    "MetricSpec": "spec",
-    "coverage": "evaluation",
-    "evaluate": "evaluation",
-    "parse_metric": "spec",
-    "snapshot_map": "evaluation",
+_HOMES = {
+    "spec": ("DEFAULT_METRICS", "VALID_FORMS", "MetricSpec", "parse_metric"),
+    "evaluation": ("coverage", "evaluate", "snapshot_map"),
 }
 
 __all__ = [
@@ -34,7 +29,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     """Load ``name`` from its module the first time it is asked for (PEP 562)."""
-    home = _HOME.get(name)
+    home = next((module for module, names in _HOMES.items() if name in names), None)
     if home is None:
         raise AttributeError(f"module 'arbwb.metrics' has no attribute {name!r}")
     return getattr(importlib.import_module(f"arbwb.metrics.{home}"), name)

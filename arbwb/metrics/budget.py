@@ -274,12 +274,9 @@ def bcy_metrics(
     )
     _warn_failed(table)
     wanted = pl.DataFrame(
-        {
-            "budget": [s.budget for s in specs],
-            "tau": [s.tau for s in specs],
-            "metric": [s.name for s in specs],
-        },
+        [(s.budget, s.tau, s.name) for s in specs],
         schema={"budget": pl.Int64, "tau": pl.Int64, "metric": pl.String},
+        orient="row",
     )
     frame = (
         table.lazy()
@@ -389,7 +386,5 @@ def _snapshot_map(
 
 def _file_costs(pairs: pl.DataFrame, corpus: Corpus) -> pl.DataFrame:
     """Token counts of just the ranked (snapshot_id, path) pairs (one batched corpus lookup)."""
-    wanted: dict[str, list[str]] = {}
-    for sid, path in pairs.iter_rows():
-        wanted.setdefault(sid, []).append(path)
-    return corpus.file_costs(wanted).select("snapshot_id", "path", "n_tokens", "n_bytes")
+    wanted = pairs.group_by("snapshot_id", maintain_order=True).agg("path").iter_rows()
+    return corpus.file_costs(dict(wanted)).select("snapshot_id", "path", "n_tokens", "n_bytes")

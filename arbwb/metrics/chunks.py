@@ -123,15 +123,10 @@ def _by_path(blocks: Iterable[Block]) -> dict[str, list[tuple[int, int]]]:
 
 
 def taken_blocks(taken: Sequence[int], table: ChunkTable) -> list[Block]:
+    """The taken chunks as blocks (path, lines, kind, symbol, chunk id)."""
+    t = table
     return [
-        Block(
-            table.paths[r],
-            table.starts[r],
-            table.ends[r],
-            table.kinds[r],
-            table.symbols[r],
-            table.chunk_ids[r],
-        )
+        Block(t.paths[r], t.starts[r], t.ends[r], t.kinds[r], t.symbols[r], t.chunk_ids[r])
         for r in taken
     ]
 

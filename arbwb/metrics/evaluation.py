@@ -13,7 +13,7 @@ from arbwb.errors import InputError
 from arbwb.io.corpus import Corpus
 from arbwb.metrics.budget import ENGINE, bcy_metrics
 from arbwb.metrics.rank import apply_stored_mrr, count_aggs, value_expr
-from arbwb.metrics.spec import DEFAULT_METRICS, MetricSpec, parse_metric
+from arbwb.metrics.spec import DEFAULT_METRICS, parse_metric
 
 
 def _gold(labels: pl.DataFrame, samples: pl.DataFrame | None) -> pl.LazyFrame:
@@ -23,21 +23,6 @@ def _gold(labels: pl.DataFrame, samples: pl.DataFrame | None) -> pl.LazyFrame:
         ids = samples.lazy().select("sample_id").unique()
         gold = gold.join(ids, on="sample_id", how="semi")
     return gold
-
-
-def _bcy(
-    specs: Sequence[MetricSpec],
-    rankings: pl.DataFrame,
-    labels: pl.DataFrame,
-    samples: pl.DataFrame | None,
-    corpus: Corpus | None,
-) -> pl.DataFrame:
-    """BCY rows from :mod:`arbwb.metrics.budget`, with snapshots taken from the samples frame."""
-    if corpus is None:
-        raise InputError("BCY metrics need a corpus (--corpus DIR)")
-    if samples is None:
-        raise InputError("BCY metrics need the samples (or details) frame to find snapshots")
-    return bcy_metrics(rankings, labels, corpus, list(specs), snapshots=snapshot_map(samples))
 
 
 def snapshot_map(samples: pl.DataFrame) -> pl.DataFrame:
@@ -108,9 +93,12 @@ def evaluate(
         )
     bcy_specs = [s for s in specs if s.family == "bcy"]
     if bcy_specs:
-        bcy = _bcy(
-            bcy_specs, ranked, labels.join(gold, on="sample_id", how="semi"), samples, corpus
-        )
+        if corpus is None:
+            raise InputError("BCY metrics need a corpus (--corpus DIR)")
+        if samples is None:
+            raise InputError("BCY metrics need the samples (or details) frame to find snapshots")
+        gold_labels = labels.join(gold, on="sample_id", how="semi")
+        bcy = bcy_metrics(ranked, gold_labels, corpus, bcy_specs, snapshots=snapshot_map(samples))
         # every (run, sample) gets each BCY row; one the packer did not report scores 0
         names = pl.LazyFrame({"metric": [s.name for s in bcy_specs]}, schema={"metric": pl.String})
         full = grid.lazy().select("run", "sample_id").join(names, how="cross")

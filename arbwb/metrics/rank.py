@@ -189,10 +189,8 @@ def fusion_row_metrics(ranked: Sequence[str], gold: Sequence[str]) -> dict[str, 
     for k in CUTOFFS:
         out[f"Recall@{k}"] = recall_at_k(ranked, gold_set, k)
         out[f"Precision@{k}"] = precision_at_k(ranked, gold_set, k, fusion=True)
-    for k in CUTOFFS:
-        out[f"F0.5@{k}"] = f_beta(out[f"Precision@{k}"], out[f"Recall@{k}"], 0.5)
-    for k in CUTOFFS:
-        out[f"Any@{k}"] = hit_at_k(ranked, gold_set, k)
+    out |= {f"F0.5@{k}": f_beta(out[f"Precision@{k}"], out[f"Recall@{k}"], 0.5) for k in CUTOFFS}
+    out |= {f"Any@{k}": hit_at_k(ranked, gold_set, k) for k in CUTOFFS}
     out["MRR"] = reciprocal_rank(ranked, gold_set)
     out["nDCG@20"] = ndcg_at_k(ranked, gold_set, 20)
     out["coverage_auc@20"] = coverage_auc(ranked, gold_set, 20)

@@ -114,16 +114,6 @@ def bootstrap_ci(
     return percentile_interval(replicates, level=level)
 
 
-def _paired_diffs(a: npt.ArrayLike, b: npt.ArrayLike) -> FloatArray:
-    left, right = _as_values(a), _as_values(b)
-    if left.shape != right.shape or left.ndim != 1:
-        msg = (
-            f"paired tests need two 1-D arrays of equal length, got {left.shape} and {right.shape}"
-        )
-        raise ValueError(msg)
-    return left - right
-
-
 def sign_flip_pvalues(
     diffs: npt.ArrayLike,
     *,
@@ -159,7 +149,13 @@ def paired_randomization_test(
     clusters: npt.ArrayLike | None = None,
 ) -> float:
     """Two-sided paired randomization (sign-flip) test of mean(a) = mean(b); p has the +1 rule."""
-    diffs = _paired_diffs(a, b)
+    left, right = _as_values(a), _as_values(b)
+    if left.shape != right.shape or left.ndim != 1:
+        msg = (
+            f"paired tests need two 1-D arrays of equal length, got {left.shape} and {right.shape}"
+        )
+        raise ValueError(msg)
+    diffs = left - right
     return float(sign_flip_pvalues(diffs, n_perm=n_perm, seed=seed, clusters=clusters)[0])
 
 
@@ -233,18 +229,13 @@ def tie_groups(
     """Tie groups numbered from the best: a new group starts at the first run significantly
     different (adjusted p < alpha) from the current group's leader (arbwb-defined)."""
     groups: dict[str, int] = {}
-    leader = ""
-    group = 0
+    leader, group = "", 0
     for name in names_by_mean:
-        if group == 0 or _adjusted(adjusted_p, leader, name) < alpha:
+        key = frozenset((leader, name))
+        if group and key not in adjusted_p:
+            msg = f"no adjusted p-value for the pair {sorted(key)}; pass every pair of runs"
+            raise ValueError(msg)
+        if group == 0 or adjusted_p[key] < alpha:
             leader, group = name, group + 1
         groups[name] = group
     return groups
-
-
-def _adjusted(adjusted_p: Mapping[frozenset[str], float], a: str, b: str) -> float:
-    key = frozenset((a, b))
-    if key not in adjusted_p:
-        msg = f"no adjusted p-value for the pair {sorted(key)}; pass every pair of runs"
-        raise ValueError(msg)
-    return adjusted_p[key]
