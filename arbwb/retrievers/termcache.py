@@ -28,7 +28,7 @@ import polars as pl
 from arbwb import cache
 from arbwb.io.chunkscan import CHUNK_FIELDS, iter_raw_blocks, parse_block
 from arbwb.io.corpus import Corpus
-from arbwb.io.lazycols import Coded, Ints, Picked
+from arbwb.io.lazycols import coded, ints, picked
 from arbwb.io.pathclass import CandidateFilter, keep_path
 from arbwb.metrics.chunks import ChunkTable
 from arbwb.retrievers.common import (
@@ -200,13 +200,13 @@ class StoredTerms:
             ChunkPaths(path_codes, paths), arrays["tiebreak"], symbol_codes, symbols, needles
         )
         table = ChunkTable(
-            paths=Coded(path_codes, paths),
-            kinds=Coded(arrays["kind_codes"], _table(arrays, "kinds")),
-            symbols=Coded(symbol_codes, symbols),
-            starts=Ints(arrays["start_line"]),
-            ends=Ints(arrays["end_line"]),
+            paths=coded(path_codes, paths),
+            kinds=coded(arrays["kind_codes"], _table(arrays, "kinds")),
+            symbols=coded(symbol_codes, symbols),
+            starts=ints(arrays["start_line"]),
+            ends=ints(arrays["end_line"]),
             chunk_ids=_table(arrays, "chunk_ids"),
-            n_chars=Ints(arrays["n_chars"]),
+            n_chars=ints(arrays["n_chars"]),
         )
         vocab = SortedVocab(_table(arrays, "terms"))
         return cls(counts, arrays["doc_len"], arrays["n_unique"], keys, table, vocab)
@@ -387,7 +387,7 @@ def _kept_keys(
 
 
 def _kept_table(table: ChunkTable, rows: npt.NDArray[np.int64]) -> ChunkTable:
-    return ChunkTable(*(Picked(getattr(table, f.name), rows) for f in fields(table)))
+    return ChunkTable(*(picked(getattr(table, f.name), rows) for f in fields(table)))
 
 
 def _kept_counts(
