@@ -148,20 +148,6 @@ class StringTable(Sequence[str]):
 
 
 @dataclass(frozen=True, eq=False)
-class SortedKeys:
-    """Keys of a list of strings sorted ascending, with the index of each key's string."""
-
-    keys: U64
-    owners: npt.NDArray[np.int32]
-
-    @classmethod
-    def of(cls, keys: U64) -> SortedKeys:
-        """Sort ``keys`` (key i belongs to string i)."""
-        order = np.argsort(keys, kind="stable")
-        return cls(keys[order], order.astype(np.int32))
-
-
-@dataclass(frozen=True, eq=False)
 class SortedVocab(Mapping[str, int]):
     """Term -> column of a vocabulary whose terms are sorted (column = position)."""
 
@@ -193,11 +179,13 @@ class SortedVocab(Mapping[str, int]):
 
 @dataclass(frozen=True, eq=False)
 class Needles:
-    """Strings to test for ``needle in text`` (Python ``in``), many at a time; ``lengths``: the
-    distinct lengths >= 1, ``empty``: the empty needles, ``text_of(i)``: needle i."""
+    """Strings to test for ``needle in text`` (Python ``in``), many at a time: their keys
+    sorted, with each key's needle (``owners``); ``lengths``: the distinct lengths >= 1,
+    ``empty``: the empty needles, ``text_of(i)``: needle i."""
 
     size: int
-    index: SortedKeys
+    keys: U64
+    owners: npt.NDArray[np.int32]
     lengths: npt.NDArray[np.int64]
     empty: npt.NDArray[np.int64]
     text_of: Callable[[int], str]
@@ -206,9 +194,12 @@ class Needles:
     def of(cls, strings: Sequence[str]) -> Needles:
         """Needles of ``strings`` held in memory."""
         lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
+        keys = keys_of(strings)
+        order = np.argsort(keys, kind="stable")
         return cls(
             size=len(lengths),
-            index=SortedKeys.of(keys_of(strings)),
+            keys=keys[order],
+            owners=order.astype(np.int32),
             lengths=np.unique(lengths[lengths > 0]),
             empty=np.flatnonzero(lengths == 0),
             text_of=strings.__getitem__,
@@ -219,6 +210,6 @@ class Needles:
         hit = np.zeros(self.size, dtype=bool)
         hit[self.empty] = True
         wanted = substring_keys(codepoints(text), self.lengths)
-        for i in candidates(self.index.keys, self.index.owners, wanted).tolist():
+        for i in candidates(self.keys, self.owners, wanted).tolist():
             hit[i] = self.text_of(i) in text
         return hit

@@ -44,7 +44,7 @@ from arbwb.retrievers.common import (
     chunk_keys,
     codes_of,
 )
-from arbwb.retrievers.strkeys import Needles, SortedKeys, SortedVocab, StringTable
+from arbwb.retrievers.strkeys import Needles, SortedVocab, StringTable
 
 if TYPE_CHECKING:  # the term counter (pyarrow) loads only when a chunk file is tokenised
     from arbwb.retrievers.terms import BatchCounts
@@ -58,6 +58,8 @@ META_SCHEMA = {c: CHUNK_FIELDS.get(c, pl.Int64) for c in META_COLUMNS}
 #: Entry arrays with one value per chunk (checked when an entry is read).
 PER_CHUNK: tuple[str, ...] = ("doc_len", "n_unique", "path_codes", "tiebreak", "symbol_codes")
 PER_CHUNK += ("kind_codes", "start_line", "end_line", "n_chars")
+#: The arrays of the bonus needles an entry keeps (:class:`Needles`' fields, in order).
+NEEDLE_ARRAYS = ("keys", "owners", "lengths", "empty")
 #: Bytes per block: fewer, larger Polars and Arrow calls cost less CPU (measured: 4 MiB
 #: about 7% below 2 MiB) for a few MB more per block in flight.
 BLOCK_BYTES = 4 * 2**20
@@ -112,23 +114,6 @@ def _strings(name: str, table: StringTable) -> dict[str, npt.NDArray[Any]]:
     return {name: table.data, f"{name}_offsets": table.offsets}
 
 
-def _column_strings(values: pl.Series) -> StringTable:
-    """A string column packed as UTF-8 bytes plus offsets (joined in Polars, not per row)."""
-    offsets = np.zeros(len(values) + 1, dtype=np.int64)
-    np.cumsum(values.str.len_bytes().cast(pl.Int64).to_numpy(), out=offsets[1:])
-    joined = values.str.join("").item() if len(values) else ""
-    return StringTable(np.frombuffer(joined.encode("utf-8"), dtype=np.uint8), offsets)
-
-
-def _needle_arrays(needles: Needles) -> dict[str, npt.NDArray[Any]]:
-    return {
-        "needle_keys": needles.index.keys,
-        "needle_owners": needles.index.owners,
-        "needle_lengths": needles.lengths,
-        "needle_empty": needles.empty,
-    }
-
-
 def _to_arrays(terms: SnapshotTerms) -> dict[str, npt.NDArray[Any]]:
     """The cache entry of a snapshot: its counts and every per-chunk piece rankers and details
     rows need (codes, tie order, bonus needles)."""
@@ -153,9 +138,9 @@ def _to_arrays(terms: SnapshotTerms) -> dict[str, npt.NDArray[Any]]:
         **_strings("symbols", StringTable.of(keys.symbols)),
         "kind_codes": kind_codes,
         **_strings("kinds", StringTable.of(kinds)),
-        **_strings("chunk_ids", _column_strings(chunks["chunk_id"])),
+        **_strings("chunk_ids", StringTable.of(chunks["chunk_id"].to_list())),
         **{c: chunks[c].cast(pl.Int64).to_numpy() for c in ("start_line", "end_line", "n_chars")},
-        **_needle_arrays(needles.needles),
+        **{f"needle_{name}": getattr(needles.needles, name) for name in NEEDLE_ARRAYS},
     }
 
 
@@ -167,10 +152,8 @@ def _needles(
     arrays: Mapping[str, npt.NDArray[Any]], paths: list[str], symbols: Sequence[str]
 ) -> BonusNeedles:
     needles = Needles(
-        size=2 * len(paths) + len(symbols),
-        index=SortedKeys(arrays["needle_keys"], arrays["needle_owners"]),
-        lengths=arrays["needle_lengths"],
-        empty=arrays["needle_empty"],
+        2 * len(paths) + len(symbols),
+        *(arrays[f"needle_{name}"] for name in NEEDLE_ARRAYS),
         text_of=bonus_text(paths, symbols),
     )
     return BonusNeedles(needles, len(paths))
@@ -214,19 +197,9 @@ class StoredTerms:
     @cached_property
     def chunks(self) -> pl.DataFrame:
         """The chunk columns (``META_COLUMNS``) as a frame, built from the entry."""
-        table = self.table
-        if not len(table.chunk_ids):
-            return pl.DataFrame(schema=META_SCHEMA)
-        columns = {
-            "chunk_id": table.chunk_ids[:],
-            "path": table.paths[:],
-            "kind": table.kinds[:],
-            "symbol": table.symbols[:],
-            "start_line": table.starts[:],
-            "end_line": table.ends[:],
-            "n_chars": table.n_chars[:],
-        }
-        return pl.DataFrame(columns, schema=META_SCHEMA)
+        names = ("chunk_ids", "paths", "kinds", "symbols", "starts", "ends", "n_chars")
+        columns = [getattr(self.table, name)[:] for name in names]  # META_COLUMNS' order
+        return pl.DataFrame(dict(zip(META_COLUMNS, columns, strict=True)), schema=META_SCHEMA)
 
     @cached_property
     def terms(self) -> list[str]:
