@@ -21,25 +21,15 @@ U64 = npt.NDArray[np.uint64]
 P = 0x100000001B3  # odd, so invertible mod 2^64
 K = 0x9E3779B97F4A7C15
 _P_INV = pow(P, -1, 2**64)
-_POWERS: dict[int, tuple[U64, U64]] = {}
 
 
 def _powers(n: int) -> tuple[U64, U64]:
-    """``P^j`` and ``P^-j`` (mod 2^64) for j < n (grown by doubling, kept per process)."""
-    size = max(n, 64)
-    have = max(_POWERS, default=0)
-    if have < size:
-        size = max(size, 2 * have)
-        pows = np.empty(size, dtype=np.uint64)
-        pows[0] = 1
-        pows[1:] = np.uint64(P)
-        inv = np.empty(size, dtype=np.uint64)
-        inv[0] = 1
-        inv[1:] = np.uint64(_P_INV)
-        _POWERS.clear()
-        _POWERS[size] = (np.cumprod(pows), np.cumprod(inv))  # uint64 products wrap mod 2^64
-        have = size
-    return _POWERS[have]
+    """``P^j`` and ``P^-j`` (mod 2^64: uint64 products wrap) for j < n (microseconds for the
+    few thousand a query needs)."""
+    pows = np.full(max(n, 1), P, dtype=np.uint64)
+    inv = np.full(max(n, 1), _P_INV, dtype=np.uint64)
+    pows[0] = inv[0] = 1
+    return np.cumprod(pows), np.cumprod(inv)
 
 
 def codepoints(text: str) -> npt.NDArray[np.uint32]:
