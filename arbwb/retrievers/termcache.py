@@ -19,7 +19,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -45,9 +45,6 @@ from arbwb.retrievers.common import (
     codes_of,
 )
 from arbwb.retrievers.strkeys import Needles, SortedVocab, StringTable
-
-if TYPE_CHECKING:  # the term counter (pyarrow) loads only when a chunk file is tokenised
-    from arbwb.retrievers.terms import BatchCounts
 
 VERSION = "terms-v4"
 KIND = "terms"
@@ -78,15 +75,16 @@ class SnapshotTerms:
 
 def compute(chunk_file: Path) -> SnapshotTerms:
     """Read and tokenise a chunk file block by block (text is never held whole)."""
-    from arbwb.retrievers.terms import TermMerger
+    from arbwb.retrievers.terms import TermMerger, batches, count_batch
 
     metas: list[pl.DataFrame] = []
     merger = TermMerger()
-    for block in iter_raw_blocks(chunk_file, BLOCK_BYTES):
-        meta, counted = _count_block(chunk_file, block)
-        metas.append(meta)
-        for part in counted:
-            merger.add(part)
+    n_chars = pl.col("text").str.len_chars().cast(pl.Int64).alias("n_chars")
+    for raw in iter_raw_blocks(chunk_file, BLOCK_BYTES):
+        block = parse_block(chunk_file, raw, list(CHUNK_COLUMNS))
+        metas.append(block.with_columns(n_chars).select(META_COLUMNS))
+        for batch in batches(block.select(DOCUMENT_FIELDS)):  # the §7.2 document, unjoined
+            merger.add(count_batch(batch))
     found, doc_len = merger.finish()
     chunks = pl.concat(metas) if metas else pl.DataFrame(schema=META_SCHEMA)
     terms, rows = found.terms, found.counts
@@ -96,18 +94,6 @@ def compute(chunk_file: Path) -> SnapshotTerms:
     del rows  # the row-major copy is freed before the caller goes on
     counts = ColumnCounts(csc.indptr, csc.indices, csc.data, (csc.shape[0], csc.shape[1]))
     return SnapshotTerms(chunks, counts, terms, doc_len, n_unique)
-
-
-def _count_block(chunk_file: Path, raw: bytes) -> tuple[pl.DataFrame, list[BatchCounts]]:
-    """One block's chunk columns (``META_COLUMNS``) and the term counts of its documents."""
-    from arbwb.retrievers.terms import batches, count_batch
-
-    block = parse_block(chunk_file, raw, list(CHUNK_COLUMNS))
-    n_chars = pl.col("text").str.len_chars().cast(pl.Int64).alias("n_chars")
-    meta = block.with_columns(n_chars).select(META_COLUMNS)
-    fields = block.select(DOCUMENT_FIELDS)  # counted as the §7.2 document, without joining
-    del block
-    return meta, [count_batch(batch) for batch in batches(fields)]
 
 
 def _strings(name: str, table: StringTable) -> dict[str, npt.NDArray[Any]]:
@@ -148,17 +134,6 @@ def _table(arrays: Mapping[str, npt.NDArray[Any]], name: str) -> StringTable:
     return StringTable(arrays[name], arrays[f"{name}_offsets"])
 
 
-def _needles(
-    arrays: Mapping[str, npt.NDArray[Any]], paths: list[str], symbols: Sequence[str]
-) -> BonusNeedles:
-    needles = Needles(
-        2 * len(paths) + len(symbols),
-        *(arrays[f"needle_{name}"] for name in NEEDLE_ARRAYS),
-        text_of=bonus_text(paths, symbols),
-    )
-    return BonusNeedles(needles, len(paths))
-
-
 @dataclass(frozen=True)
 class StoredTerms:
     """A snapshot's entry as views of its arrays; the chunk frame and term list are built only
@@ -178,9 +153,15 @@ class StoredTerms:
         counts = ColumnCounts(arrays["indptr"], arrays["indices"], arrays["data"], (rows, cols))
         paths, symbols = _table(arrays, "paths").to_list(), _table(arrays, "symbols")
         path_codes, symbol_codes = arrays["path_codes"], arrays["symbol_codes"]
-        needles = _needles(arrays, paths, symbols)
+        stored_needles = (arrays[f"needle_{name}"] for name in NEEDLE_ARRAYS)
+        n_needles = 2 * len(paths) + len(symbols)
+        needles = Needles(n_needles, *stored_needles, text_of=bonus_text(paths, symbols))
         keys = ChunkKeys(
-            ChunkPaths(path_codes, paths), arrays["tiebreak"], symbol_codes, symbols, needles
+            ChunkPaths(path_codes, paths),
+            arrays["tiebreak"],
+            symbol_codes,
+            symbols,
+            BonusNeedles(needles, len(paths)),
         )
         table = ChunkTable(
             paths=coded(path_codes, paths),
