@@ -153,9 +153,11 @@ class StoredTerms:
         counts = ColumnCounts(arrays["indptr"], arrays["indices"], arrays["data"], (rows, cols))
         paths, symbols = _table(arrays, "paths").to_list(), _table(arrays, "symbols")
         path_codes, symbol_codes = arrays["path_codes"], arrays["symbol_codes"]
-        stored_needles = (arrays[f"needle_{name}"] for name in NEEDLE_ARRAYS)
-        n_needles = 2 * len(paths) + len(symbols)
-        needles = Needles(n_needles, *stored_needles, text_of=bonus_text(paths, symbols))
+        needles = Needles(
+            size=2 * len(paths) + len(symbols),
+            **{name: arrays[f"needle_{name}"] for name in NEEDLE_ARRAYS},
+            text_of=bonus_text(paths, symbols),
+        )
         keys = ChunkKeys(
             ChunkPaths(path_codes, paths),
             arrays["tiebreak"],
