@@ -1,19 +1,11 @@
 """ARB's tokenizers: regex_code_tokenizer_v1 (BCY, spec §5.7) and the identifier splitter (§7.1),
-the latter also on UTF-8 bytes with numpy (:func:`identifier_token_bytes`)."""
+the latter also over a Polars column (:func:`token_lists`)."""
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 import polars as pl
-
-if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
-
-    #: Token starts, token lengths and token bytes of a scanned text buffer.
-    TokenBytes = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.uint8]]
 
 #: The exact upstream pattern (Python ``re``, Unicode ``str``).
 CODE_TOKEN_PATTERN = r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[^A-Za-z0-9_\s]"
@@ -41,34 +33,12 @@ def split_identifiers(text: str) -> list[str]:
     return [m.lower() for m in _ALNUM_RE.findall(_CAMEL_RE.sub(r"\1 \2", text))]
 
 
-def identifier_token_bytes(raw: npt.NDArray[np.uint8], heads: npt.NDArray[np.int64]) -> TokenBytes:
-    """§7.1 token starts, token lengths and the lower-cased token bytes of ``raw``, whose texts
-    start at ``heads`` (then its end), with few temporaries, reused in place (``out=``)."""
-    import numpy as np
-
-    n = len(raw)
-    scratch = np.empty(n, dtype=np.uint8)
-    upper, lower, alnum = (np.empty(n, dtype=bool) for _ in range(3))
-    # One comparison per class: bytes below the class's first wrap around to large values.
-    np.less(np.subtract(raw, 65, out=scratch), 26, out=upper)
-    np.less(np.subtract(raw, 97, out=scratch), 26, out=lower)
-    np.less(np.subtract(raw, 48, out=scratch), 10, out=alnum)
-    np.logical_or(alnum, upper, out=alnum)
-    np.logical_or(alnum, lower, out=alnum)
-    # cut[j]: a token cannot continue across position j (between bytes j - 1 and j): an end,
-    # a text start, a byte that is no letter or digit on either side, or a camel pair.
-    camel = np.logical_and(lower[:-1], upper[1:], out=lower[:-1])
-    joined = np.logical_and(alnum[:-1], alnum[1:], out=upper[:-1])
-    cut = np.empty(n + 1, dtype=bool)
-    np.logical_or(np.logical_not(joined, out=joined), camel, out=cut[1:n])
-    cut[heads] = True
-    cut[0] = True
-    begins = np.flatnonzero(np.logical_and(cut[:n], alnum, out=upper))
-    lengths = np.flatnonzero(np.logical_and(cut[1:], alnum, out=upper))
-    lengths += 1
-    lengths -= begins
-    data = np.compress(alnum, raw)  # (faster than raw[alnum], the same bytes)
-    return begins, lengths, np.bitwise_or(data, 0x20, out=data)
+def token_lists(texts: pl.Series) -> pl.Series:
+    """Each text's §7.1 tokens in order (repeats kept; a null text has none), the steps of
+    :func:`split_identifiers` in Polars (property-tested against it and the C counter)."""
+    camel_split = texts.fill_null("").str.replace_all(_CAMEL_RE.pattern, "${1} ${2}")
+    runs = camel_split.str.extract_all(_ALNUM_RE.pattern)
+    return runs.list.eval(pl.element().str.to_lowercase())
 
 
 def count_tokens_expr(column: str | pl.Expr) -> pl.Expr:

@@ -9,10 +9,8 @@ from typing import Any
 import polars as pl
 import pytest
 
-from arbwb.retrievers import bytetokens
 from arbwb.retrievers import repomap as rm
 from arbwb.retrievers import repomap_paths as rp
-from arbwb.retrievers.bytetokens import token_lists
 from arbwb.retrievers.repomap_index import (
     RepoMapIndex,
     assemble,
@@ -22,7 +20,7 @@ from arbwb.retrievers.repomap_index import (
     save_index,
 )
 from arbwb.retrievers.repomap_texts import CONTENT_PREFIX, TextMemo, content_tokens_of
-from arbwb.tokenize import split_identifiers
+from arbwb.tokenize import split_identifiers, token_lists
 
 TRICKY = [
     "",
@@ -44,16 +42,6 @@ def test_byte_content_tokens_are_the_identifier_splitter(count: int) -> None:
     texts = (TRICKY + _random_texts(count))[:count]
     got = content_tokens_of(texts).to_list()
     assert got == [list(dict.fromkeys(split_identifiers(t[:CONTENT_PREFIX]))) for t in texts]
-
-
-@pytest.mark.parametrize("block", [1, 7, 64, 1000])
-def test_byte_tokens_in_small_blocks(monkeypatch: pytest.MonkeyPatch, block: int) -> None:
-    monkeypatch.setattr(bytetokens, "BLOCK_BYTES", block)
-    texts = [*TRICKY, "", "x" * 300, *_random_texts(300), ""]
-    want = [split_identifiers(t) for t in texts]
-    assert bytetokens.token_lists(pl.Series(texts)).to_list() == want
-    tail = pl.Series(texts).slice(5)  # an Arrow array with an offset
-    assert bytetokens.token_lists(tail).to_list() == want[5:]
 
 
 def test_byte_content_tokens_split_at_text_camel_and_non_ascii_boundaries() -> None:

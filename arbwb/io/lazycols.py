@@ -3,7 +3,7 @@ a handful of a snapshot's chunks, so only those are converted."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
 if TYPE_CHECKING:  # annotations only: a warm score loads no numpy
@@ -12,14 +12,14 @@ if TYPE_CHECKING:  # annotations only: a warm score loads no numpy
     import polars as pl
 
 
-class _Rows(Sequence[Any]):
-    """Base: a column of ``n`` rows whose ``row`` method reads one value."""
+class Lazy(Sequence[Any]):
+    """``n`` rows, row ``i`` read as ``read(i)`` when asked."""
+
+    def __init__(self, n: int, read: Callable[[int], Any]) -> None:
+        self.n, self.read = n, read
 
     def __len__(self) -> int:
-        raise NotImplementedError
-
-    def row(self, i: int) -> Any:
-        raise NotImplementedError
+        return self.n
 
     @overload
     def __getitem__(self, i: int) -> Any: ...
@@ -29,71 +29,29 @@ class _Rows(Sequence[Any]):
 
     def __getitem__(self, i: int | slice) -> Any:
         if isinstance(i, slice):
-            return [self.row(k) for k in range(*i.indices(len(self)))]
-        n = len(self)
-        k = int(i)
-        if not -n <= k < n:
+            return [self.read(k) for k in range(*i.indices(self.n))]
+        if not -self.n <= i < self.n:
             raise IndexError(i)
-        return self.row(k % n)
+        return self.read(int(i) % self.n)
 
 
-class SeriesRows(_Rows):
-    """A Polars column (integers read through numpy, slices in one conversion)."""
-
-    def __init__(self, values: pl.Series) -> None:
-        self._values = values
-        self._numbers = values.to_numpy() if values.dtype.is_integer() else None
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-    def row(self, i: int) -> Any:
-        if self._numbers is not None:
-            return int(self._numbers[i])
-        return self._values[i]
-
-    def __getitem__(self, i: int | slice) -> Any:
-        if isinstance(i, slice):
-            return self._values[i].to_list()
-        return super().__getitem__(i)
-
-
-class Ints(_Rows):
+def ints(values: npt.NDArray[np.integer[Any]]) -> Lazy:
     """An integer column as Python ints."""
-
-    def __init__(self, values: npt.NDArray[np.integer[Any]]) -> None:
-        self.values = values
-
-    def __len__(self) -> int:
-        return len(self.values)
-
-    def row(self, i: int) -> int:
-        return int(self.values[i])
+    return Lazy(len(values), lambda i: int(values[i]))
 
 
-class Coded(_Rows):
+def coded(codes: npt.NDArray[np.integer[Any]], names: Sequence[Any]) -> Lazy:
     """A column of ``names[codes[i]]`` (distinct values stored once)."""
-
-    def __init__(self, codes: npt.NDArray[np.integer[Any]], names: Sequence[Any]) -> None:
-        self.codes = codes
-        self.names = names
-
-    def __len__(self) -> int:
-        return len(self.codes)
-
-    def row(self, i: int) -> Any:
-        return self.names[int(self.codes[i])]
+    return Lazy(len(codes), lambda i: names[int(codes[i])])
 
 
-class Picked(_Rows):
+def picked(values: Sequence[Any], rows: npt.NDArray[np.int64]) -> Lazy:
     """The rows ``rows`` of another column, in that order."""
+    return Lazy(len(rows), lambda i: values[int(rows[i])])
 
-    def __init__(self, values: Sequence[Any], rows: npt.NDArray[np.int64]) -> None:
-        self.values = values
-        self.rows = rows
 
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def row(self, i: int) -> Any:
-        return self.values[int(self.rows[i])]
+def series_rows(values: pl.Series) -> Lazy:
+    """A Polars column (integers read through numpy)."""
+    if values.dtype.is_integer():
+        return ints(values.to_numpy())
+    return Lazy(len(values), values.__getitem__)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from arbwb.io.lazycols import SeriesRows
+from arbwb.io.lazycols import series_rows
 from arbwb.metrics.intervals import merge_intervals
 from arbwb.metrics.rank import f_beta
 
@@ -70,13 +70,13 @@ def chunk_table(chunks: pl.DataFrame) -> ChunkTable:
     has_n = "n_chars" in chunks.columns
     n_chars = chunks["n_chars"] if has_n else chunks["text"].str.len_chars()
     return ChunkTable(
-        paths=SeriesRows(chunks["path"]),
-        kinds=SeriesRows(chunks["kind"]),
-        symbols=SeriesRows(chunks["symbol"]),
-        starts=SeriesRows(chunks["start_line"]),
-        ends=SeriesRows(chunks["end_line"]),
-        chunk_ids=SeriesRows(chunks["chunk_id"]),
-        n_chars=SeriesRows(n_chars),
+        paths=series_rows(chunks["path"]),
+        kinds=series_rows(chunks["kind"]),
+        symbols=series_rows(chunks["symbol"]),
+        starts=series_rows(chunks["start_line"]),
+        ends=series_rows(chunks["end_line"]),
+        chunk_ids=series_rows(chunks["chunk_id"]),
+        n_chars=series_rows(n_chars),
     )
 
 

@@ -1,23 +1,22 @@
 """Pure-Python stand-ins for the C modules, used where they are not built (no compiler at
 install) or ``ARBWB_NO_NATIVE=1`` asks for them (:mod:`arbwb.native.select`).
 
-:func:`count` gives :func:`arbwb.native._termcount.count`'s results byte for byte, with numpy (the
-token finder RepoMap uses, :func:`arbwb.tokenize.identifier_token_bytes`) and Arrow's
-``dictionary_encode`` (the numbering the C counter reproduces). :func:`scan` declines every
+:func:`count` gives :func:`arbwb.native._termcount.count`'s results byte for byte, with the
+Polars splitter RepoMap uses (:func:`arbwb.tokenize.token_lists`). :func:`scan` declines every
 file, so strict grep reads each the general way, which finds the same lines and special marks.
 """
 
 from __future__ import annotations
 
 import mmap
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
+import polars as pl
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from arbwb.tokenize import identifier_token_bytes
+from arbwb.tokenize import token_lists
 
 if TYPE_CHECKING:
     from typing_extensions import Buffer
@@ -48,69 +47,38 @@ def _offsets(size: int, offsets: Bytes, col: int, n_texts: int) -> npt.NDArray[n
     return found
 
 
-def _tokens(
-    data: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]
-) -> tuple[npt.NDArray[np.int64], pa.Array]:
-    """The tokens of a column's texts: each one's text (row), and their lower-cased bytes as
-    an Arrow array, in text order."""
-    heads = offsets - offsets[0]
-    begins, lengths, token_bytes = identifier_token_bytes(data[offsets[0] : offsets[-1]], heads)
-    ends = np.zeros(begins.size + 1, np.int64)
-    np.cumsum(lengths, out=ends[1:])
-    buffers = [None, pa.py_buffer(ends), pa.py_buffer(token_bytes)]
-    rows = np.searchsorted(heads, begins, side="right") - 1
-    return rows, pa.Array.from_buffers(pa.large_binary(), begins.size, buffers)
-
-
-def _view(
-    buffer: pa.Buffer | None, dtype: type[np.int32 | np.int64], n: int, at: int
-) -> npt.NDArray[Any]:
-    """``n`` values from value ``at`` of an Arrow buffer, as a zero-copy numpy view
-    (pyarrow's own conversions import pandas)."""
-    if buffer is None or not n:
-        return np.zeros(n, dtype)
-    return np.frombuffer(buffer, dtype, n, at * np.dtype(dtype).itemsize)
-
-
 def count(*columns: Bytes) -> tuple[bytes, bytes, bytes, bytes, bytes, bytes]:
     """(nnz, cols, freq, tokens, vocab_offsets, vocab_bytes) as
-    :func:`arbwb.native._termcount.count`
-    gives them for 1 to 8 (data, offsets) column pairs: the tokens in row order, numbered by
-    ``dictionary_encode``, then each row's (term, count) pairs in order of first appearance."""
+    :func:`arbwb.native._termcount.count` gives them for 1 to 8 (data, offsets) column pairs:
+    :func:`arbwb.tokenize.token_lists` of each row's texts, numbered by first appearance, then
+    each row's (term, count) pairs in order of first appearance."""
     if not 2 <= len(columns) <= 2 * MAX_COLUMNS or len(columns) % 2:
         msg = "count(data, offsets, ...): 1 to 8 pairs"
         raise TypeError(msg)
-    n_texts, rows, found = -1, [], []
+    n_texts, lists = -1, []
     for col in range(len(columns) // 2):
         data = _raw(columns[2 * col])
         offsets = _offsets(data.size, columns[2 * col + 1], col, n_texts)
         n_texts = offsets.size - 1
-        column_rows, tokens = _tokens(data, offsets)
-        rows.append(column_rows)
-        found.append(tokens)
-    row = np.concatenate(rows)
-    tokens = pa.concat_arrays(found)
-    if len(found) > 1:  # a row's tokens: those of its first text, then its second's, ...
-        order = np.argsort(row, kind="stable")
-        row = row[order]
-        index = pa.Array.from_buffers(pa.int64(), order.size, [None, pa.py_buffer(order)])
-        tokens = tokens.take(index)
-    encoded = pc.dictionary_encode(tokens)
-    vocab, ids = encoded.dictionary, encoded.indices
-    n_terms = max(len(vocab), 1)
-    keys = row * n_terms + _view(ids.buffers()[1], np.int32, len(ids), ids.offset)
-    pairs, first, freq = np.unique(keys, return_index=True, return_counts=True)
-    by_first = np.argsort(first)
-    pairs, freq = pairs[by_first], freq[by_first]
-    ends = _view(vocab.buffers()[1], np.int64, len(vocab) + 1, vocab.offset)
-    text = vocab.buffers()[2]
+        ascii_only = np.where(data < 0x80, data, np.uint8(32))  # non-ASCII only separates
+        buffers = [None, pa.py_buffer(offsets), pa.py_buffer(ascii_only)]
+        texts = pa.Array.from_buffers(pa.large_string(), n_texts, buffers)
+        lists.append(token_lists(pl.Series(str(col), texts)))
+    rows = pl.DataFrame(lists).select(tok=pl.concat_list(pl.all())).with_row_index("row")
+    flat = rows.explode("tok").drop_nulls("tok")
+    vocab = flat["tok"].unique(maintain_order=True)
+    ids = vocab.to_frame().with_row_index("id")
+    flat = flat.join(ids, on="tok", how="left", maintain_order="left")
+    pairs = flat.group_by("row", "id", maintain_order=True).len()
+    ends = np.zeros(len(vocab) + 1, np.int64)
+    np.cumsum(vocab.str.len_bytes().to_numpy(), out=ends[1:])
     return (
-        np.bincount(pairs // n_terms, minlength=n_texts).astype(np.int64, copy=False).tobytes(),
-        (pairs % n_terms).astype(np.int32).tobytes(),
-        freq.astype(np.int32).tobytes(),
-        np.bincount(row, minlength=n_texts).astype(np.int64, copy=False).tobytes(),
-        (ends - ends[0]).tobytes(),
-        b"" if text is None else text[int(ends[0]) : int(ends[-1])].to_pybytes(),
+        np.bincount(pairs["row"].to_numpy(), minlength=n_texts).astype(np.int64).tobytes(),
+        pairs["id"].cast(pl.Int32).to_numpy().tobytes(),
+        pairs["len"].cast(pl.Int32).to_numpy().tobytes(),
+        np.bincount(flat["row"].to_numpy(), minlength=n_texts).astype(np.int64).tobytes(),
+        ends.tobytes(),
+        "".join(vocab.to_list()).encode(),
     )
 
 

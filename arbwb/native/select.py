@@ -8,10 +8,11 @@ Callers import :data:`termcount` and :data:`jsonlines` from here, never the C mo
 from __future__ import annotations
 
 import contextlib
+import importlib
 import mmap
 import os
 import sys
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from typing_extensions import Buffer
@@ -43,28 +44,23 @@ class LineScanner(Protocol):
 def _select() -> tuple[TermCounter, LineScanner]:
     """The C modules that import, unless :data:`NO_NATIVE` is set; the fallback for the
     others, announced in one line."""
-    termcount: TermCounter | None = None
-    jsonlines: LineScanner | None = None
     forced = os.environ.get(NO_NATIVE, "") not in ("", "0")
-    if not forced:
-        with contextlib.suppress(ImportError):
-            from arbwb.native import _termcount as termcount
-        with contextlib.suppress(ImportError):
-            from arbwb.native import _jsonlines as jsonlines
-    if termcount is not None and jsonlines is not None:
-        return termcount, jsonlines
-    from arbwb.native import fallback as native_fallback
+    found: dict[str, Any] = {}
+    for name in ("arbwb.native._termcount", "arbwb.native._jsonlines"):
+        found[name] = None
+        if not forced:
+            with contextlib.suppress(ImportError):
+                found[name] = importlib.import_module(name)
+    missing = [name for name, module in found.items() if module is None]
+    if missing:
+        from arbwb.native import fallback
 
-    chosen = {"arbwb.native._termcount": termcount, "arbwb.native._jsonlines": jsonlines}
-    missing = [name for name, module in chosen.items() if module is None]
-    why = f"off ({NO_NATIVE}={os.environ[NO_NATIVE]})" if forced else "not built (no compiler?)"
-    plural = "s" if len(missing) > 1 else ""
-    print(
-        f"arbwb: C extension{plural} {' and '.join(missing)} {why}; "
-        "using the slower pure-Python fallback",
-        file=sys.stderr,
-    )
-    return termcount or native_fallback, jsonlines or native_fallback
+        why = f"off ({NO_NATIVE}={os.environ[NO_NATIVE]})" if forced else "not built (no compiler?)"
+        plural = "s" if len(missing) > 1 else ""
+        notice = f"C extension{plural} {' and '.join(missing)} {why}"
+        print(f"arbwb: {notice}; using the slower pure-Python fallback", file=sys.stderr)
+        found = {name: module or fallback for name, module in found.items()}
+    return found["arbwb.native._termcount"], found["arbwb.native._jsonlines"]
 
 
 termcount, jsonlines = _select()

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from arbwb.io.lazycols import Ints
+from arbwb.io.lazycols import ints
 from arbwb.metrics.chunks import (
     BLOCK_KEYS,
     EMPTY_TABLE,
@@ -134,7 +134,7 @@ def details_row(
     if ranking is not None and ranking.n_chars is not None:
         table = replace(table, n_chars=ranking.n_chars)
     # the packing reads a short prefix of the order: rows become ints only when read
-    taken = [] if ranking is None else taken_chunks(Ints(ranking.order), table.n_chars)
+    taken = [] if ranking is None else taken_chunks(ints(ranking.order), table.n_chars)
     metrics = row_metrics(files, target.gold, target.hard_negatives)
     row["metrics"] = metrics | packing_metrics(taken, table, target.gold)
     predicted = taken_blocks(taken, table)

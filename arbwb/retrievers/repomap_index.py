@@ -22,7 +22,6 @@ import polars as pl
 
 from arbwb.jsonio import atomic_open
 from arbwb.retrievers import repomap_paths as rp
-from arbwb.retrievers.bytetokens import token_lists
 from arbwb.retrievers.repomap_graph import (
     import_edges,
     reference_edges,
@@ -30,6 +29,7 @@ from arbwb.retrievers.repomap_graph import (
     weight_matrix,
 )
 from arbwb.retrievers.repomap_texts import PY_WHITESPACE, TextMemo, Tokenised
+from arbwb.tokenize import token_lists
 
 if TYPE_CHECKING:
     import scipy.sparse as sp

@@ -11,7 +11,6 @@ import numpy.typing as npt
 import polars as pl
 
 from arbwb.retrievers import repomap_paths as rp
-from arbwb.retrievers.bytetokens import distinct_text_tokens
 
 #: Python's ``str.strip()`` whitespace (Rust's differs on U+001C-U+001F), for Polars.
 PY_WHITESPACE = (
@@ -26,6 +25,8 @@ _PYTHON_ONLY = "[\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\u2028\u2029]"
 
 def content_tokens_of(texts: list[str]) -> pl.Series:
     """Content tokens of each text (§3.4): distinct tokens of its first 20,000 characters."""
+    from arbwb.retrievers.terms import distinct_text_tokens  # (pyarrow: only when tokenising)
+
     prefixes = [t[:CONTENT_PREFIX] for t in texts]  # code points, as the spec counts
     return distinct_text_tokens(prefixes)
 

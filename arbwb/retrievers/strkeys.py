@@ -21,25 +21,15 @@ U64 = npt.NDArray[np.uint64]
 P = 0x100000001B3  # odd, so invertible mod 2^64
 K = 0x9E3779B97F4A7C15
 _P_INV = pow(P, -1, 2**64)
-_POWERS: dict[int, tuple[U64, U64]] = {}
 
 
 def _powers(n: int) -> tuple[U64, U64]:
-    """``P^j`` and ``P^-j`` (mod 2^64) for j < n (grown by doubling, kept per process)."""
-    size = max(n, 64)
-    have = max(_POWERS, default=0)
-    if have < size:
-        size = max(size, 2 * have)
-        pows = np.empty(size, dtype=np.uint64)
-        pows[0] = 1
-        pows[1:] = np.uint64(P)
-        inv = np.empty(size, dtype=np.uint64)
-        inv[0] = 1
-        inv[1:] = np.uint64(_P_INV)
-        _POWERS.clear()
-        _POWERS[size] = (np.cumprod(pows), np.cumprod(inv))  # uint64 products wrap mod 2^64
-        have = size
-    return _POWERS[have]
+    """``P^j`` and ``P^-j`` (mod 2^64: uint64 products wrap) for j < n (microseconds for the
+    few thousand a query needs)."""
+    pows = np.full(max(n, 1), P, dtype=np.uint64)
+    inv = np.full(max(n, 1), _P_INV, dtype=np.uint64)
+    pows[0] = inv[0] = 1
+    return np.cumprod(pows), np.cumprod(inv)
 
 
 def codepoints(text: str) -> npt.NDArray[np.uint32]:
@@ -148,20 +138,6 @@ class StringTable(Sequence[str]):
 
 
 @dataclass(frozen=True, eq=False)
-class SortedKeys:
-    """Keys of a list of strings sorted ascending, with the index of each key's string."""
-
-    keys: U64
-    owners: npt.NDArray[np.int32]
-
-    @classmethod
-    def of(cls, keys: U64) -> SortedKeys:
-        """Sort ``keys`` (key i belongs to string i)."""
-        order = np.argsort(keys, kind="stable")
-        return cls(keys[order], order.astype(np.int32))
-
-
-@dataclass(frozen=True, eq=False)
 class SortedVocab(Mapping[str, int]):
     """Term -> column of a vocabulary whose terms are sorted (column = position)."""
 
@@ -193,11 +169,13 @@ class SortedVocab(Mapping[str, int]):
 
 @dataclass(frozen=True, eq=False)
 class Needles:
-    """Strings to test for ``needle in text`` (Python ``in``), many at a time; ``lengths``: the
-    distinct lengths >= 1, ``empty``: the empty needles, ``text_of(i)``: needle i."""
+    """Strings to test for ``needle in text`` (Python ``in``), many at a time: their keys
+    sorted, with each key's needle (``owners``); ``lengths``: the distinct lengths >= 1,
+    ``empty``: the empty needles, ``text_of(i)``: needle i."""
 
     size: int
-    index: SortedKeys
+    keys: U64
+    owners: npt.NDArray[np.int32]
     lengths: npt.NDArray[np.int64]
     empty: npt.NDArray[np.int64]
     text_of: Callable[[int], str]
@@ -206,9 +184,12 @@ class Needles:
     def of(cls, strings: Sequence[str]) -> Needles:
         """Needles of ``strings`` held in memory."""
         lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
+        keys = keys_of(strings)
+        order = np.argsort(keys, kind="stable")
         return cls(
             size=len(lengths),
-            index=SortedKeys.of(keys_of(strings)),
+            keys=keys[order],
+            owners=order.astype(np.int32),
             lengths=np.unique(lengths[lengths > 0]),
             empty=np.flatnonzero(lengths == 0),
             text_of=strings.__getitem__,
@@ -219,6 +200,6 @@ class Needles:
         hit = np.zeros(self.size, dtype=bool)
         hit[self.empty] = True
         wanted = substring_keys(codepoints(text), self.lengths)
-        for i in candidates(self.index.keys, self.index.owners, wanted).tolist():
+        for i in candidates(self.keys, self.owners, wanted).tolist():
             hit[i] = self.text_of(i) in text
         return hit

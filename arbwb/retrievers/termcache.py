@@ -19,7 +19,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -28,7 +28,7 @@ import polars as pl
 from arbwb import cache
 from arbwb.io.chunkscan import CHUNK_FIELDS, iter_raw_blocks, parse_block
 from arbwb.io.corpus import Corpus
-from arbwb.io.lazycols import Coded, Ints, Picked
+from arbwb.io.lazycols import coded, ints, picked
 from arbwb.io.pathclass import CandidateFilter, keep_path
 from arbwb.metrics.chunks import ChunkTable
 from arbwb.retrievers.common import (
@@ -44,10 +44,7 @@ from arbwb.retrievers.common import (
     chunk_keys,
     codes_of,
 )
-from arbwb.retrievers.strkeys import Needles, SortedKeys, SortedVocab, StringTable
-
-if TYPE_CHECKING:  # the term counter (pyarrow) loads only when a chunk file is tokenised
-    from arbwb.retrievers.terms import BatchCounts
+from arbwb.retrievers.strkeys import Needles, SortedVocab, StringTable
 
 VERSION = "terms-v4"
 KIND = "terms"
@@ -58,6 +55,8 @@ META_SCHEMA = {c: CHUNK_FIELDS.get(c, pl.Int64) for c in META_COLUMNS}
 #: Entry arrays with one value per chunk (checked when an entry is read).
 PER_CHUNK: tuple[str, ...] = ("doc_len", "n_unique", "path_codes", "tiebreak", "symbol_codes")
 PER_CHUNK += ("kind_codes", "start_line", "end_line", "n_chars")
+#: The arrays of the bonus needles an entry keeps (:class:`Needles`' fields, in order).
+NEEDLE_ARRAYS = ("keys", "owners", "lengths", "empty")
 #: Bytes per block: fewer, larger Polars and Arrow calls cost less CPU (measured: 4 MiB
 #: about 7% below 2 MiB) for a few MB more per block in flight.
 BLOCK_BYTES = 4 * 2**20
@@ -76,15 +75,16 @@ class SnapshotTerms:
 
 def compute(chunk_file: Path) -> SnapshotTerms:
     """Read and tokenise a chunk file block by block (text is never held whole)."""
-    from arbwb.retrievers.terms import TermMerger
+    from arbwb.retrievers.terms import TermMerger, batches, count_batch
 
     metas: list[pl.DataFrame] = []
     merger = TermMerger()
-    for block in iter_raw_blocks(chunk_file, BLOCK_BYTES):
-        meta, counted = _count_block(chunk_file, block)
-        metas.append(meta)
-        for part in counted:
-            merger.add(part)
+    n_chars = pl.col("text").str.len_chars().cast(pl.Int64).alias("n_chars")
+    for raw in iter_raw_blocks(chunk_file, BLOCK_BYTES):
+        block = parse_block(chunk_file, raw, list(CHUNK_COLUMNS))
+        metas.append(block.with_columns(n_chars).select(META_COLUMNS))
+        for batch in batches(block.select(DOCUMENT_FIELDS)):  # the §7.2 document, unjoined
+            merger.add(count_batch(batch))
     found, doc_len = merger.finish()
     chunks = pl.concat(metas) if metas else pl.DataFrame(schema=META_SCHEMA)
     terms, rows = found.terms, found.counts
@@ -96,37 +96,8 @@ def compute(chunk_file: Path) -> SnapshotTerms:
     return SnapshotTerms(chunks, counts, terms, doc_len, n_unique)
 
 
-def _count_block(chunk_file: Path, raw: bytes) -> tuple[pl.DataFrame, list[BatchCounts]]:
-    """One block's chunk columns (``META_COLUMNS``) and the term counts of its documents."""
-    from arbwb.retrievers.terms import batches, count_batch
-
-    block = parse_block(chunk_file, raw, list(CHUNK_COLUMNS))
-    n_chars = pl.col("text").str.len_chars().cast(pl.Int64).alias("n_chars")
-    meta = block.with_columns(n_chars).select(META_COLUMNS)
-    fields = block.select(DOCUMENT_FIELDS)  # counted as the §7.2 document, without joining
-    del block
-    return meta, [count_batch(batch) for batch in batches(fields)]
-
-
 def _strings(name: str, table: StringTable) -> dict[str, npt.NDArray[Any]]:
     return {name: table.data, f"{name}_offsets": table.offsets}
-
-
-def _column_strings(values: pl.Series) -> StringTable:
-    """A string column packed as UTF-8 bytes plus offsets (joined in Polars, not per row)."""
-    offsets = np.zeros(len(values) + 1, dtype=np.int64)
-    np.cumsum(values.str.len_bytes().cast(pl.Int64).to_numpy(), out=offsets[1:])
-    joined = values.str.join("").item() if len(values) else ""
-    return StringTable(np.frombuffer(joined.encode("utf-8"), dtype=np.uint8), offsets)
-
-
-def _needle_arrays(needles: Needles) -> dict[str, npt.NDArray[Any]]:
-    return {
-        "needle_keys": needles.index.keys,
-        "needle_owners": needles.index.owners,
-        "needle_lengths": needles.lengths,
-        "needle_empty": needles.empty,
-    }
 
 
 def _to_arrays(terms: SnapshotTerms) -> dict[str, npt.NDArray[Any]]:
@@ -153,27 +124,14 @@ def _to_arrays(terms: SnapshotTerms) -> dict[str, npt.NDArray[Any]]:
         **_strings("symbols", StringTable.of(keys.symbols)),
         "kind_codes": kind_codes,
         **_strings("kinds", StringTable.of(kinds)),
-        **_strings("chunk_ids", _column_strings(chunks["chunk_id"])),
+        **_strings("chunk_ids", StringTable.of(chunks["chunk_id"].to_list())),
         **{c: chunks[c].cast(pl.Int64).to_numpy() for c in ("start_line", "end_line", "n_chars")},
-        **_needle_arrays(needles.needles),
+        **{f"needle_{name}": getattr(needles.needles, name) for name in NEEDLE_ARRAYS},
     }
 
 
 def _table(arrays: Mapping[str, npt.NDArray[Any]], name: str) -> StringTable:
     return StringTable(arrays[name], arrays[f"{name}_offsets"])
-
-
-def _needles(
-    arrays: Mapping[str, npt.NDArray[Any]], paths: list[str], symbols: Sequence[str]
-) -> BonusNeedles:
-    needles = Needles(
-        size=2 * len(paths) + len(symbols),
-        index=SortedKeys(arrays["needle_keys"], arrays["needle_owners"]),
-        lengths=arrays["needle_lengths"],
-        empty=arrays["needle_empty"],
-        text_of=bonus_text(paths, symbols),
-    )
-    return BonusNeedles(needles, len(paths))
 
 
 @dataclass(frozen=True)
@@ -195,18 +153,26 @@ class StoredTerms:
         counts = ColumnCounts(arrays["indptr"], arrays["indices"], arrays["data"], (rows, cols))
         paths, symbols = _table(arrays, "paths").to_list(), _table(arrays, "symbols")
         path_codes, symbol_codes = arrays["path_codes"], arrays["symbol_codes"]
-        needles = _needles(arrays, paths, symbols)
+        needles = Needles(
+            size=2 * len(paths) + len(symbols),
+            **{name: arrays[f"needle_{name}"] for name in NEEDLE_ARRAYS},
+            text_of=bonus_text(paths, symbols),
+        )
         keys = ChunkKeys(
-            ChunkPaths(path_codes, paths), arrays["tiebreak"], symbol_codes, symbols, needles
+            ChunkPaths(path_codes, paths),
+            arrays["tiebreak"],
+            symbol_codes,
+            symbols,
+            BonusNeedles(needles, len(paths)),
         )
         table = ChunkTable(
-            paths=Coded(path_codes, paths),
-            kinds=Coded(arrays["kind_codes"], _table(arrays, "kinds")),
-            symbols=Coded(symbol_codes, symbols),
-            starts=Ints(arrays["start_line"]),
-            ends=Ints(arrays["end_line"]),
+            paths=coded(path_codes, paths),
+            kinds=coded(arrays["kind_codes"], _table(arrays, "kinds")),
+            symbols=coded(symbol_codes, symbols),
+            starts=ints(arrays["start_line"]),
+            ends=ints(arrays["end_line"]),
             chunk_ids=_table(arrays, "chunk_ids"),
-            n_chars=Ints(arrays["n_chars"]),
+            n_chars=ints(arrays["n_chars"]),
         )
         vocab = SortedVocab(_table(arrays, "terms"))
         return cls(counts, arrays["doc_len"], arrays["n_unique"], keys, table, vocab)
@@ -214,19 +180,9 @@ class StoredTerms:
     @cached_property
     def chunks(self) -> pl.DataFrame:
         """The chunk columns (``META_COLUMNS``) as a frame, built from the entry."""
-        table = self.table
-        if not len(table.chunk_ids):
-            return pl.DataFrame(schema=META_SCHEMA)
-        columns = {
-            "chunk_id": table.chunk_ids[:],
-            "path": table.paths[:],
-            "kind": table.kinds[:],
-            "symbol": table.symbols[:],
-            "start_line": table.starts[:],
-            "end_line": table.ends[:],
-            "n_chars": table.n_chars[:],
-        }
-        return pl.DataFrame(columns, schema=META_SCHEMA)
+        names = ("chunk_ids", "paths", "kinds", "symbols", "starts", "ends", "n_chars")
+        columns = [getattr(self.table, name)[:] for name in names]  # META_COLUMNS' order
+        return pl.DataFrame(dict(zip(META_COLUMNS, columns, strict=True)), schema=META_SCHEMA)
 
     @cached_property
     def terms(self) -> list[str]:
@@ -387,7 +343,7 @@ def _kept_keys(
 
 
 def _kept_table(table: ChunkTable, rows: npt.NDArray[np.int64]) -> ChunkTable:
-    return ChunkTable(*(Picked(getattr(table, f.name), rows) for f in fields(table)))
+    return ChunkTable(*(picked(getattr(table, f.name), rows) for f in fields(table)))
 
 
 def _kept_counts(

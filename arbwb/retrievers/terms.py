@@ -7,7 +7,7 @@ batch in one pass over its Arrow buffer; vocabularies are merged once, sorted. E
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -152,3 +152,17 @@ def count_terms(texts: Iterable[pl.Series]) -> TermCounts:
     for batch in texts:
         merger.add(count_batch(batch))
     return merger.finish()[0]
+
+
+def distinct_text_tokens(texts: Sequence[str], name: str = "text") -> pl.Series:
+    """Each text's distinct tokens in order of first appearance, by the term counter."""
+    found = count_batch(pl.Series(name, texts, dtype=pl.String))
+    starts = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(found.nnz, out=starts[1:])
+    vocab = found.vocab if found.vocab is not None else pa.array([], pa.large_binary())
+    ids = pa.Array.from_buffers(pa.int32(), len(found.cols), [None, pa.py_buffer(found.cols)])
+    lists = pa.LargeListArray.from_arrays(
+        pa.Array.from_buffers(pa.int64(), len(starts), [None, pa.py_buffer(starts)]),
+        vocab.cast(pa.large_string()).take(ids),  # (Arrow indices: numpy ones import pandas)
+    )
+    return pl.Series(name, lists)
