@@ -1,6 +1,5 @@
-"""What every figure shares (the visual grammar): new axes (or a grid of panels) when none are
-given, the demo-data label in titles, one colour per method in every figure of a report, the
-paper's task order, and legends outside the data."""
+"""What every figure shares: new axes or panels when none are given, demo-marked titles, one
+colour per method in every figure of a report, the paper's task order, legends outside the data."""
 
 from __future__ import annotations
 
@@ -11,6 +10,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 import numpy.typing as npt
+import polars as pl
 import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.colors import to_rgb
@@ -22,11 +22,11 @@ Color = tuple[float, float, float]
 Panels = Sequence[Axes] | npt.NDArray[Any]
 
 
-def new_axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
-    """``ax``, or the axes of a new figure of ``size`` inches."""
+def new_axes(ax: Axes | None, size: tuple[float, float], **subplots: Any) -> Axes:
+    """``ax``, or the axes of a new figure of ``size`` inches (``subplots`` to plt.subplots)."""
     if ax is not None:
         return ax
-    _, new = plt.subplots(figsize=size)
+    _, new = plt.subplots(figsize=size, **subplots)
     return new
 
 
@@ -79,6 +79,37 @@ def finish_panels(
     if legend:
         figure_legend_outside(fig, panels[0], fontsize="small", frameon=False)
     return panels
+
+
+def budget_label(budget: int) -> str:
+    """``8000`` -> ``8k`` when divisible by 1000 (spec §13.1), else the number."""
+    return f"{budget // 1000}k" if budget % 1000 == 0 else str(budget)
+
+
+def budget_axis(
+    ax: Axes, budgets: list[int], label: str = "context budget B (regex_code_tokenizer_v1 tokens)"
+) -> None:
+    """A log-2 x axis ticked at ``budgets`` (labelled ``8k``), no minor ticks."""
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(budgets, [budget_label(b) for b in budgets])
+    ax.minorticks_off()
+    ax.set_xlabel(label)
+
+
+def ci_arrays(part: pl.DataFrame, key: str, keys: list[str]) -> list[npt.NDArray[Any]]:
+    """``value``, ``ci_low`` and ``ci_high`` of ``part``'s row at each of ``keys`` (NaN if none)."""
+    rows = {r[key]: r for r in part.iter_rows(named=True)}
+    columns = ("value", "ci_low", "ci_high")
+    return [np.array([rows[k][c] if k in rows else np.nan for k in keys]) for c in columns]
+
+
+def finish(ax: Axes, title: str, *, demo: bool, legend: str | None = "small") -> Axes:
+    """``ax`` with its demo-marked ``title`` and, unless ``legend`` is None, a frameless legend
+    of that font size right of the axes."""
+    ax.set_title(demo_title(title, demo=demo))
+    if legend is not None:
+        legend_outside(ax, fontsize=legend, frameon=False)
+    return ax
 
 
 def demo_title(text: str, *, demo: bool) -> str:
