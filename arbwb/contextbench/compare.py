@@ -1,13 +1,11 @@
-"""ARB and ContextBench file-level scores side by side (arbwb-defined comparison).
-
-One per-sample frame holds ARB file ``recall@k``/``precision@k`` and ContextBench file
-coverage/precision (error rows as zeros); means, intervals and paired tests are the
-leaderboard's, per benchmark and comparison group (never across benchmarks).
-"""
+"""ARB file ``recall@k``/``precision@k`` beside ContextBench file coverage/precision (error rows
+as zeros), per sample, with the leaderboard's means, intervals and paired tests per benchmark
+and comparison group, never across benchmarks (arbwb-defined comparison)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import polars as pl
 
@@ -92,13 +90,10 @@ def file_level_frame(
     cb_ranked: pl.DataFrame | None = None,
     k: int = 20,
 ) -> pl.DataFrame:
-    """FILE_LEVEL rows: ARB ``recall@k``/``precision@k`` beside ContextBench file level.
-
-    The metrics are METRICS frames, the samples frames give each sample's repo. ``arb_runs``
-    (run, group, method) names ARB groups and methods (default: each run its own method in
-    group "ARB"); ``cb_ranked`` (:func:`arbwb.contextbench.ranked.score_ranked`) adds more
-    ContextBench runs, read at ``k``. ContextBench runs form one group, named as methods.
-    """
+    """FILE_LEVEL rows of METRICS frames (repos from the samples frames); ``arb_runs`` (run,
+    group, method) names ARB groups and methods (default: each run its own method in group
+    "ARB"); ``cb_ranked`` (:func:`arbwb.contextbench.ranked.score_ranked`) adds ContextBench
+    runs read at ``k``. ContextBench runs form one group, named as methods."""
     recall, precision = arb_metric_names(k)
     arb = _wide(arb_metrics, {recall: "file_recall", precision: "file_precision"})
     runs = (
@@ -189,28 +184,11 @@ class Comparison:
 
 
 def compare(
-    arb_metrics: pl.DataFrame,
-    arb_samples: pl.DataFrame,
-    cb_metrics: pl.DataFrame,
-    cb_samples: pl.DataFrame,
-    *,
-    arb_runs: pl.DataFrame | None = None,
-    cb_ranked: pl.DataFrame | None = None,
-    k: int = 20,
-    n_boot: int = 2000,
-    n_perm: int = 10000,
-    seed: int = 0,
+    *inputs: pl.DataFrame, n_boot: int = 2000, n_perm: int = 10000, seed: int = 0, **options: Any
 ) -> Comparison:
-    """:func:`file_level_frame` with its :func:`file_level_scores` and :func:`file_level_tests`."""
-    frame = file_level_frame(
-        arb_metrics,
-        arb_samples,
-        cb_metrics,
-        cb_samples,
-        arb_runs=arb_runs,
-        cb_ranked=cb_ranked,
-        k=k,
-    )
+    """:func:`file_level_frame` of ``inputs`` and ``options`` with its :func:`file_level_scores`
+    and :func:`file_level_tests`."""
+    frame = file_level_frame(*inputs, **options)
     return Comparison(
         frame,
         file_level_scores(frame, n_boot=n_boot, seed=seed),

@@ -20,17 +20,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO, Protocol
 
 from arbwb.errors import InputError
+from arbwb.io.corpus import RELEASE_ORDER
 from arbwb.jsonio import read_json, sha256_file, write_json
 
 HUB_REPO = "eyuansu71/agent_retrieval_bench"
 LEGACY_BUNDLE = "agent_retrieval_bench"
-CURRENT_RELEASES = (
-    "v2_code2test",
-    "v2_comment2context",
-    "v2_trace2code",
-    "v2_edit2ripple",
-    "v2_abstention",
-)
+CURRENT_RELEASES = RELEASE_ORDER  # the five subset releases, in spec §1.4's merge order
 RELEASE_KINDS = ("benchmark", "corpus", "eval", "reports")
 INSTALL_HINT = "install it with: pip install 'arbwb[download]'"
 _BLOCK = 1 << 20
