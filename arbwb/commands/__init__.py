@@ -1,8 +1,5 @@
-"""CLI subcommands, one module each, and the output and corpus options several share.
-
-:data:`COMMANDS` lets ``arbwb --help`` list them without importing any; a command module's
-``add_parser(subparsers)`` sets ``func``, which imports library modules only when it runs.
-"""
+"""CLI subcommands, one module each (listed in :data:`COMMANDS` so ``--help`` imports none), and
+the output and corpus options several share; a command imports library modules when it runs."""
 
 from __future__ import annotations
 

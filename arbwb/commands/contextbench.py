@@ -81,10 +81,8 @@ _STATS = {"coverage": "R", "precision": "P", "f1_mean": "F1", "f1_harmonic": "F1
 
 
 def _markdown(summaries: list[dict[str, Any]], aggregate: Any) -> str:
-    """One table per aggregation: run, valid/error counts, then R/P/F1 per level (4 decimals).
-
-    Statistics a whole aggregation leaves null (micro has no mean per-instance F1) are left out.
-    """
+    """One table per aggregation: run, valid/error counts, then R/P/F1 per level (4 decimals);
+    a statistic the whole aggregation leaves null (micro's mean F1) is left out."""
     import polars as pl
 
     from arbwb.contextbench.instance import LEVELS

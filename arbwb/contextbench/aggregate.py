@@ -14,12 +14,8 @@ AGGREGATIONS = ("micro", "macro", "macro_errors_as_zero")
 
 
 def aggregate(results: pl.DataFrame) -> pl.DataFrame:
-    """Per (run, level, aggregation): coverage, precision, both F1s, AUC, redundancy, counts.
-
-    ``micro`` (evaluator CLI, errors excluded: ΣI/ΣG, ΣI/ΣP; AUC and redundancy macro),
-    ``macro`` (README, paper) and ``macro_errors_as_zero`` (statistics.py), as
-    docs/contextbench.md defines them; missing_gold rows count only in ``n_missing_gold``.
-    """
+    """Per (run, level, aggregation) of docs/contextbench.md (micro: evaluator CLI; macro: paper;
+    macro_errors_as_zero: statistics.py): coverage, precision, both F1s, AUC, redundancy, counts."""
     valid = results.filter(pl.col("error").is_null())
     errors = results.filter(pl.col("error").is_not_null())
     rows: list[tuple[object, ...]] = []

@@ -90,10 +90,8 @@ def file_level_frame(
     cb_ranked: pl.DataFrame | None = None,
     k: int = 20,
 ) -> pl.DataFrame:
-    """FILE_LEVEL rows of METRICS frames (repos from the samples frames); ``arb_runs`` (run,
-    group, method) names ARB groups and methods (default: each run its own method in group
-    "ARB"); ``cb_ranked`` (:func:`arbwb.contextbench.ranked.score_ranked`) adds ContextBench
-    runs read at ``k``. ContextBench runs form one group, named as methods."""
+    """FILE_LEVEL rows of METRICS frames; ``arb_runs`` (run, group, method) names ARB groups and
+    methods (default: group "ARB"), ``cb_ranked`` (score_ranked) adds ContextBench runs at ``k``."""
     recall, precision = arb_metric_names(k)
     arb = _wide(arb_metrics, {recall: "file_recall", precision: "file_precision"})
     runs = (

@@ -1,7 +1,5 @@
-"""One prediction scored against its gold (contextbench-spec §5-§7): the §3.3 output record.
-
-Span (byte) and symbol (block) levels need a checkout with bytes (and a symbol finder).
-"""
+"""One prediction scored against its gold (contextbench-spec §5-§7): the §3.3 output record; span
+and symbol levels need a checkout with bytes (and a symbol finder)."""
 
 from __future__ import annotations
 

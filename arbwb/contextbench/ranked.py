@@ -1,8 +1,5 @@
-"""Ranked file lists read as whole-file ContextBench context (contextbench-spec §13).
-
-File level is exact upstream arithmetic; line level predicts every line of each kept file, so
-its coverage is an upper bound and its precision a lower bound for span selections in them.
-"""
+"""Ranked file lists read as whole-file ContextBench context (contextbench-spec §13): exact at file
+level; at line level coverage is an upper bound and precision a lower bound for span selections."""
 
 from __future__ import annotations
 
@@ -72,10 +69,8 @@ def score_ranked(
     *,
     source: CheckoutSource | None = None,
 ) -> pl.DataFrame:
-    """§13 file and line level of the top-k ranked files as whole-file context, every k (the
-    module docstring's bounds). Without line counts, paths are not checked, line coverage
-    assumes every gold line lies in its file (``line_counts="absent"``), line precision is null.
-    """
+    """§13 file and line level of the top-k ranked files, every k; without line counts, gold lines
+    are assumed in range (``line_counts="absent"``) and line precision is null."""
     rows = []
     ranked = rankings.sort("run", "sample_id", "rank")
     for run, target, checkout, kept, dropped in _ranked(ranked, gold, source):

@@ -134,11 +134,8 @@ def _walk_definitions(root: Any, wanted: frozenset[str], source: bytes) -> list[
 
 
 def tree_sitter_finder() -> SymbolFinder:
-    """A :data:`SymbolFinder` parsing files with tree-sitter-languages (lazy import).
-
-    ``.swift`` yields no definitions: the pinned wheel has no swift parser and upstream
-    aborts the run there (BUG B9); arbwb scores those files without symbols instead.
-    """
+    """A :data:`SymbolFinder` parsing with tree-sitter-languages (lazy import); ``.swift`` yields
+    none (no parser in the pinned wheel; upstream aborts there, BUG B9)."""
     try:
         from tree_sitter_languages import get_parser
     except ImportError as exc:

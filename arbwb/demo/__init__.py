@@ -1,5 +1,2 @@
-"""The embedded demo release: tiny repositories of our own, hand-written samples, a builder.
-
-Everything here is demo data written for arbwb, not ARB data; every figure it
-feeds says so. ``arbwb demo build`` regenerates ``data/demo`` byte for byte.
-"""
+"""The embedded demo release (our own data, not ARB's): readers of ``data/demo-src`` and the
+builder that regenerates ``data/demo`` byte for byte (``arbwb demo build``)."""

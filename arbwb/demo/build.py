@@ -1,8 +1,5 @@
-"""Deterministic builder of the demo release ``data/demo`` (ARB layout, spec §1) from the files
-of ``data/demo-src``: the repositories become git repositories with fixed dates (so commit SHAs
-never change) and chunk files, the samples ARB records, plus rankings of arbwb's baselines.
-Written to a staging folder and swapped into place: a failed build leaves no half release.
-"""
+"""Deterministic builder of ``data/demo`` (ARB layout, spec §1) from ``data/demo-src``: git
+repositories with fixed dates, chunk files, sample records and baseline runs, swapped in whole."""
 
 from __future__ import annotations
 
@@ -199,8 +196,7 @@ def _reproducible_summary(details: Path) -> None:
 
 def write_runs(out: Path, sample_set: SampleSet, corpus: Corpus, spec: ReleaseSpec) -> list[str]:
     """The positive runs of ``release.json`` in order (fusions of earlier runs), then selective
-    runs over every sample (:mod:`arbwb.retrievers`).
-    """
+    runs over every sample."""
     positives = subset(sample_set, pl.col("stratum") == "positive")
     eval_dir = out / "eval" / spec.release
     for run in spec.runs:
@@ -253,9 +249,8 @@ def repo_manifest_rows(
 
 
 def build_into(out: Path, scratch: Path, src: Path) -> BuildResult:
-    """Write the whole demo release from the source folder ``src`` into the empty folder
-    ``out`` (git work trees in ``scratch``); ``src/static`` is copied as it is.
-    """
+    """Write the whole demo release from ``src`` into the empty folder ``out`` (git work trees in
+    ``scratch``); ``src/static`` is copied as it is."""
     spec, samples, repo_list = read_release(src), read_samples(src), read_repos(src)
     corpus_dir = out / "corpus" / spec.release
     commits: dict[str, list[str]] = {}
@@ -287,12 +282,8 @@ def build_into(out: Path, scratch: Path, src: Path) -> BuildResult:
 
 
 def build_demo(out: str | Path, src: str | Path | None = None) -> BuildResult:
-    """Build the demo release at ``out`` from ``src`` (default: the checkout's
-    ``data/demo-src``), replacing a previous demo build there atomically.
-
-    Refuses to replace a non-empty folder that is not a demo release (no demo README), so a
-    mistyped ``--out`` cannot delete someone's data.
-    """
+    """Build the demo release at ``out`` from ``src``, replacing a previous demo build atomically;
+    a non-empty folder that is not a demo release (no demo README) is refused."""
     folder = source_dir(src)
     target = Path(out)
     if target.exists() and any(target.iterdir()):

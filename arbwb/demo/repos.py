@@ -1,6 +1,5 @@
-"""The five demo repositories of ``data/demo-src`` (Python, Go, JavaScript, Rust and TypeScript;
-two commits each, so ten snapshots), for code that imports ``DEMO_REPOS``.
-"""
+"""The demo repositories of ``data/demo-src`` (five languages, two commits each) as
+``DEMO_REPOS``."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""The hand-written demo samples of ``data/demo-src/samples.jsonl`` (all four positive tasks,
-natural and counterfactual no-gold). Each names its base snapshot by commit index; the builder
-resolves ids, commit SHAs, gold spans (located by text) and gold blocks (from the corpus).
-"""
+"""The hand-written demo samples of ``data/demo-src/samples.jsonl``, base snapshots named by commit
+index; the builder resolves ids, SHAs, gold spans (located by text) and gold blocks."""
 
 from __future__ import annotations
 

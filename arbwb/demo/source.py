@@ -1,9 +1,5 @@
-"""The demo's source data in ``data/demo-src``: where it is and readers of its files.
-
-The demo repositories' trees, the hand-written samples, the ContextBench tasks and the run
-definitions are plain files there (see its README); these readers turn them into frozen
-values for the builder, failing with the file, line and field of anything malformed.
-"""
+"""Readers of the demo's source files in ``data/demo-src`` (trees, samples, tasks, runs): frozen
+values for the builder, failing with the file, line and field of anything malformed."""
 
 from __future__ import annotations
 

@@ -38,9 +38,8 @@ def new_panels(
     ncols: int | None = None,
     **subplots: Any,
 ) -> list[Axes]:
-    """The ``count`` panels of a multi-panel figure, in reading order: ``axes`` (exactly
-    ``count`` of them), or a new figure's grid of ``ncols`` columns (default: one row), each
-    panel ``size`` inches, its spare cells hidden. ``subplots`` go to :func:`plt.subplots`."""
+    """The ``count`` panels of a figure in reading order: ``axes`` (exactly ``count``), or a new
+    grid of ``ncols`` columns (default one row) of ``size``-inch panels, spare cells hidden."""
     if axes is not None:
         given: list[Axes] = list(np.ravel(np.asarray(axes, dtype=object)))
         if len(given) != count:
@@ -65,9 +64,8 @@ def new_panels(
 def finish_panels(
     panels: list[Axes], *, title: str | None = None, legend: bool = False
 ) -> list[Axes]:
-    """``panels`` after laying out their figure: ``title`` above them, tight layout (unless the
-    figure has a layout engine of its own), and with ``legend`` one legend of the first panel's
-    handles right of every panel (see :func:`figure_legend_outside`)."""
+    """``panels`` with ``title`` above, tight layout (unless the figure has a layout engine) and,
+    with ``legend``, the first panel's legend right of every panel."""
     fig = panels[0].get_figure(root=True)
     if fig is None:
         msg = "the panels belong to no figure; make them with plt.subplots"

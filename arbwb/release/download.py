@@ -1,9 +1,5 @@
-"""Fetch, verify and safely extract ARB release bundles (spec §1.2), leaving a receipt.
-
-The archive's published SHA-256 is checked before anything is extracted, extraction is moved
-into place only when every member was extracted, and the receipt, written last, marks a
-finished release: an interrupted run never leaves one that looks complete.
-"""
+"""Fetch, verify (published SHA-256) and safely extract ARB release bundles (spec §1.2); moved into
+place only when whole, with a receipt written last, so an interrupted run never looks complete."""
 
 from __future__ import annotations
 
