@@ -13,7 +13,7 @@ from typing import Any
 import polars as pl
 
 from arbwb.demo.samples import SpanSpec, locate_span
-from arbwb.demo.source import DemoRepo, default_repos, from_row, read_rows
+from arbwb.demo.source import DemoRepo, default_repos, read_rows
 from arbwb.errors import InputError
 from arbwb.io.checkout import CheckoutSource, MappingCheckout, count_lines
 from arbwb.io.contextbench import ROW_COLUMNS
@@ -47,12 +47,7 @@ Located = tuple[str, int, int]
 
 def read_tasks(src: Path) -> tuple[DemoTask, ...]:
     """The tasks of ``src/contextbench_tasks.jsonl``, one row each, in file order."""
-    path = src / "contextbench_tasks.jsonl"
-
-    def convert(row: dict[str, Any]) -> dict[str, Any]:
-        return row | {"spans": [from_row(SpanSpec, s, path=path) for s in row.get("spans", ())]}
-
-    return read_rows(path, DemoTask, convert)
+    return read_rows(src / "contextbench_tasks.jsonl", DemoTask, spans=SpanSpec)
 
 
 def _gold_patch(path: str, text: str, needle: str) -> str:

@@ -4,7 +4,7 @@ values for the builder, failing with the file, line and field of anything malfor
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -43,11 +43,13 @@ def from_row(cls: type[T], row: Mapping[str, Any], *, path: Path, line: int | No
     return cls(**row)
 
 
-def read_rows(
-    path: Path, cls: type[T], convert: Callable[[dict[str, Any]], dict[str, Any]]
-) -> tuple[T, ...]:
-    """The JSONL file ``path`` as ``cls`` values, ``convert`` mapping each row's nested fields."""
-    return tuple(from_row(cls, convert(row), path=path, line=n) for n, row in iter_jsonl(path))
+def read_rows(path: Path, cls: type[T], **nested: type) -> tuple[T, ...]:
+    """The JSONL file ``path`` as ``cls`` values, each ``nested`` field a list of its class."""
+    out = []
+    for n, row in iter_jsonl(path):
+        lists = {k: [from_row(c, v, path=path) for v in row.get(k, ())] for k, c in nested.items()}
+        out.append(from_row(cls, row | lists, path=path, line=n))
+    return tuple(out)
 
 
 @dataclass(frozen=True)

@@ -154,12 +154,6 @@ def _zstandard() -> Any:
     return zstandard
 
 
-def _inside(name: str) -> bool:
-    """True when a normalised relative POSIX path stays inside its root."""
-    norm = posixpath.normpath(name)
-    return not (norm.startswith("/") or norm == ".." or norm.startswith("../"))
-
-
 def check_member(member: tarfile.TarInfo, release: str) -> None:
     """Refuse archive members that could escape the data root or are not release data: only
     files, folders and inside links under ``benchmark|corpus|eval|reports/R/`` (arbwb-defined)."""
@@ -175,12 +169,11 @@ def check_member(member: tarfile.TarInfo, release: str) -> None:
     if not top_ok:
         msg = f"member {name!r} lies outside {'|'.join(RELEASE_KINDS)}/{release}/"
         raise InputError(msg, field=name)
-    if member.issym():
-        target = posixpath.join(posixpath.dirname(name), member.linkname)
-        if member.linkname.startswith("/") or not _inside(target):
+    if member.issym() or member.islnk():  # a symlink's target is relative to its folder
+        base = posixpath.dirname(name) if member.issym() else ""
+        target = posixpath.normpath(posixpath.join(base, member.linkname))
+        if member.linkname.startswith("/") or target == ".." or target.startswith(("/", "../")):
             raise InputError(f"link {name!r} points outside the release", field=name)
-    if member.islnk() and (member.linkname.startswith("/") or not _inside(member.linkname)):
-        raise InputError(f"link {name!r} points outside the release", field=name)
 
 
 class _ZstdReader:

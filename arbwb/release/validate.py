@@ -268,45 +268,23 @@ def _scan(
     return problems, strata
 
 
-def _count_problems(
-    name: str, where: str, expected: dict[str, int], strata: Counter[tuple[str, str]]
-) -> list[Problem]:
-    """A problem for each stratum whose valid-sample count differs from the release's."""
-    found: Counter[str] = Counter()
-    for (group, _task), count in strata.items():
-        found[group] += count
-    problems = []
-    for group in sorted(set(expected) | set(found)):
-        want, got = expected.get(group, 0), found.get(group, 0)
-        if want != got:
-            msg = f"release {name} should hold {want} valid {group} samples, found {got}"
-            problems.append(Problem(where, None, "count", msg))
-    return problems
-
-
 def validate_release(
     name: str, files: list[Path], *, corpus: Corpus | None, corpus_note: str
 ) -> ReleaseReport:
-    """Validate the sample files of one release; known release ids also get count checks."""
+    """Validate the sample files of one release; a known release id's stratum counts too."""
     problems, strata = _scan(files, corpus)
     expected = EXPECTED_COUNTS.get(name)
     if expected is not None:
+        found: Counter[str] = Counter()
+        for (group, _task), count in strata.items():
+            found[group] += count
         where = str(files[0].parent) if files else name
-        problems += _count_problems(name, where, expected, strata)
+        for group in sorted(set(expected) | set(found)):
+            want, got = expected.get(group, 0), found[group]
+            if want != got:
+                msg = f"release {name} should hold {want} valid {group} samples, found {got}"
+                problems.append(Problem(where, None, "count", msg))
     return ReleaseReport(name, files, dict(strata), expected, corpus_note, problems)
-
-
-def _release_of(folder: Path) -> tuple[Path | None, str]:
-    """(data root, release id) of a benchmark folder ``ROOT/benchmark/R``; root None otherwise."""
-    if folder.parent.name == "benchmark":
-        return folder.parent.parent, folder.name
-    return None, folder.name
-
-
-def validate_predictions(path: Path) -> ReleaseReport:
-    """Every place a predictions file breaks ``predictions.schema.json`` (no sample counts)."""
-    found = [Problem(str(path), line, field, msg) for line, field, msg in problems(path)]
-    return ReleaseReport(path.name, [path], {}, None, "not checked (predictions file)", found)
 
 
 def validate_path(path: str | Path, *, corpus: str | Path | None = None) -> list[ReleaseReport]:
@@ -315,8 +293,9 @@ def validate_path(path: str | Path, *, corpus: str | Path | None = None) -> list
     (the merged one for the selective releases) when there is one."""
     path = Path(path)
     override = None if corpus is None else Path(corpus)
-    if path.is_file() and is_predictions(path):
-        return [validate_predictions(path)]
+    if path.is_file() and is_predictions(path):  # every place it breaks the predictions schema
+        found = [Problem(str(path), line, field, msg) for line, field, msg in problems(path)]
+        return [ReleaseReport(path.name, [path], {}, None, "not checked (predictions file)", found)]
     if path.is_dir() and (path / "benchmark").is_dir():
         folders = sorted(p for p in (path / "benchmark").iterdir() if p.is_dir())
         if not folders:
@@ -327,7 +306,9 @@ def validate_path(path: str | Path, *, corpus: str | Path | None = None) -> list
         raise InputError("no such file or directory", path=path)
     reports = []
     for folder in folders:
-        root, release = _release_of(folder.parent if folder.is_file() else folder)
+        release_dir = folder.parent if folder.is_file() else folder  # ROOT/benchmark/R
+        root = release_dir.parent.parent if release_dir.parent.name == "benchmark" else None
+        release = release_dir.name
         name = release if folder.is_dir() else folder.name
         handle, note = _corpus_for(root, release, override)
         reports.append(
