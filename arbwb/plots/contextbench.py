@@ -121,16 +121,8 @@ def recall_precision(
     runs = part["run"].unique(maintain_order=True).to_list()
     names = runs + ([] if ranked is None else ranked["run"].unique(maintain_order=True).to_list())
     colors = run_colors(names)
-    for row in part.iter_rows(named=True):
-        ax.scatter(
-            row["coverage"],
-            row["precision"],
-            s=50,
-            color=colors[row["run"]],
-            label=row["run"],
-            zorder=3,
-            clip_on=False,
-        )
+    for run, x, y in part.select("run", "coverage", "precision").iter_rows():
+        ax.scatter(x, y, s=50, color=colors[run], label=run, zorder=3, clip_on=False)
     if ranked is not None:
         for run in ranked["run"].unique(maintain_order=True).to_list():
             line = ranked.filter(pl.col("run") == run).sort("k")

@@ -41,22 +41,19 @@ def plot_file_lines(
     order = task_order(tasks or resolved["task"].to_list())
     ax = new_axes(ax, (6.0, 3.8))
     data = resolved.select("task", "file_lines").to_pandas()
-    sns.boxplot(data=data, x="task", y="file_lines", order=order, color="0.9", fliersize=0, ax=ax)
+    common: dict[str, Any] = {
+        "data": data,
+        "x": "task",
+        "y": "file_lines",
+        "order": order,
+        "ax": ax,
+    }
+    sns.boxplot(**common, color="0.9", fliersize=0)
+    palette = {t: TASK_COLORS.get(t, (0.6, 0.6, 0.6)) for t in order}
     state = np.random.get_state()  # seaborn jitters from numpy's global generator:
     np.random.seed(0)  # seeded here, so the figure is the same in every run
     try:
-        sns.stripplot(
-            data=data,
-            x="task",
-            y="file_lines",
-            order=order,
-            hue="task",
-            palette={t: TASK_COLORS.get(t, (0.6, 0.6, 0.6)) for t in order},
-            legend=False,
-            size=3,
-            alpha=0.6,
-            ax=ax,
-        )
+        sns.stripplot(**common, hue="task", palette=palette, legend=False, size=3, alpha=0.6)
     finally:
         np.random.set_state(state)
     ax.set_yscale("log")
@@ -144,26 +141,12 @@ def plot_file_vs_line(
         xi, yi = got.get("file_recall@20"), got.get("line_f1@8k_chars")
         xerr = None if xi is None else [[x - xi[0]], [xi[1] - x]]
         yerr = None if yi is None else [[y - yi[0]], [yi[1] - y]]
-        ax.errorbar(
-            x,
-            y,
-            xerr=xerr,
-            yerr=yerr,
-            fmt="o",
-            color=color(row["method"]),
-            capsize=3,
-            label=row["method"],
-        )
+        name = row["method"]
+        ax.errorbar(x, y, xerr=xerr, yerr=yerr, fmt="o", color=color(name), capsize=3, label=name)
     not_capable = [r["method"] for r in rows if not r["span_capable"]]
     if not_capable:
-        ax.text(
-            0.01,
-            0.01,
-            "not span-capable: " + ", ".join(not_capable),
-            transform=ax.transAxes,
-            fontsize="x-small",
-            va="bottom",
-        )
+        note = "not span-capable: " + ", ".join(not_capable)
+        ax.text(0.01, 0.01, note, transform=ax.transAxes, fontsize="x-small", va="bottom")
     ax.set_xlabel("file recall@20")
     ax.set_ylabel("line F1 @8k chars")
     return finish(ax, "file-level vs line-level", demo=demo, legend="small" if capable else None)
@@ -191,18 +174,9 @@ def plot_span_yield(
     for (run, packing), line in part.group_by("run", "packing", maintain_order=True):
         x, y = line["budget"].to_numpy(), line[metric].to_numpy()
         err = [y - line[f"{metric}_low"].to_numpy(), line[f"{metric}_high"].to_numpy() - y]
-        style = "-" if packing == "files" else "--"
-        ax.errorbar(
-            x,
-            y,
-            yerr=err,
-            color=colors[str(run)],
-            ls=style,
-            marker="o",
-            ms=4,
-            capsize=2,
-            label=f"{run} ({packing})",
-        )
+        style, label = "-" if packing == "files" else "--", f"{run} ({packing})"
+        shade = colors[str(run)]
+        ax.errorbar(x, y, yerr=err, color=shade, ls=style, marker="o", ms=4, capsize=2, label=label)
     budget_axis(ax, sorted(part["budget"].unique().to_list()))
     if metric == "line_recall":
         ax.set_ylim(0, 1)

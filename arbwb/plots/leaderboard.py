@@ -58,15 +58,8 @@ def task_bars(
         xs = np.arange(len(tasks)) + (i - (len(runs) - 1) / 2) * width
         values, low, high = ci_arrays(part.filter(pl.col("run") == run), "task", tasks)
         ax.bar(xs, values, width, label=run, color=color(run))
-        ax.errorbar(
-            xs,
-            values,
-            yerr=[values - low, high - values],
-            fmt="none",
-            ecolor="black",
-            elinewidth=0.8,
-            capsize=2,
-        )
+        err = [values - low, high - values]
+        ax.errorbar(xs, values, yerr=err, fmt="none", ecolor="black", elinewidth=0.8, capsize=2)
     ax.set_xticks(np.arange(len(tasks)), tasks)
     ax.set_ylabel(f"{metric_label(metric)} (95% bootstrap CI)")
     ax.set_ylim(0, 1.05 * max(1e-9, float(np.nanmax(part["ci_high"].to_numpy()))))

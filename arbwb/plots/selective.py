@@ -66,15 +66,8 @@ def plot_confidence_by_stratum(
     ax.boxplot(data, positions=range(len(present)), widths=0.5, showfliers=False)
     rng = np.random.default_rng(0)
     for i, (stratum, values) in enumerate(zip(present, data, strict=True)):
-        jitter = rng.uniform(-0.15, 0.15, values.size)
-        ax.scatter(
-            i + jitter,
-            values,
-            s=12,
-            alpha=0.7,
-            color=fixed_color(STRATUM_COLORS, stratum),
-            zorder=3,
-        )
+        jitter, shade = rng.uniform(-0.15, 0.15, values.size), fixed_color(STRATUM_COLORS, stratum)
+        ax.scatter(i + jitter, values, s=12, alpha=0.7, color=shade, zorder=3)
     ax.set_xticks(
         range(len(present)), [f"{s}\n(n={d.size})" for s, d in zip(present, data, strict=True)]
     )
@@ -164,15 +157,8 @@ def plot_protocol_contrast(
         heights = [v[0] if v else np.nan for v in values]
         x = np.arange(len(runs)) + (i - (len(groups) - 1) / 2) * width
         hatch = "" if point == "out-of-fold" else "//"
-        ax.bar(
-            x,
-            heights,
-            width,
-            label=f"{protocol}: {point}",
-            color=fixed_color(PROTOCOL_COLORS, protocol),
-            hatch=hatch,
-            alpha=0.85,
-        )
+        shade, label = fixed_color(PROTOCOL_COLORS, protocol), f"{protocol}: {point}"
+        ax.bar(x, heights, width, label=label, color=shade, hatch=hatch, alpha=0.85)
     ax.set_xticks(range(len(runs)), runs, rotation=15, ha="right", fontsize="small")
     ax.set_ylim(0, 1)
     ax.set_ylabel(metric)
@@ -193,15 +179,8 @@ def plot_auroc(separability: pl.DataFrame, *, demo: bool = False, ax: Axes | Non
         x = np.array([index[r] for r in part["run"]]) + (i - (len(strata) - 1) / 2) * width
         y = part["auroc"].to_numpy()
         err = [y - part["auroc_low"].to_numpy(), part["auroc_high"].to_numpy() - y]
-        ax.errorbar(
-            x,
-            y,
-            yerr=err,
-            fmt="o",
-            capsize=3,
-            label=stratum,
-            color=fixed_color(STRATUM_COLORS, stratum),
-        )
+        shade = fixed_color(STRATUM_COLORS, stratum)
+        ax.errorbar(x, y, yerr=err, fmt="o", capsize=3, label=stratum, color=shade)
     ax.axhline(0.5, color="grey", lw=0.8, ls=":", label="chance (0.5)")
     ax.set_xticks(range(len(runs)), runs, rotation=15, ha="right", fontsize="small")
     ax.set_ylim(0, 1.02)
