@@ -47,7 +47,9 @@ def read_rows(path: Path, cls: type[T], **nested: type) -> tuple[T, ...]:
     """The JSONL file ``path`` as ``cls`` values, each ``nested`` field a list of its class."""
     out = []
     for n, row in iter_jsonl(path):
-        lists = {k: [from_row(c, v, path=path) for v in row.get(k, ())] for k, c in nested.items()}
+        lists: dict[str, list[Any]] = {
+            k: [from_row(c, v, path=path) for v in row.get(k, ())] for k, c in nested.items()
+        }
         out.append(from_row(cls, row | lists, path=path, line=n))
     return tuple(out)
 

@@ -16,6 +16,8 @@ from matplotlib.axes import Axes
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 
+from arbwb.analysis.relevance import CONFIDENCES, LABELS
+
 Color = tuple[float, float, float]
 #: The panels a multi-panel function may be given: a list of Axes, or the array ``plt.subplots``
 #: returns (any shape; read row by row).
@@ -26,7 +28,7 @@ def new_axes(ax: Axes | None, size: tuple[float, float], **subplots: Any) -> Axe
     """``ax``, or the axes of a new figure of ``size`` inches (``subplots`` to plt.subplots)."""
     if ax is not None:
         return ax
-    _, new = plt.subplots(figsize=size, **subplots)
+    new: Axes = plt.subplots(figsize=size, **subplots)[1]
     return new
 
 
@@ -190,33 +192,22 @@ def run_colors(names: Iterable[str]) -> dict[str, Color]:
 TASK_COLORS: dict[str, Color] = dict(
     zip(("overall", *TASK_ORDER), sns.color_palette("Set2", 6), strict=True)
 )
+_BLIND = sns.color_palette("colorblind")
 #: One fixed colour per sample stratum (positive gold, the two no-gold strata).
 STRATUM_COLORS: dict[str, Color] = {
-    "positive": sns.color_palette("colorblind")[2],
-    "natural": sns.color_palette("colorblind")[7],
-    "counterfactual": sns.color_palette("colorblind")[4],
+    "positive": _BLIND[2],
+    "natural": _BLIND[7],
+    "counterfactual": _BLIND[4],
 }
 #: One fixed colour per calibration protocol of the abstention analysis.
-PROTOCOL_COLORS: dict[str, Color] = {
-    "mixed": sns.color_palette("colorblind")[0],
-    "natural": sns.color_palette("colorblind")[7],
-}
+PROTOCOL_COLORS: dict[str, Color] = {"mixed": _BLIND[0], "natural": _BLIND[7]}
 #: One fixed colour per benchmark when a figure's hue is the benchmark.
-BENCHMARK_COLORS: dict[str, Color] = {
-    "ARB": sns.color_palette("colorblind")[0],
-    "ContextBench": sns.color_palette("colorblind")[1],
-}
+BENCHMARK_COLORS: dict[str, Color] = {"ARB": _BLIND[0], "ContextBench": _BLIND[1]}
 #: One fixed colour per relevance label (the taxonomy's primary labels).
-LABEL_COLORS: dict[str, Color] = dict(
-    zip(
-        ("semantic_direct", "structural_indirect", "workflow_conventional", "causal_indirect"),
-        sns.color_palette("Dark2", 4),
-        strict=True,
-    )
-)
+LABEL_COLORS: dict[str, Color] = dict(zip(LABELS, sns.color_palette("Dark2", 4), strict=True))
 #: An ordered variable gets a sequential palette, darkest for its first (strongest) level.
 CONFIDENCE_COLORS: dict[str, Color] = dict(
-    zip(("high", "medium", "low"), sns.color_palette("Blues_r", 4)[:3], strict=True)
+    zip(CONFIDENCES, sns.color_palette("Blues_r", 4)[:3], strict=True)
 )
 
 

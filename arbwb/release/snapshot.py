@@ -264,7 +264,7 @@ def build_snapshots(
     if "/" not in repo.strip("/"):
         raise InputError(f"repo must be OWNER/NAME, got {repo!r}", field="--repo")
     memo: dict[str, str | None] = {}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for commit in commits:
         if not commit_exists(git_path, commit):
             rows.append(

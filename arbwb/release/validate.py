@@ -103,11 +103,8 @@ def _structure(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
     if not isinstance(corpus, dict):
         yield "candidate_corpus", f"must be a JSON object, got {corpus!r}"
     else:
-        if corpus.get("type") != "repo_at_base_commit":
-            yield (
-                "candidate_corpus.type",
-                f"must be 'repo_at_base_commit', got {corpus.get('type')!r}",
-            )
+        if (kind := corpus.get("type")) != "repo_at_base_commit":
+            yield "candidate_corpus.type", f"must be 'repo_at_base_commit', got {kind!r}"
         if corpus.get("base_commit") != commit:
             got = corpus.get("base_commit")
             yield "candidate_corpus.base_commit", f"must equal base_commit {commit!r}, got {got!r}"
@@ -141,15 +138,10 @@ def _positive(record: dict[str, Any], gold: dict[str, Any]) -> Iterator[tuple[st
         for key in ("anchor_file", "anchor_diff", "intent"):
             if _blank(query.get(key)):
                 yield f"query.{key}", "must be non-blank text"
-    if (
-        task == "comment2context"
-        and isinstance(record.get("version"), int)
-        and record["version"] >= 2
-    ):
+    version = record.get("version")
+    if task == "comment2context" and isinstance(version, int) and version >= 2:
         needs.append("gold.given_files")
-        if not path_list(gold.get("must_context_files")) and not path_list(
-            gold.get("context_files")
-        ):
+        if not (path_list(gold.get("must_context_files")) or path_list(gold.get("context_files"))):
             yield "gold.must_context_files", "needs must_context_files (or context_files)"
     if task not in ("code2test", "edit2ripple"):
         needs.append("gold.root_cause_files")
