@@ -13,7 +13,6 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
 
 from arbwb.plots.style import (
-    TASK_COLORS,
     Panels,
     budget_axis,
     color,
@@ -22,6 +21,7 @@ from arbwb.plots.style import (
     new_axes,
     new_panels,
     run_colors,
+    task_color,
     task_order,
 )
 
@@ -49,7 +49,7 @@ def plot_file_lines(
         "ax": ax,
     }
     sns.boxplot(**common, color="0.9", fliersize=0)
-    palette = {t: TASK_COLORS.get(t, (0.6, 0.6, 0.6)) for t in order}
+    palette = {t: task_color(t) for t in order}
     state = np.random.get_state()  # seaborn jitters from numpy's global generator:
     np.random.seed(0)  # seeded here, so the figure is the same in every run
     try:
@@ -80,7 +80,7 @@ def plot_evidence_ratio(
         x="ratio",
         hue="task",
         hue_order=order,
-        palette={t: TASK_COLORS.get(t, (0.6, 0.6, 0.6)) for t in order},
+        palette={t: task_color(t) for t in order},
         bins=20,
         binrange=(0, 1),
         multiple="stack",

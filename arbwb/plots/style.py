@@ -14,7 +14,6 @@ import polars as pl
 import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.colors import to_rgb
-from matplotlib.figure import Figure
 
 from arbwb.analysis.relevance import CONFIDENCES, LABELS
 
@@ -22,6 +21,8 @@ Color = tuple[float, float, float]
 #: The panels a multi-panel function may be given: a list of Axes, or the array ``plt.subplots``
 #: returns (any shape; read row by row).
 Panels = Sequence[Axes] | npt.NDArray[Any]
+#: Legends sit right of the data, unframed, so they hide no bar, line or whisker.
+_OUTSIDE: dict[str, Any] = {"loc": "upper left", "frameon": False}
 
 
 def new_axes(ax: Axes | None, size: tuple[float, float], **subplots: Any) -> Axes:
@@ -77,7 +78,8 @@ def finish_panels(
     if fig.get_layout_engine() is None:
         fig.tight_layout()
     if legend:
-        figure_legend_outside(fig, panels[0], fontsize="small", frameon=False)
+        handles, labels = panels[0].get_legend_handles_labels()
+        fig.legend(handles, labels, bbox_to_anchor=(1.0, 0.95), fontsize="small", **_OUTSIDE)
     return panels
 
 
@@ -108,7 +110,7 @@ def finish(ax: Axes, title: str, *, demo: bool, legend: str | None = "small") ->
     of that font size right of the axes."""
     ax.set_title(demo_title(title, demo=demo))
     if legend is not None:
-        legend_outside(ax, fontsize=legend, frameon=False)
+        ax.legend(bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=legend, **_OUTSIDE)
     return ax
 
 
@@ -227,14 +229,3 @@ def task_order(tasks: Iterable[str]) -> list[str]:
     present = list(dict.fromkeys(tasks))
     known = [t for t in ("overall", *TASK_ORDER) if t in present]
     return known + sorted(t for t in present if t not in known)
-
-
-def legend_outside(ax: Axes, **kwargs: Any) -> None:
-    """The legend to the right of the axes, clear of bars, lines and whiskers."""
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, **kwargs)
-
-
-def figure_legend_outside(fig: Figure, ax: Axes, **kwargs: Any) -> None:
-    """One legend for a grid of panels (the handles of ``ax``), right of every panel."""
-    handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.0, 0.95), **kwargs)

@@ -20,7 +20,6 @@ from arbwb.plots.style import (
     finish,
     finish_panels,
     fixed_color,
-    legend_outside,
     new_axes,
     new_panels,
     run_colors,
@@ -56,7 +55,6 @@ def _stacked(
     ax.set_xlabel("samples")
     ax.set_xlim(0, max(1.0, float(left.max())) * 1.02)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    legend_outside(ax, fontsize="small", frameon=False)
     return ax
 
 
@@ -67,7 +65,7 @@ def label_distribution(
     tasks = task_order(annotations["task_type"].to_list())
     primary = "primary_relevance_type"
     ax = _stacked(annotations, "task_type", tasks, primary, LABELS, LABEL_COLORS, ax)
-    return finish(ax, "Primary relevance type by task", demo=demo, legend=None)
+    return finish(ax, "Primary relevance type by task", demo=demo)
 
 
 def confidence_mix(
@@ -77,7 +75,7 @@ def confidence_mix(
     primary = "primary_relevance_type"
     labels = [label for label in LABELS if label in set(annotations[primary].to_list())]
     ax = _stacked(annotations, primary, labels, "confidence", CONFIDENCES, CONFIDENCE_COLORS, ax)
-    return finish(ax, "Annotation confidence per primary label", demo=demo, legend=None)
+    return finish(ax, "Annotation confidence per primary label", demo=demo)
 
 
 def slice_intervals(

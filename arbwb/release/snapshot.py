@@ -17,6 +17,7 @@ from arbwb.errors import InputError
 from arbwb.io.corpus import MANIFEST_NAME, repo_slug
 from arbwb.io.pathclass import is_generated_path
 from arbwb.jsonio import atomic_open, dumps_upstream, iter_jsonl
+from arbwb.release.merge import manifest_key
 
 MAX_FILE_BYTES = 400_000
 MAX_CHUNK_CHARS = 8_000
@@ -285,11 +286,7 @@ def merge_manifest(path: Path, rows: Sequence[dict[str, Any]]) -> None:
     merged: dict[tuple[str, str], dict[str, Any]] = {}
     if path.is_file():
         for line, row in iter_jsonl(path, allow_empty=True):
-            key = (row.get("repo"), row.get("base_commit"))
-            if not all(isinstance(k, str) for k in key):
-                msg = "manifest rows need string repo and base_commit"
-                raise InputError(msg, path=path, line=line, field="repo")
-            merged[(str(key[0]), str(key[1]))] = row
+            merged[manifest_key(row, path, line)] = row
     for row in rows:
         merged[(row["repo"], row["base_commit"])] = row
     with atomic_open(path, "w") as handle:
