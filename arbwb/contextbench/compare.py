@@ -4,6 +4,7 @@ and comparison group, never across benchmarks (arbwb-defined comparison)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,27 +115,24 @@ def file_level_frame(
     return frame.sort("benchmark", "group", "run", "sample_id")
 
 
-def _long(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, str]]:
-    """One benchmark's rows as leaderboard inputs: METRICS, samples (task = benchmark), groups."""
-    metrics = (
-        frame.unpivot(on=list(FILE_METRICS), index=["run", "sample_id"], variable_name="metric")
-        .drop_nulls("value")
-        .select("run", "sample_id", "metric", "value")
-    )
-    samples = frame.select(
-        "sample_id", "repo", task=pl.col("benchmark"), split=pl.lit(None, dtype=pl.String)
-    ).unique("sample_id", maintain_order=True)
-    groups = dict(frame.select("run", "group").unique().iter_rows())
-    return metrics, samples, groups
-
-
-def _benchmarks(frame: pl.DataFrame) -> list[tuple[str, pl.DataFrame]]:
-    """The frame split by benchmark, ARB first."""
-    return [
-        (name, frame.filter(pl.col("benchmark") == name))
-        for name in (ARB, CONTEXTBENCH)
-        if name in frame["benchmark"].to_list()
-    ]
+def _benchmarks(
+    frame: pl.DataFrame,
+) -> Iterator[tuple[str, pl.DataFrame, pl.DataFrame, pl.DataFrame, dict[str, str]]]:
+    """Per benchmark present (ARB first): its name, rows, and those rows as leaderboard inputs:
+    METRICS, samples (task = benchmark), run groups."""
+    for name in (ARB, CONTEXTBENCH):
+        part = frame.filter(pl.col("benchmark") == name)
+        if part.is_empty():
+            continue
+        metrics = (
+            part.unpivot(on=list(FILE_METRICS), index=["run", "sample_id"], variable_name="metric")
+            .drop_nulls("value")
+            .select("run", "sample_id", "metric", "value")
+        )
+        samples = part.select(
+            "sample_id", "repo", task=pl.col("benchmark"), split=pl.lit(None, dtype=pl.String)
+        ).unique("sample_id", maintain_order=True)
+        yield name, part, metrics, samples, dict(part.select("run", "group").unique().iter_rows())
 
 
 def file_level_scores(
@@ -143,8 +141,7 @@ def file_level_scores(
     """SCORES: mean and percentile-bootstrap interval per (benchmark, group, run, metric): the
     weighted overall rows of :func:`arbwb.analysis.board.scores` on each benchmark."""
     out = []
-    for name, part in _benchmarks(frame):
-        metrics, samples, groups = _long(part)
+    for name, part, metrics, samples, groups in _benchmarks(frame):
         board = lb.scores(
             metrics, samples, run_group=groups, n_boot=n_boot, seed=seed, level=level
         ).filter(pl.col("scope") == "overall", pl.col("aggregation") == "weighted")
@@ -163,8 +160,7 @@ def file_level_tests(
     """TESTS: :func:`arbwb.analysis.board.pairwise_tests` between the runs of each
     benchmark."""
     out = []
-    for name, part in _benchmarks(frame):
-        metrics, samples, groups = _long(part)
+    for name, _, metrics, samples, groups in _benchmarks(frame):
         tests = lb.pairwise_tests(
             metrics, samples, run_group=groups, n_perm=n_perm, seed=seed, alpha=alpha
         )
