@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from arbwb.commands import COMMANDS, add_format, emit, input_hashes, json_text
+from arbwb.commands import COMMANDS, add_output, emit, input_hashes, json_text
 from arbwb.errors import InputError
 from arbwb.paths import check_output_path
 
@@ -33,9 +33,8 @@ def add_parser(subparsers: Any) -> None:
     score.add_argument(
         "--symbols", action="store_true", help="block level (needs the optional tree-sitter extra)"
     )
-    add_format(score, ("json", "markdown"))
     score.add_argument("--per-instance", help="write every §3.3 output record here (JSONL)")
-    score.add_argument("--out", help="write the summary here (atomically) instead of stdout")
+    add_output(score, ("json", "markdown"), "write the summary here (atomically) instead of stdout")
     score.set_defaults(func=run_score)
 
 

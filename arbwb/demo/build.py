@@ -42,20 +42,18 @@ class BuildResult:
     runs: Sequence[str]
 
 
-def _git_env() -> dict[str, str]:
-    """An environment that makes commits reproducible and ignores the user's git config."""
-    return {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": os.devnull,
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_AUTHOR_NAME": "arbwb demo",
-        "GIT_AUTHOR_EMAIL": "demo@arbwb.invalid",
-        "GIT_COMMITTER_NAME": "arbwb demo",
-        "GIT_COMMITTER_EMAIL": "demo@arbwb.invalid",
-        "TZ": "UTC",
-        "LC_ALL": "C",
-    }
+#: With PATH added, the environment of reproducible commits that ignore the user's git config.
+_GIT_ENV = {
+    "HOME": os.devnull,
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "arbwb demo",
+    "GIT_AUTHOR_EMAIL": "demo@arbwb.invalid",
+    "GIT_COMMITTER_NAME": "arbwb demo",
+    "GIT_COMMITTER_EMAIL": "demo@arbwb.invalid",
+    "TZ": "UTC",
+    "LC_ALL": "C",
+}
 
 
 def _git(work: Path, *args: str, env: Mapping[str, str]) -> str:
@@ -74,7 +72,7 @@ def _git(work: Path, *args: str, env: Mapping[str, str]) -> str:
 
 def create_git_repo(repo: DemoRepo, work: Path) -> list[str]:
     """Write ``repo``'s commits into a new git repository at ``work``; return the commit SHAs."""
-    env = _git_env()
+    env = _GIT_ENV | {"PATH": os.environ.get("PATH", "")}
     work.mkdir(parents=True)
     _git(work, "init", "-q", "-b", "main", env=env)
     shas: list[str] = []

@@ -92,9 +92,8 @@ class FolderFetcher:
         dest = local_dir / filename
         dest.parent.mkdir(parents=True, exist_ok=True)
         partial = dest.with_name(dest.name + ".incomplete")
-        size = source.stat().st_size
         offset = partial.stat().st_size if partial.exists() else 0
-        if offset > size:
+        if offset > source.stat().st_size:  # not a prefix of the source: copy it again
             offset = 0
         with source.open("rb") as src, partial.open("r+b" if offset else "wb") as out:
             src.seek(offset)
