@@ -144,15 +144,6 @@ def parse_checksum(path: Path, *, expected_archive: str) -> str:
     return digest
 
 
-def _zstandard() -> Any:
-    try:
-        import zstandard
-    except ImportError:
-        msg = f"extracting releases needs zstandard; {INSTALL_HINT}"
-        raise InputError(msg) from None
-    return zstandard
-
-
 def check_member(member: tarfile.TarInfo, release: str) -> None:
     """Refuse archive members that could escape the data root or are not release data: only
     files, folders and inside links under ``benchmark|corpus|eval|reports/R/`` (arbwb-defined)."""
@@ -213,7 +204,10 @@ class _ZstdReader:
 def extract_archive(archive: Path, dest: Path, release: str) -> tuple[int, int]:
     """Stream-extract a ``.tar.zst`` into ``dest``, every member checked: (file count, file
     bytes); InputError for a corrupt or truncated archive (the caller cleans ``dest``)."""
-    zstd = _zstandard()
+    try:
+        import zstandard as zstd
+    except ImportError:
+        raise InputError(f"extracting releases needs zstandard; {INSTALL_HINT}") from None
     files = size = 0
     try:
         with archive.open("rb") as raw:
