@@ -313,16 +313,9 @@ def summary_table(reports: list[ReleaseReport]) -> pl.DataFrame:
     """One row per (release, stratum): valid samples, expected count (null if unknown), tasks."""
     rows = []
     for report in reports:
-        groups = sorted({g for g, _ in report.strata} | set(report.expected or {}))
-        for group in groups:
+        for group in sorted({g for g, _ in report.strata} | set(report.expected or {})):
             tasks = {t: n for (g, t), n in sorted(report.strata.items()) if g == group}
-            rows.append(
-                {
-                    "release": report.name,
-                    "stratum": group,
-                    "samples": sum(tasks.values()),
-                    "expected": None if report.expected is None else report.expected.get(group, 0),
-                    "tasks": ", ".join(f"{t}={n}" for t, n in tasks.items()),
-                }
-            )
-    return pl.DataFrame(rows, schema=SUMMARY_SCHEMA)
+            expected = None if report.expected is None else report.expected.get(group, 0)
+            text = ", ".join(f"{t}={n}" for t, n in tasks.items())
+            rows.append((report.name, group, sum(tasks.values()), expected, text))
+    return pl.DataFrame(rows, schema=SUMMARY_SCHEMA, orient="row")
