@@ -155,22 +155,21 @@ def coverage_by_step(
     ax = new_axes(ax, (5.0, 3.4))
     runs = part["run"].unique(maintain_order=True).to_list()
     colors = run_colors(runs)
+    horizons = part.group_by("run").agg(step=pl.int_ranges(1, pl.col("step").max() + 1))
+    key = ["run", "sample_id", "step"]
+    curves = (
+        part.select("run", "sample_id")
+        .unique()
+        .join(horizons.explode("step"), on="run")
+        .join(part.select(*key, "coverage"), on=key, how="left")
+        .sort(key)
+        .with_columns(pl.col("coverage").forward_fill().over("run", "sample_id"))
+        .group_by("run", "step")
+        .agg(pl.col("coverage").mean())
+        .sort("step")
+    )
     for run in runs:
-        mine = part.filter(pl.col("run") == run)
-        horizon = int(mine.select(pl.col("step").max()).item() or 0)
-        grid = (
-            mine.select("sample_id")
-            .unique()
-            .join(pl.DataFrame({"step": range(1, horizon + 1)}), how="cross")
-        )
-        filled = (
-            grid.join(
-                mine.select("sample_id", "step", "coverage"), on=["sample_id", "step"], how="left"
-            )
-            .sort("sample_id", "step")
-            .with_columns(pl.col("coverage").forward_fill().over("sample_id"))
-        )
-        curve = filled.group_by("step").agg(pl.col("coverage").mean()).sort("step")
+        curve = curves.filter(pl.col("run") == run)
         ax.plot(curve["step"], curve["coverage"], "o-", ms=3, color=colors[run], label=run)
     ax.set_ylim(0, 1.02)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
