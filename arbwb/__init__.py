@@ -1,8 +1,5 @@
-"""arbwb: a Jupyter-first analysis workbench for Agent Retrieval Bench (ARB).
-
-The names a notebook needs load from ``arbwb`` on first use (PEP 562), so ``import arbwb``
-(and the CLI's start) stays free of Polars; ``docs/architecture.md`` says where each lives.
-"""
+"""arbwb: a Jupyter-first analysis workbench for Agent Retrieval Bench (ARB); the public names
+load on first use (PEP 562), so ``import arbwb`` and the CLI's start stay free of Polars."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""The ``arbwb`` command: argument parsing and the one error boundary of every subcommand.
-
-A user error prints one line and exits 2, Ctrl-C 130, a closed stdout (``| head``) ends quietly
-with 141 (SIGPIPE); bugs keep their traceback, as every error does with ``--debug``.
-"""
+"""The ``arbwb`` command and the one error boundary of every subcommand: a user error prints one
+line (exit 2), Ctrl-C 130, a closed stdout 141; bugs (and ``--debug``) keep their traceback."""
 
 from __future__ import annotations
 

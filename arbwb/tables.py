@@ -10,18 +10,10 @@ from typing import Any
 import polars as pl
 
 FORMATS = ("markdown", "csv", "latex")
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
+_LATEX_SPECIAL = str.maketrans(
+    {c: "\\" + c for c in "&%$#_{}"}
+    | {"\\": r"\textbackslash{}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+)
 
 
 def cell(value: Any, decimals: int = 4) -> str:
@@ -35,7 +27,7 @@ def cell(value: Any, decimals: int = 4) -> str:
 
 def latex_escape(text: str) -> str:
     """Escape every LaTeX special character (``\\ & % $ # _ { } ~ ^``)."""
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+    return text.translate(_LATEX_SPECIAL)
 
 
 def _markdown_escape(text: str) -> str:

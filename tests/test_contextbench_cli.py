@@ -124,8 +124,8 @@ def demo_checkouts(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path
     does for real rows); returns the two ``--repos`` folders.
     """
     root = tmp_path_factory.mktemp("demo-repos")
+    from arbwb.demo import DEMO_REPOS
     from arbwb.demo.build import create_git_repo
-    from arbwb.demo.repos import DEMO_REPOS
 
     commits = json.loads((DEMO / "commits.json").read_text())
     git_root, plain_root = root / "git", root / "plain"

@@ -12,8 +12,9 @@ import pytest
 from test_taxonomy import spec_annotate
 
 from arbwb.cli import main
+from arbwb.demo import DEMO_SAMPLES
 from arbwb.demo.build import build_demo, locate_span, sample_id
-from arbwb.demo.samples import DEMO_SAMPLES, SpanSpec
+from arbwb.demo.samples import SpanSpec
 from arbwb.errors import InputError
 from arbwb.io.corpus import open_corpus, snapshot_id
 from arbwb.io.pathclass import is_code_path

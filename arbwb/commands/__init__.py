@@ -1,8 +1,5 @@
-"""CLI subcommands, one module each, and the output and corpus options several share.
-
-:data:`COMMANDS` lets ``arbwb --help`` list them without importing any; a command module's
-``add_parser(subparsers)`` sets ``func``, which imports library modules only when it runs.
-"""
+"""CLI subcommands, one module each (listed in :data:`COMMANDS` so ``--help`` imports none), and
+the output and corpus options several share; a command imports library modules when it runs."""
 
 from __future__ import annotations
 
@@ -96,10 +93,12 @@ def open_corpus_for(args: argparse.Namespace, path: str | Path, release: str | N
     return corpus
 
 
-def add_format(
-    parser: argparse.ArgumentParser, choices: tuple[str, ...], default: str = "json"
+def add_output(
+    parser: argparse.ArgumentParser,
+    choices: tuple[str, ...],
+    out: str = "write here (atomically) instead of stdout",
 ) -> None:
-    """``--format``: the same help and shown default in every command that prints a summary."""
-    parser.add_argument(
-        "--format", choices=choices, default=default, help="output format (default: %(default)s)"
-    )
+    """``--format`` (default json) and ``--out``, alike in every command that prints a summary."""
+    help_text = "output format (default: %(default)s)"
+    parser.add_argument("--format", choices=choices, default="json", help=help_text)
+    parser.add_argument("--out", help=out)

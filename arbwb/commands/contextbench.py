@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from arbwb.commands import COMMANDS, add_format, emit, input_hashes, json_text
+from arbwb.commands import COMMANDS, add_output, emit, input_hashes, json_text
 from arbwb.errors import InputError
 from arbwb.paths import check_output_path
 
@@ -33,9 +33,8 @@ def add_parser(subparsers: Any) -> None:
     score.add_argument(
         "--symbols", action="store_true", help="block level (needs the optional tree-sitter extra)"
     )
-    add_format(score, ("json", "markdown"))
     score.add_argument("--per-instance", help="write every §3.3 output record here (JSONL)")
-    score.add_argument("--out", help="write the summary here (atomically) instead of stdout")
+    add_output(score, ("json", "markdown"), "write the summary here (atomically) instead of stdout")
     score.set_defaults(func=run_score)
 
 
@@ -43,19 +42,12 @@ def _summary(scored: Any, aggregate: Any, editloc: Any) -> dict[str, Any]:
     """One run's summary: counts, the three aggregations per level, trajectory, EditLoc."""
     import polars as pl
 
-    errors = Counter(
-        item["record"]["error"] for item in scored.records if "error" in item["record"]
-    )
-    mine = aggregate.filter(pl.col("run") == scored.run)
+    errors = Counter(i["record"]["error"] for i in scored.records if "error" in i["record"])
     levels: dict[str, Any] = {}
-    for row in mine.iter_rows(named=True):
-        level = levels.setdefault(
-            row["level"],
-            {"auc_coverage": row["auc_coverage"], "redundancy": row["redundancy"]},
-        )
-        level[row["aggregation"]] = {
-            k: row[k] for k in ("coverage", "precision", "f1_mean", "f1_harmonic")
-        }
+    for row in aggregate.filter(pl.col("run") == scored.run).iter_rows(named=True):
+        trajectory = {k: row[k] for k in ("auc_coverage", "redundancy")}
+        stats = {k: row[k] for k in ("coverage", "precision", "f1_mean", "f1_harmonic")}
+        levels.setdefault(row["level"], trajectory)[row["aggregation"]] = stats
     edit = {
         row["aggregation"]: {k: row[k] for k in ("recall", "precision", "f1_mean", "n")}
         for row in editloc.filter(pl.col("run") == scored.run).iter_rows(named=True)
@@ -81,35 +73,24 @@ _STATS = {"coverage": "R", "precision": "P", "f1_mean": "F1", "f1_harmonic": "F1
 
 
 def _markdown(summaries: list[dict[str, Any]], aggregate: Any) -> str:
-    """One table per aggregation: run, valid/error counts, then R/P/F1 per level (4 decimals).
-
-    Statistics a whole aggregation leaves null (micro has no mean per-instance F1) are left out.
-    """
+    """One table per aggregation: run, valid/error counts, then R/P/F1 per level (4 decimals);
+    a statistic the whole aggregation leaves null (micro's mean F1) is left out."""
     import polars as pl
 
     from arbwb.contextbench.instance import LEVELS
     from arbwb.tables import to_markdown
 
-    counts = pl.DataFrame(
-        {
-            "run": [s["run"] for s in summaries],
-            "valid": [s["n_valid"] for s in summaries],
-            "errors": [sum(s["errors"].values()) for s in summaries],
-        },
-        schema={"run": pl.String, "valid": pl.Int64, "errors": pl.Int64},
-    )
+    rows = [(s["run"], s["n_valid"], sum(s["errors"].values())) for s in summaries]
+    schema = {"run": pl.String, "valid": pl.Int64, "errors": pl.Int64}
+    counts = pl.DataFrame(rows, schema=schema, orient="row")
     levels = [lv for lv in LEVELS if lv in aggregate["level"].to_list()]
     lines: list[str] = []
     for aggregation, title in _TITLES.items():
         part = aggregate.filter(pl.col("aggregation") == aggregation)
-        cells = [
-            part.filter(pl.col("level") == level).select(
-                "run", *[pl.col(c).alias(f"{level} {m}") for c, m in _STATS.items()]
-            )
-            for level in levels
-        ]
         table = counts
-        for cell in cells:
+        for level in levels:
+            stats = [pl.col(c).alias(f"{level} {m}") for c, m in _STATS.items()]
+            cell = part.filter(pl.col("level") == level).select("run", *stats)
             table = table.join(cell, on="run", how="left", maintain_order="left")
         if part.height:
             table = table.select(c for c in table.columns if table[c].null_count() < table.height)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from arbwb.commands import COMMANDS, add_format, emit, input_hashes, json_text
+from arbwb.commands import COMMANDS, add_output, emit, input_hashes, json_text
 from arbwb.paths import check_output_path
 
 
@@ -14,8 +14,7 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser("depth", help=COMMANDS["depth"])
     parser.add_argument("runs", nargs="+", help="ARB details files (or other rankings), one each")
     parser.add_argument("--samples", help="samples file or release folder (gold); else details")
-    add_format(parser, ("json", "markdown"))
-    parser.add_argument("--out", help="write here (atomically) instead of stdout")
+    add_output(parser, ("json", "markdown"))
     parser.set_defaults(func=run)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from arbwb.commands import COMMANDS, add_format, emit, json_text
+from arbwb.commands import COMMANDS, add_output, emit, json_text
 from arbwb.errors import InputError
 from arbwb.paths import check_output_path
 
@@ -18,7 +18,6 @@ def add_parser(subparsers: Any) -> None:
         "--corpus", required=True, help="corpus folder, or a release root with corpus/*/ folders"
     )
     parser.add_argument("--runs", nargs="*", default=[], help="ARB details files, one run each")
-    add_format(parser, ("json", "markdown"))
     parser.add_argument(
         "--budgets",
         default="4000,8000,16000,32000",
@@ -29,7 +28,7 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
-    parser.add_argument("--out", help="write here (atomically) instead of stdout")
+    add_output(parser, ("json", "markdown"))
     parser.set_defaults(func=run)
 
 

@@ -86,12 +86,8 @@ def _repomap_options(args: argparse.Namespace) -> MethodOptions:
     from arbwb.retrievers import repomap
     from arbwb.retrievers.registry import MethodOptions
 
-    default = repomap.Weights()
-    weights = repomap.Weights(
-        default.query if args.query_weight is None else args.query_weight,
-        default.pagerank if args.pagerank_weight is None else args.pagerank_weight,
-        default.affinity if args.affinity_weight is None else args.affinity_weight,
-    )
+    given = {name: getattr(args, f"{name}_weight") for name in ("query", "pagerank", "affinity")}
+    weights = repomap.Weights(**{name: w for name, w in given.items() if w is not None})
     if args.no_cache:
         return MethodOptions(weights=weights)
     cache = Path(args.cache_dir) if args.cache_dir else kind_dir("repomap")

@@ -1,11 +1,5 @@
-"""``arbwb report --data DIR [--method M ...] [--runs GLOB] [--methods FILE] --out DIR``.
-
-One static report; ``--method`` ranks each named retriever over the release first (kept in
-``<out>/runs/<R>/``, reused while its inputs are unchanged) and adds those runs to the others.
-
-Exits 1 naming each failed notebook (its section in the report shows the cell and error), and
-2 before running any when the inputs match nothing; skipped sections are named in the summary.
-"""
+"""``arbwb report``: one static report; ``--method`` first ranks retrievers into ``<out>/runs/``.
+Exits 1 naming each failed notebook, 2 before running any when the inputs match nothing."""
 
 from __future__ import annotations
 

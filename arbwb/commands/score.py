@@ -9,7 +9,7 @@ from typing import Any
 from arbwb.commands import (
     COMMANDS,
     add_corpus_flags,
-    add_format,
+    add_output,
     emit,
     input_hashes,
     json_text,
@@ -36,8 +36,7 @@ def add_parser(subparsers: Any) -> None:
         choices=("repo", "split"),
         help="add means per repo or split (overall and per-task means are always given)",
     )
-    add_format(parser, ("json", "csv", "markdown"))
-    parser.add_argument("--out", help="write here (atomically) instead of stdout")
+    add_output(parser, ("json", "csv", "markdown"))
     parser.add_argument("--corpus", help="corpus folder or data root (needed for bcy@B metrics)")
     add_corpus_flags(parser)
     parser.set_defaults(func=run)

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from arbwb.commands import COMMANDS, add_format, emit
+from arbwb.commands import COMMANDS, add_output, emit
 from arbwb.paths import check_output_path
 
 
@@ -17,8 +17,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--samples", required=True, help="samples file or release folder")
     parser.add_argument("--protocol", choices=("mixed", "natural"), default="mixed")
     parser.add_argument("--folds", type=int, default=5, help="repo-grouped folds (default 5)")
-    add_format(parser, ("json", "markdown"))
-    parser.add_argument("--out", help="write here (atomically) instead of stdout")
+    add_output(parser, ("json", "markdown"))
     parser.add_argument(
         "--confidence",
         choices=("auto", "details", "rankings"),

@@ -13,20 +13,12 @@ from arbwb.contextbench.instance import LEVELS, f1, ratio
 AGGREGATIONS = ("micro", "macro", "macro_errors_as_zero")
 
 
-def _hm(c: float | None, p: float | None) -> float | None:
-    return None if c is None or p is None else f1(c, p)
-
-
 def aggregate(results: pl.DataFrame) -> pl.DataFrame:
-    """Per (run, level, aggregation): coverage, precision, both F1s, AUC, redundancy, counts.
-
-    ``micro`` (evaluator CLI, errors excluded: ΣI/ΣG, ΣI/ΣP; AUC and redundancy macro),
-    ``macro`` (README, paper) and ``macro_errors_as_zero`` (statistics.py), as
-    docs/contextbench.md defines them; missing_gold rows count only in ``n_missing_gold``.
-    """
+    """Per (run, level, aggregation) of docs/contextbench.md (micro: evaluator CLI; macro: paper;
+    macro_errors_as_zero: statistics.py): coverage, precision, both F1s, AUC, redundancy, counts."""
     valid = results.filter(pl.col("error").is_null())
     errors = results.filter(pl.col("error").is_not_null())
-    rows = []
+    rows: list[tuple[object, ...]] = []
     for run in results["run"].unique(maintain_order=True).to_list():
         mine = valid.filter(pl.col("run") == run)
         err = errors.filter(pl.col("run") == run)
@@ -41,23 +33,10 @@ def aggregate(results: pl.DataFrame) -> pl.DataFrame:
             for name, (c, p, f1_mean, auc, red) in zip(
                 AGGREGATIONS, (micro, means, zero), strict=True
             ):
-                rows.append(
-                    {
-                        "run": run,
-                        "level": level,
-                        "aggregation": name,
-                        "coverage": c,
-                        "precision": p,
-                        "f1_mean": f1_mean,
-                        "f1_harmonic": _hm(c, p),
-                        "auc_coverage": auc,
-                        "redundancy": red,
-                        "n_valid": part.height,
-                        "n_error": n_error,
-                        "n_missing_gold": n_missing,
-                    }
-                )
-    return schemas.rows_frame(rows, AGGREGATE)
+                hm = None if c is None or p is None else f1(c, p)
+                counts = (part.height, n_error, n_missing)
+                rows.append((run, level, name, c, p, f1_mean, hm, auc, red, *counts))
+    return pl.DataFrame(rows, schema=dict(AGGREGATE), orient="row")
 
 
 _MEANS = ("coverage", "precision", "f1", "auc_coverage", "redundancy")
@@ -88,28 +67,17 @@ EDITLOC_AGGREGATE: schemas.Schema = {
 def aggregate_editloc(editloc_rows: pl.DataFrame) -> pl.DataFrame:
     """EditLoc per run: micro (evaluator: Σhits/Σgold lines, Σhits/Σpred lines) and macro
     (editloc_stats.py: mean recall, mean precision, mean per-instance F1)."""
-    rows = []
+    rows: list[tuple[object, ...]] = []
     for run in editloc_rows["run"].unique(maintain_order=True).to_list():
         part = editloc_rows.filter(pl.col("run") == run)
-        hits, gold, pred = part.select(pl.col("intersection", "gold_size", "pred_size").sum()).row(
-            0
-        )
+        sums = part.select(pl.col("intersection", "gold_size", "pred_size").sum())
+        hits, gold, pred = sums.row(0)
         f1s = [f1(r, p) for r, p in part.select("recall", "precision").iter_rows()]
         n = part.height
         micro = (ratio(hits, gold), ratio(hits, pred), None)
         macro = (sum(part["recall"]) / n, sum(part["precision"]) / n, sum(f1s) / len(f1s))
-        for name, (recall, precision, f1_mean) in (("micro", micro), ("macro", macro)):
-            rows.append(
-                {
-                    "run": run,
-                    "aggregation": name,
-                    "recall": recall,
-                    "precision": precision,
-                    "f1_mean": f1_mean,
-                    "n": n,
-                }
-            )
-    return schemas.rows_frame(rows, EDITLOC_AGGREGATE)
+        rows += [(run, name, *values, n) for name, values in (("micro", micro), ("macro", macro))]
+    return pl.DataFrame(rows, schema=dict(EDITLOC_AGGREGATE), orient="row")
 
 
 def metrics_frame(

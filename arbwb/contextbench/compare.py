@@ -1,13 +1,12 @@
-"""ARB and ContextBench file-level scores side by side (arbwb-defined comparison).
-
-One per-sample frame holds ARB file ``recall@k``/``precision@k`` and ContextBench file
-coverage/precision (error rows as zeros); means, intervals and paired tests are the
-leaderboard's, per benchmark and comparison group (never across benchmarks).
-"""
+"""ARB file ``recall@k``/``precision@k`` beside ContextBench file coverage/precision (error rows
+as zeros), per sample, with the leaderboard's means, intervals and paired tests per benchmark
+and comparison group, never across benchmarks (arbwb-defined comparison)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import polars as pl
 
@@ -92,13 +91,8 @@ def file_level_frame(
     cb_ranked: pl.DataFrame | None = None,
     k: int = 20,
 ) -> pl.DataFrame:
-    """FILE_LEVEL rows: ARB ``recall@k``/``precision@k`` beside ContextBench file level.
-
-    The metrics are METRICS frames, the samples frames give each sample's repo. ``arb_runs``
-    (run, group, method) names ARB groups and methods (default: each run its own method in
-    group "ARB"); ``cb_ranked`` (:func:`arbwb.contextbench.ranked.score_ranked`) adds more
-    ContextBench runs, read at ``k``. ContextBench runs form one group, named as methods.
-    """
+    """FILE_LEVEL rows of METRICS frames; ``arb_runs`` (run, group, method) names ARB groups and
+    methods (default: group "ARB"), ``cb_ranked`` (score_ranked) adds ContextBench runs at ``k``."""
     recall, precision = arb_metric_names(k)
     arb = _wide(arb_metrics, {recall: "file_recall", precision: "file_precision"})
     runs = (
@@ -121,27 +115,24 @@ def file_level_frame(
     return frame.sort("benchmark", "group", "run", "sample_id")
 
 
-def _long(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, str]]:
-    """One benchmark's rows as leaderboard inputs: METRICS, samples (task = benchmark), groups."""
-    metrics = (
-        frame.unpivot(on=list(FILE_METRICS), index=["run", "sample_id"], variable_name="metric")
-        .drop_nulls("value")
-        .select("run", "sample_id", "metric", "value")
-    )
-    samples = frame.select(
-        "sample_id", "repo", task=pl.col("benchmark"), split=pl.lit(None, dtype=pl.String)
-    ).unique("sample_id", maintain_order=True)
-    groups = dict(frame.select("run", "group").unique().iter_rows())
-    return metrics, samples, groups
-
-
-def _benchmarks(frame: pl.DataFrame) -> list[tuple[str, pl.DataFrame]]:
-    """The frame split by benchmark, ARB first."""
-    return [
-        (name, frame.filter(pl.col("benchmark") == name))
-        for name in (ARB, CONTEXTBENCH)
-        if name in frame["benchmark"].to_list()
-    ]
+def _benchmarks(
+    frame: pl.DataFrame,
+) -> Iterator[tuple[str, pl.DataFrame, pl.DataFrame, pl.DataFrame, dict[str, str]]]:
+    """Per benchmark present (ARB first): its name, rows, and those rows as leaderboard inputs:
+    METRICS, samples (task = benchmark), run groups."""
+    for name in (ARB, CONTEXTBENCH):
+        part = frame.filter(pl.col("benchmark") == name)
+        if part.is_empty():
+            continue
+        metrics = (
+            part.unpivot(on=list(FILE_METRICS), index=["run", "sample_id"], variable_name="metric")
+            .drop_nulls("value")
+            .select("run", "sample_id", "metric", "value")
+        )
+        samples = part.select(
+            "sample_id", "repo", task=pl.col("benchmark"), split=pl.lit(None, dtype=pl.String)
+        ).unique("sample_id", maintain_order=True)
+        yield name, part, metrics, samples, dict(part.select("run", "group").unique().iter_rows())
 
 
 def file_level_scores(
@@ -150,8 +141,7 @@ def file_level_scores(
     """SCORES: mean and percentile-bootstrap interval per (benchmark, group, run, metric): the
     weighted overall rows of :func:`arbwb.analysis.board.scores` on each benchmark."""
     out = []
-    for name, part in _benchmarks(frame):
-        metrics, samples, groups = _long(part)
+    for name, part, metrics, samples, groups in _benchmarks(frame):
         board = lb.scores(
             metrics, samples, run_group=groups, n_boot=n_boot, seed=seed, level=level
         ).filter(pl.col("scope") == "overall", pl.col("aggregation") == "weighted")
@@ -170,8 +160,7 @@ def file_level_tests(
     """TESTS: :func:`arbwb.analysis.board.pairwise_tests` between the runs of each
     benchmark."""
     out = []
-    for name, part in _benchmarks(frame):
-        metrics, samples, groups = _long(part)
+    for name, _, metrics, samples, groups in _benchmarks(frame):
         tests = lb.pairwise_tests(
             metrics, samples, run_group=groups, n_perm=n_perm, seed=seed, alpha=alpha
         )
@@ -189,28 +178,11 @@ class Comparison:
 
 
 def compare(
-    arb_metrics: pl.DataFrame,
-    arb_samples: pl.DataFrame,
-    cb_metrics: pl.DataFrame,
-    cb_samples: pl.DataFrame,
-    *,
-    arb_runs: pl.DataFrame | None = None,
-    cb_ranked: pl.DataFrame | None = None,
-    k: int = 20,
-    n_boot: int = 2000,
-    n_perm: int = 10000,
-    seed: int = 0,
+    *inputs: pl.DataFrame, n_boot: int = 2000, n_perm: int = 10000, seed: int = 0, **options: Any
 ) -> Comparison:
-    """:func:`file_level_frame` with its :func:`file_level_scores` and :func:`file_level_tests`."""
-    frame = file_level_frame(
-        arb_metrics,
-        arb_samples,
-        cb_metrics,
-        cb_samples,
-        arb_runs=arb_runs,
-        cb_ranked=cb_ranked,
-        k=k,
-    )
+    """:func:`file_level_frame` of ``inputs`` and ``options`` with its :func:`file_level_scores`
+    and :func:`file_level_tests`."""
+    frame = file_level_frame(*inputs, **options)
     return Comparison(
         frame,
         file_level_scores(frame, n_boot=n_boot, seed=seed),

@@ -85,15 +85,12 @@ def predictions_from_frames(
     schemas.validate(context, CONTEXT, name="context")
     steps: dict[tuple[str, str, int], dict[str, list[Any]]] = {}
     for run, inst, step, kind, path, start, end, symbol in context.iter_rows():
-        bucket = steps.setdefault((run, inst, step), {"file": [], "span": [], "symbol": []})
-        if kind == "file":
-            bucket["file"].append(path)
-        elif kind == "span":
-            bucket["span"].append((path, start, end))
-        elif kind == "symbol":
-            bucket["symbol"].append((path, symbol))
-        else:
+        if kind not in ("file", "span", "symbol"):
             raise InputError(f"unknown context kind {kind!r}", field="kind")
+        bucket = steps.setdefault((run, inst, step), {"file": [], "span": [], "symbol": []})
+        bucket[kind].append(
+            {"file": path, "span": (path, start, end), "symbol": (path, symbol)}[kind]
+        )
 
     def make(run: str, inst: str, number: int) -> Step:
         got = steps.get((run, inst, number), {"file": [], "span": [], "symbol": []})

@@ -1,7 +1,5 @@
-"""One prediction scored against its gold (contextbench-spec §5-§7): the §3.3 output record.
-
-Span (byte) and symbol (block) levels need a checkout with bytes (and a symbol finder).
-"""
+"""One prediction scored against its gold (contextbench-spec §5-§7): the §3.3 output record; span
+and symbol levels need a checkout with bytes (and a symbol finder)."""
 
 from __future__ import annotations
 
@@ -13,7 +11,7 @@ from arbwb.contextbench.editloc import editloc
 from arbwb.contextbench.inputs import Gold, Prediction, Step
 from arbwb.contextbench.intervals import IntervalMap, map_intersection, map_size, union_into
 from arbwb.contextbench.resolution import resolve_path
-from arbwb.contextbench.symbols import DefinitionIndex, Symbol, SymbolFinder
+from arbwb.contextbench.symbols import DefinitionIndex, SymbolFinder
 from arbwb.io.checkout import Checkout
 from arbwb.metrics.intervals import merge_intervals
 
@@ -74,39 +72,33 @@ def f1(coverage: float, precision: float) -> float:
     return 2 * coverage * precision / (coverage + precision) if coverage + precision else 0.0
 
 
-@dataclass
-class _Sets:
-    """One context's sets per level (absent levels omitted)."""
-
-    files: set[str]
-    lines: IntervalMap
-    bytes: IntervalMap | None
-    symbols: set[Symbol] | None
-
-    def sizes(self) -> dict[str, int]:
-        out = {"file": len(self.files), "line": map_size(self.lines)}
-        if self.bytes is not None:
-            out["span"] = map_size(self.bytes)
-        if self.symbols is not None:
-            out["symbol"] = len(self.symbols)
-        return out
+#: One context's sets per level: files and symbols as sets, lines and bytes (span) as interval
+#: maps; span and symbol only with a checkout with bytes (and a symbol finder).
+Sets = dict[str, Any]
 
 
-def _sets(res: _Resolved, checkout: Checkout | None, symbols: DefinitionIndex | None) -> _Sets:
-    bytes_map = byte_map(res.raw, checkout) if checkout is not None and checkout.has_bytes else None
-    syms = None
-    if symbols is not None and bytes_map is not None:
-        syms = symbols.named(res.names) if res.names else symbols.overlapping(bytes_map)
-    return _Sets(res.files, res.lines, bytes_map, syms)
+def _size(value: set[Any] | IntervalMap) -> int:
+    return len(value) if isinstance(value, set) else map_size(value)
 
 
-def _intersections(pred: _Sets, gold: _Sets) -> dict[str, int]:
-    out = {"file": len(pred.files & gold.files), "line": map_intersection(pred.lines, gold.lines)}
-    if pred.bytes is not None and gold.bytes is not None:
-        out["span"] = map_intersection(pred.bytes, gold.bytes)
-    if pred.symbols is not None and gold.symbols is not None:
-        out["symbol"] = len(pred.symbols & gold.symbols)
+def _sets(res: _Resolved, checkout: Checkout | None, symbols: DefinitionIndex | None) -> Sets:
+    out: Sets = {"file": res.files, "line": res.lines}
+    if checkout is not None and checkout.has_bytes:
+        out["span"] = byte_map(res.raw, checkout)
+        if symbols is not None:
+            out["symbol"] = (
+                symbols.named(res.names) if res.names else symbols.overlapping(out["span"])
+            )
     return out
+
+
+def _intersections(pred: Sets, gold: Sets) -> dict[str, int]:
+    return {
+        level: len(mine & gold[level])
+        if isinstance(mine, set)
+        else map_intersection(mine, gold[level])
+        for level, mine in pred.items()
+    }
 
 
 def evaluate_instance(
@@ -124,23 +116,20 @@ def evaluate_instance(
     final_res = _resolve(pred.final, checkout, gold)
     if not final_res.files and not final_res.raw:
         return {"instance_id": pred.instance_id, "error": "no_context_extracted"}
-    gold_res = _Resolved(set(gold.files), gold.lines, {})
     gold_lines = {p: merge_intervals(ivs) for p, ivs in gold.lines.items()}
-    gold_bytes = (
-        byte_map(gold.lines, checkout) if checkout is not None and checkout.has_bytes else None
-    )
-    gold_sets = _Sets(gold_res.files, gold_lines, gold_bytes, None)
-    if symbols is not None and gold_bytes is not None:
-        gold_sets.symbols = symbols.overlapping(gold_bytes)
-    gold_sizes = gold_sets.sizes()
+    gold_sets: Sets = {"file": set(gold.files), "line": gold_lines}
+    if checkout is not None and checkout.has_bytes:
+        gold_sets["span"] = byte_map(gold.lines, checkout)
+        if symbols is not None:
+            gold_sets["symbol"] = symbols.overlapping(gold_sets["span"])
+    gold_sizes = {level: _size(value) for level, value in gold_sets.items()}
     final = _sets(final_res, checkout, symbols)
     inter = _intersections(final, gold_sets)
-    pred_sizes = final.sizes()
     record: dict[str, Any] = {
         "instance_id": pred.instance_id,
         "num_steps": len(pred.steps) or 1,
         "final": {
-            level: level_metric(inter[level], gold_sizes[level], pred_sizes[level])
+            level: level_metric(inter[level], gold_sizes[level], _size(final[level]))
             for level in LEVELS
             if level in inter
         },
@@ -156,30 +145,22 @@ def _trajectory(
     pred: Prediction,
     checkout: Checkout | None,
     gold: Gold,
-    gold_sets: _Sets,
+    gold_sets: Sets,
     symbols: DefinitionIndex | None,
 ) -> dict[str, Any]:
     """§6: cumulative coverage per step, AUC = mean of it, redundancy = 1 - |U_T| / Σ|C_t|."""
     steps = pred.steps or (pred.final,)
-    gold_sizes = gold_sets.sizes()
-    union = _Sets(
-        set(),
-        {},
-        None if gold_sets.bytes is None else {},
-        None if gold_sets.symbols is None else set(),
-    )
+    gold_sizes = {level: _size(value) for level, value in gold_sets.items()}
+    union: Sets = {lv: set() if isinstance(v, set) else {} for lv, v in gold_sets.items()}
     totals = dict.fromkeys(gold_sizes, 0)
     rows: list[dict[str, Any]] = []
     for number, step in enumerate(steps, start=1):
-        own = _sets(_resolve(step, checkout, gold), checkout, symbols)
-        for level, value in own.sizes().items():
-            totals[level] += value
-        union.files |= own.files
-        union_into(union.lines, own.lines)
-        if union.bytes is not None and own.bytes is not None:
-            union_into(union.bytes, own.bytes)
-        if union.symbols is not None and own.symbols is not None:
-            union.symbols |= own.symbols
+        for level, value in _sets(_resolve(step, checkout, gold), checkout, symbols).items():
+            totals[level] += _size(value)
+            if isinstance(value, set):
+                union[level] |= value
+            else:
+                union_into(union[level], value)
         inter = _intersections(union, gold_sets)
         coverage: dict[str, float] = {}
         for level in LEVELS:
@@ -188,9 +169,8 @@ def _trajectory(
             if gold_sizes[level] > 0:
                 coverage[level] = inter[level] / gold_sizes[level]
             else:  # QUIRK Q10: an empty gold line map gives step line coverage 0.0
-                coverage[level] = 0.0 if level == "line" and not gold_sets.lines else 1.0
+                coverage[level] = 0.0 if level == "line" and not gold_sets["line"] else 1.0
         rows.append({"step": number, "coverage": coverage})
-    final_sizes = union.sizes()
     levels = [level for level in LEVELS if level in rows[0]["coverage"]]
     return {
         "steps": rows,
@@ -198,7 +178,7 @@ def _trajectory(
             level: sum(r["coverage"][level] for r in rows) / len(rows) for level in levels
         },
         "redundancy": {
-            level: 1 - final_sizes[level] / totals[level] if totals[level] else 0.0
+            level: 1 - _size(union[level]) / totals[level] if totals[level] else 0.0
             for level in levels
         },
     }

@@ -1,12 +1,9 @@
-"""Ranked file lists read as whole-file ContextBench context (contextbench-spec §13).
-
-File level is exact upstream arithmetic; line level predicts every line of each kept file, so
-its coverage is an upper bound and its precision a lower bound for span selections in them.
-"""
+"""Ranked file lists read as whole-file ContextBench context (contextbench-spec §13): exact at file
+level; at line level coverage is an upper bound and precision a lower bound for span selections."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -32,19 +29,9 @@ def ranked_context(
     predicted whole (``1..N(f)``), for :func:`score_run` (§13.2); without a checkout every path
     is kept and no spans are made (file level only)."""
     records, context = [], []
-    for (run, sid), part in rankings.sort("rank").group_by(
-        ["run", "sample_id"], maintain_order=True
-    ):
-        target = _target(gold, sid)
-        checkout = None if source is None else source(target.repo, target.commit)
-        kept: list[str] = []
-        for path in part["path"].to_list():
-            if path not in kept and (checkout is None or checkout.is_file(path)):
-                kept.append(path)
-            if len(kept) == k:
-                break
-        base = {"run": str(run), "instance_id": target.sample_id, "step": 0}
-        for path in kept:
+    for run, target, checkout, kept, _ in _ranked(rankings.sort("rank"), gold, source):
+        base = {"run": run, "instance_id": target.sample_id, "step": 0}
+        for path in kept[:k]:
             context.append({**base, "kind": "file", "path": path})
             n = None if checkout is None else checkout.n_lines(path)
             if n:
@@ -82,37 +69,34 @@ def score_ranked(
     *,
     source: CheckoutSource | None = None,
 ) -> pl.DataFrame:
-    """§13 file and line level of the top-k ranked files as whole-file context, every k (the
-    module docstring's bounds). Without line counts, paths are not checked, line coverage
-    assumes every gold line lies in its file (``line_counts="absent"``), line precision is null.
-    """
+    """§13 file and line level of the top-k ranked files, every k; without line counts, gold lines
+    are assumed in range (``line_counts="absent"``) and line precision is null."""
     rows = []
     ranked = rankings.sort("run", "sample_id", "rank")
-    for (run, sid), part in ranked.group_by(["run", "sample_id"], maintain_order=True):
-        target = _target(gold, sid)
-        checkout = None if source is None else source(target.repo, target.commit)
-        kept, dropped = [], 0
-        for path in dict.fromkeys(part["path"].to_list()):
-            if checkout is None or checkout.is_file(path):
-                kept.append(path)
-            else:
-                dropped += 1
+    for run, target, checkout, kept, dropped in _ranked(ranked, gold, source):
         gold_lines = {p: merge_intervals(ivs) for p, ivs in target.lines.items()}
         line_gold = map_size(gold_lines)
         for k in ks:
             rows.append(
-                _ranked_row(str(run), target, kept[:k], k, dropped, gold_lines, line_gold, checkout)
+                _ranked_row(run, target, kept[:k], k, dropped, gold_lines, line_gold, checkout)
             )
     return schemas.rows_frame(rows, RANKED)
 
 
-def _target(gold: Mapping[str, Gold], sample_id: object) -> Gold:
-    """The gold of a ranked sample, which must be a ContextBench instance."""
-    target = gold.get(str(sample_id))
-    if target is None:
-        msg = f"ranked sample {sample_id!r} is not a ContextBench instance"
-        raise InputError(msg, field="sample_id")
-    return target
+def _ranked(
+    rankings: pl.DataFrame, gold: Mapping[str, Gold], source: CheckoutSource | None
+) -> Iterator[tuple[str, Gold, Checkout | None, list[str], int]]:
+    """Per (run, sample) in frame order: run, gold, checkout, the distinct ranked paths that are
+    files at the commit (every path without a checkout), and how many were not."""
+    for (run, sid), part in rankings.group_by(["run", "sample_id"], maintain_order=True):
+        target = gold.get(str(sid))
+        if target is None:
+            msg = f"ranked sample {sid!r} is not a ContextBench instance"
+            raise InputError(msg, field="sample_id")
+        checkout = None if source is None else source(target.repo, target.commit)
+        paths = list(dict.fromkeys(part["path"].to_list()))
+        kept = [p for p in paths if checkout is None or checkout.is_file(p)]
+        yield str(run), target, checkout, kept, len(paths) - len(kept)
 
 
 def _ranked_row(
@@ -167,7 +151,7 @@ CEILINGS: schemas.Schema = {
 def ceilings(gold: Mapping[str, Gold], source: CheckoutSource) -> pl.DataFrame:
     """§13.1 per instance: the file and line coverage reachable at all, and the line
     precision of a perfect whole-file ranking (P_k = existing gold files)."""
-    rows = []
+    rows: list[tuple[object, ...]] = []
     for target in {g.sample_id: g for g in gold.values()}.values():
         checkout = source(target.repo, target.commit)
         if checkout is None:
@@ -176,18 +160,11 @@ def ceilings(gold: Mapping[str, Gold], source: CheckoutSource) -> pl.DataFrame:
         present = [p for p in sorted(target.files) if checkout.is_file(p)]
         n = {p: checkout.n_lines(p) or 0 for p in present}
         reach = sum(size(intersect(lines[p], [(1, n[p])])) for p in present if n[p])
-        total_n = sum(n.values())
-        rows.append(
-            {
-                "sample_id": target.sample_id,
-                "n_gold_files": len(target.files),
-                "n_gold_files_missing": len(target.files) - len(present),
-                "max_file_cov": ratio(len(present), len(target.files)),
-                "max_line_cov": ratio(reach, map_size(lines)),
-                "perfect_line_precision": ratio(reach, total_n),
-            }
-        )
-    return schemas.rows_frame(rows, CEILINGS)
+        n_gold = len(target.files)
+        file_cov = ratio(len(present), n_gold)
+        covered = (file_cov, ratio(reach, map_size(lines)), ratio(reach, sum(n.values())))
+        rows.append((target.sample_id, n_gold, n_gold - len(present), *covered))
+    return pl.DataFrame(rows, schema=dict(CEILINGS), orient="row")
 
 
 def ranked_means(ranked: pl.DataFrame) -> pl.DataFrame:

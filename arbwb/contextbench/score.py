@@ -117,17 +117,9 @@ def results_frame(scored: Sequence[Scored]) -> pl.DataFrame:
                 continue
             traj = record["trajectory"]
             for level, m in record["final"].items():
-                rows.append(
-                    {
-                        **base,
-                        "level": level,
-                        **m,
-                        "f1": f1(m["coverage"], m["precision"]),
-                        "auc_coverage": traj["auc_coverage"][level],
-                        "redundancy": traj["redundancy"][level],
-                        "num_steps": record["num_steps"],
-                    }
-                )
+                extra = {k: traj[k][level] for k in ("auc_coverage", "redundancy")}
+                extra |= {"level": level, "f1": f1(m["coverage"], m["precision"])}
+                rows.append(base | m | extra | {"num_steps": record["num_steps"]})
     return schemas.rows_frame(rows, RESULTS)
 
 
@@ -145,21 +137,14 @@ def editloc_frame(scored: Sequence[Scored]) -> pl.DataFrame:
 def step_coverage_frame(scored: Sequence[Scored]) -> pl.DataFrame:
     """STEP_COVERAGE: cumulative coverage by step (§6) of every valid instance."""
     rows = [
-        {
-            "run": run.run,
-            "sample_id": item["sample_id"],
-            "step": step["step"],
-            "num_steps": item["record"]["num_steps"],
-            "level": level,
-            "coverage": value,
-        }
+        (run.run, item["sample_id"], step["step"], item["record"]["num_steps"], level, value)
         for run in scored
         for item in run.records
         if "trajectory" in item["record"]
         for step in item["record"]["trajectory"]["steps"]
         for level, value in step["coverage"].items()
     ]
-    return schemas.rows_frame(rows, STEP_COVERAGE)
+    return pl.DataFrame(rows, schema=dict(STEP_COVERAGE), orient="row")
 
 
 def score_predictions(

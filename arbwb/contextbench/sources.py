@@ -1,6 +1,5 @@
-"""Which files ContextBench scoring sees at ``base_commit`` (notebook 07 and ``arbwb
-contextbench score``): repositories, demo bytes, then a corpus's file lists; with none, paths
-resolve lexically (arbwb-defined) and only the file and line levels are scored."""
+"""Which files ContextBench scoring sees at ``base_commit``: repositories, demo bytes, then corpus
+file lists; with none, paths resolve lexically and only file and line levels are scored."""
 
 from __future__ import annotations
 

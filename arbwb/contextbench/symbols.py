@@ -33,55 +33,30 @@ INSTALL_HINT = (
     "(or pip install 'arbwb[contextbench]')"
 )
 
-#: §4: language by lower-cased extension.
-LANGUAGES = {
-    ".py": "python",
-    ".js": "javascript",
-    ".jsx": "javascript",
-    ".ts": "typescript",
-    ".tsx": "tsx",
-    ".java": "java",
-    ".go": "go",
-    ".rs": "rust",
-    ".c": "c",
-    ".h": "c",
-    ".cpp": "cpp",
-    ".cc": "cpp",
-    ".hpp": "cpp",
-    ".cs": "c_sharp",
-    ".php": "php",
-    ".rb": "ruby",
-    ".swift": "swift",
-    ".kt": "kotlin",
-    ".scala": "scala",
-}
-
-_JS = ("function_declaration", "class_declaration", "method_definition")
-#: §4: definition node types per language.
-DEFINITIONS: dict[str, frozenset[str]] = {
-    "python": frozenset({"function_definition", "class_definition", "async_function_definition"}),
-    "javascript": frozenset({*_JS, "arrow_function"}),
-    "typescript": frozenset({*_JS, "interface_declaration"}),
-    "tsx": frozenset({*_JS, "interface_declaration"}),
-    "java": frozenset(
-        {
-            "method_declaration",
-            "class_declaration",
-            "interface_declaration",
-            "constructor_declaration",
-        }
+_JS = "function_declaration class_declaration method_definition"
+#: §4: each language's lower-cased extensions and definition node types.
+_LANGUAGE_TABLE = {
+    "python": (".py", "function_definition class_definition async_function_definition"),
+    "javascript": (".js .jsx", f"{_JS} arrow_function"),
+    "typescript": (".ts", f"{_JS} interface_declaration"),
+    "tsx": (".tsx", f"{_JS} interface_declaration"),
+    "java": (
+        ".java",
+        "method_declaration class_declaration interface_declaration constructor_declaration",
     ),
-    "go": frozenset({"function_declaration", "method_declaration", "type_declaration"}),
-    "rust": frozenset({"function_item", "impl_item", "struct_item", "trait_item"}),
-    "c": frozenset({"function_definition", "struct_specifier"}),
-    "cpp": frozenset({"function_definition", "class_specifier", "struct_specifier"}),
-    "c_sharp": frozenset({"method_declaration", "class_declaration", "interface_declaration"}),
-    "php": frozenset({"function_definition", "method_declaration", "class_declaration"}),
-    "ruby": frozenset({"method", "class", "module"}),
-    "swift": frozenset({"function_declaration", "class_declaration", "protocol_declaration"}),
-    "kotlin": frozenset({"function_declaration", "class_declaration"}),
-    "scala": frozenset({"function_definition", "class_definition", "trait_definition"}),
+    "go": (".go", "function_declaration method_declaration type_declaration"),
+    "rust": (".rs", "function_item impl_item struct_item trait_item"),
+    "c": (".c .h", "function_definition struct_specifier"),
+    "cpp": (".cpp .cc .hpp", "function_definition class_specifier struct_specifier"),
+    "c_sharp": (".cs", "method_declaration class_declaration interface_declaration"),
+    "php": (".php", "function_definition method_declaration class_declaration"),
+    "ruby": (".rb", "method class module"),
+    "swift": (".swift", "function_declaration class_declaration protocol_declaration"),
+    "kotlin": (".kt", "function_declaration class_declaration"),
+    "scala": (".scala", "function_definition class_definition trait_definition"),
 }
+LANGUAGES = {ext: lang for lang, (exts, _) in _LANGUAGE_TABLE.items() for ext in exts.split()}
+DEFINITIONS = {lang: frozenset(types.split()) for lang, (_, types) in _LANGUAGE_TABLE.items()}
 #: Name search order (§4): identifier < field_identifier < property_identifier <
 #: method_identifier < any other *identifier kind.
 _NAME_RANK = ("identifier", "field_identifier", "property_identifier", "method_identifier")
@@ -134,11 +109,8 @@ def _walk_definitions(root: Any, wanted: frozenset[str], source: bytes) -> list[
 
 
 def tree_sitter_finder() -> SymbolFinder:
-    """A :data:`SymbolFinder` parsing files with tree-sitter-languages (lazy import).
-
-    ``.swift`` yields no definitions: the pinned wheel has no swift parser and upstream
-    aborts the run there (BUG B9); arbwb scores those files without symbols instead.
-    """
+    """A :data:`SymbolFinder` parsing with tree-sitter-languages (lazy import); ``.swift`` yields
+    none (no parser in the pinned wheel; upstream aborts there, BUG B9)."""
     try:
         from tree_sitter_languages import get_parser
     except ImportError as exc:

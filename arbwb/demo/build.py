@@ -1,8 +1,5 @@
-"""Deterministic builder of the demo release ``data/demo`` (ARB layout, spec §1) from the files
-of ``data/demo-src``: the repositories become git repositories with fixed dates (so commit SHAs
-never change) and chunk files, the samples ARB records, plus rankings of arbwb's baselines.
-Written to a staging folder and swapped into place: a failed build leaves no half release.
-"""
+"""Deterministic builder of ``data/demo`` (ARB layout, spec §1) from ``data/demo-src``: git
+repositories with fixed dates, chunk files, sample records and baseline runs, swapped in whole."""
 
 from __future__ import annotations
 
@@ -45,20 +42,18 @@ class BuildResult:
     runs: Sequence[str]
 
 
-def _git_env() -> dict[str, str]:
-    """An environment that makes commits reproducible and ignores the user's git config."""
-    return {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": os.devnull,
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_AUTHOR_NAME": "arbwb demo",
-        "GIT_AUTHOR_EMAIL": "demo@arbwb.invalid",
-        "GIT_COMMITTER_NAME": "arbwb demo",
-        "GIT_COMMITTER_EMAIL": "demo@arbwb.invalid",
-        "TZ": "UTC",
-        "LC_ALL": "C",
-    }
+#: With PATH added, the environment of reproducible commits that ignore the user's git config.
+_GIT_ENV = {
+    "HOME": os.devnull,
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "arbwb demo",
+    "GIT_AUTHOR_EMAIL": "demo@arbwb.invalid",
+    "GIT_COMMITTER_NAME": "arbwb demo",
+    "GIT_COMMITTER_EMAIL": "demo@arbwb.invalid",
+    "TZ": "UTC",
+    "LC_ALL": "C",
+}
 
 
 def _git(work: Path, *args: str, env: Mapping[str, str]) -> str:
@@ -77,7 +72,7 @@ def _git(work: Path, *args: str, env: Mapping[str, str]) -> str:
 
 def create_git_repo(repo: DemoRepo, work: Path) -> list[str]:
     """Write ``repo``'s commits into a new git repository at ``work``; return the commit SHAs."""
-    env = _git_env()
+    env = _GIT_ENV | {"PATH": os.environ.get("PATH", "")}
     work.mkdir(parents=True)
     _git(work, "init", "-q", "-b", "main", env=env)
     shas: list[str] = []
@@ -199,8 +194,7 @@ def _reproducible_summary(details: Path) -> None:
 
 def write_runs(out: Path, sample_set: SampleSet, corpus: Corpus, spec: ReleaseSpec) -> list[str]:
     """The positive runs of ``release.json`` in order (fusions of earlier runs), then selective
-    runs over every sample (:mod:`arbwb.retrievers`).
-    """
+    runs over every sample."""
     positives = subset(sample_set, pl.col("stratum") == "positive")
     eval_dir = out / "eval" / spec.release
     for run in spec.runs:
@@ -253,9 +247,8 @@ def repo_manifest_rows(
 
 
 def build_into(out: Path, scratch: Path, src: Path) -> BuildResult:
-    """Write the whole demo release from the source folder ``src`` into the empty folder
-    ``out`` (git work trees in ``scratch``); ``src/static`` is copied as it is.
-    """
+    """Write the whole demo release from ``src`` into the empty folder ``out`` (git work trees in
+    ``scratch``); ``src/static`` is copied as it is."""
     spec, samples, repo_list = read_release(src), read_samples(src), read_repos(src)
     corpus_dir = out / "corpus" / spec.release
     commits: dict[str, list[str]] = {}
@@ -287,12 +280,8 @@ def build_into(out: Path, scratch: Path, src: Path) -> BuildResult:
 
 
 def build_demo(out: str | Path, src: str | Path | None = None) -> BuildResult:
-    """Build the demo release at ``out`` from ``src`` (default: the checkout's
-    ``data/demo-src``), replacing a previous demo build there atomically.
-
-    Refuses to replace a non-empty folder that is not a demo release (no demo README), so a
-    mistyped ``--out`` cannot delete someone's data.
-    """
+    """Build the demo release at ``out`` from ``src``, replacing a previous demo build atomically;
+    a non-empty folder that is not a demo release (no demo README) is refused."""
     folder = source_dir(src)
     target = Path(out)
     if target.exists() and any(target.iterdir()):

@@ -1,11 +1,5 @@
-"""Demo ContextBench-style rows and predictions about the demo repositories (our own content).
-
-The tasks are ``data/demo-src/contextbench_tasks.jsonl``: each row's literal columns plus gold
-spans and a patch line located in its repository at ``COMMIT_INDEX``. Writes ``rows.parquet``
-(the 14 string columns of contextbench-spec §1.1), ``commits.json`` (repo -> commit SHAs), two
-unified-record runs, mini-SWE-agent trajectories (one with no final context; the unknown
-instance's is a file of ``data/demo-src/static``) and a ranked file list per task.
-"""
+"""Demo ContextBench rows (``data/demo-src/contextbench_tasks.jsonl``, spans located in the demo
+repositories), predictions of three kinds of agent and a ranked file list (our own content)."""
 
 from __future__ import annotations
 
@@ -19,7 +13,7 @@ from typing import Any
 import polars as pl
 
 from arbwb.demo.samples import SpanSpec, locate_span
-from arbwb.demo.source import DemoRepo, default_repos, from_row, read_rows
+from arbwb.demo.source import DemoRepo, default_repos, read_rows
 from arbwb.errors import InputError
 from arbwb.io.checkout import CheckoutSource, MappingCheckout, count_lines
 from arbwb.io.contextbench import ROW_COLUMNS
@@ -53,12 +47,7 @@ Located = tuple[str, int, int]
 
 def read_tasks(src: Path) -> tuple[DemoTask, ...]:
     """The tasks of ``src/contextbench_tasks.jsonl``, one row each, in file order."""
-    path = src / "contextbench_tasks.jsonl"
-
-    def convert(row: dict[str, Any]) -> dict[str, Any]:
-        return row | {"spans": [from_row(SpanSpec, s, path=path) for s in row.get("spans", ())]}
-
-    return read_rows(path, DemoTask, convert)
+    return read_rows(src / "contextbench_tasks.jsonl", DemoTask, spans=SpanSpec)
 
 
 def _gold_patch(path: str, text: str, needle: str) -> str:
@@ -168,9 +157,8 @@ def mini_swe(task: DemoTask, files: Mapping[str, str], *, final: bool) -> dict[s
 
 
 def overlap(task: DemoTask, files: Mapping[str, str]) -> dict[str, Any]:
-    """ "demo-overlap": files ranked by how many distinct problem-statement words they contain
-    (ties by path); a stand-in file retriever, ARB predictions format.
-    """
+    """ "demo-overlap": files ranked by the distinct problem-statement words they contain (ties by
+    path); a stand-in file retriever, ARB predictions format."""
     words = {w.lower() for w in _TOKEN.findall(task.row["problem_statement"])}
     scores = {p: len(words & {w.lower() for w in _TOKEN.findall(t)}) for p, t in files.items()}
     ranked = [
@@ -201,9 +189,8 @@ def write_contextbench_demo(
 
 
 def demo_source(out: str | Path) -> CheckoutSource:
-    """Checkouts of the demo repositories (exact bytes of ``data/demo-src/repos``) at the
-    commits recorded in ``<out>/commits.json``, so demo predictions score at every level.
-    """
+    """Checkouts of the demo repositories at the commits of ``<out>/commits.json``, so demo
+    predictions score at every level."""
     commits: dict[str, list[str]] = read_json(Path(out) / "commits.json")
     repos = {r.repo: r for r in default_repos()}
     table = {(repo, sha): index for repo, shas in commits.items() for index, sha in enumerate(shas)}

@@ -1,17 +1,14 @@
-"""The hand-written demo samples of ``data/demo-src/samples.jsonl`` (all four positive tasks,
-natural and counterfactual no-gold). Each names its base snapshot by commit index; the builder
-resolves ids, commit SHAs, gold spans (located by text) and gold blocks (from the corpus).
-"""
+"""The hand-written demo samples of ``data/demo-src/samples.jsonl``, base snapshots named by commit
+index; the builder resolves ids, SHAs, gold spans (located by text) and gold blocks."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
-from arbwb.demo.source import from_row, read_rows, source_dir
+from arbwb.demo.source import read_rows
 from arbwb.errors import InputError
 
 
@@ -64,30 +61,10 @@ def locate_span(files: Mapping[str, str], span: SpanSpec) -> tuple[int, int]:
 def read_samples(src: Path) -> tuple[SampleSpec, ...]:
     """The samples of ``src/samples.jsonl`` in file order (the order records are written)."""
     path = src / "samples.jsonl"
-
-    def convert(row: dict[str, Any]) -> dict[str, Any]:
-        return row | {"spans": [from_row(SpanSpec, s, path=path) for s in row.get("spans", ())]}
-
-    samples = read_rows(path, SampleSpec, convert)
+    samples = read_rows(path, SampleSpec, spans=SpanSpec)
     keys = {s.key for s in samples}
     for sample in samples:
         if sample.source_key is not None and sample.source_key not in keys:
             msg = f"sample {sample.key!r} names {sample.source_key!r}, no sample of this file"
             raise InputError(msg, path=path, field="source_key")
     return samples
-
-
-#: The checkout's samples, read on first use by :func:`__getattr__` (not at import).
-DEMO_SAMPLES: tuple[SampleSpec, ...]
-
-
-@cache
-def _default_samples() -> tuple[SampleSpec, ...]:
-    return read_samples(source_dir())
-
-
-def __getattr__(name: str) -> Any:
-    """``DEMO_SAMPLES``: the samples of the checkout's ``data/demo-src`` (read once)."""
-    if name != "DEMO_SAMPLES":
-        raise AttributeError(name)
-    return _default_samples()

@@ -1,14 +1,10 @@
-"""The demo's source data in ``data/demo-src``: where it is and readers of its files.
-
-The demo repositories' trees, the hand-written samples, the ContextBench tasks and the run
-definitions are plain files there (see its README); these readers turn them into frozen
-values for the builder, failing with the file, line and field of anything malformed.
-"""
+"""Readers of the demo's source files in ``data/demo-src`` (trees, samples, tasks, runs): frozen
+values for the builder, failing with the file, line and field of anything malformed."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -47,11 +43,15 @@ def from_row(cls: type[T], row: Mapping[str, Any], *, path: Path, line: int | No
     return cls(**row)
 
 
-def read_rows(
-    path: Path, cls: type[T], convert: Callable[[dict[str, Any]], dict[str, Any]]
-) -> tuple[T, ...]:
-    """The JSONL file ``path`` as ``cls`` values, ``convert`` mapping each row's nested fields."""
-    return tuple(from_row(cls, convert(row), path=path, line=n) for n, row in iter_jsonl(path))
+def read_rows(path: Path, cls: type[T], **nested: type) -> tuple[T, ...]:
+    """The JSONL file ``path`` as ``cls`` values, each ``nested`` field a list of its class."""
+    out = []
+    for n, row in iter_jsonl(path):
+        lists: dict[str, list[Any]] = {
+            k: [from_row(c, v, path=path) for v in row.get(k, ())] for k, c in nested.items()
+        }
+        out.append(from_row(cls, row | lists, path=path, line=n))
+    return tuple(out)
 
 
 @dataclass(frozen=True)

@@ -1,29 +1,24 @@
-"""Budget curves: BCY against the context budget, one line per run, for one task (spec §13.2).
-
-Input is the frame of :func:`arbwb.metrics.budget.bcy_curves`. Points whose value is mostly a lower
-bound (the stored top-20 files did not fill the budget) are drawn hollow.
-"""
+"""Budget curves (spec §13.2): BCY against the context budget per run and task, from
+:func:`arbwb.metrics.budget.bcy_curves`; points that are mostly lower bounds are hollow."""
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import polars as pl
 from matplotlib.axes import Axes
 
 from arbwb.plots.style import (
     Panels,
-    demo_title,
+    budget_axis,
+    budget_label,
+    finish,
     finish_panels,
-    legend_outside,
+    new_axes,
     new_panels,
     run_colors,
     task_order,
 )
 
-
-def budget_label(budget: int) -> str:
-    """``8000`` -> ``8k`` when divisible by 1000 (spec §13.1), else the number."""
-    return f"{budget // 1000}k" if budget % 1000 == 0 else str(budget)
+__all__ = ["budget_label", "plot_bcy_curves", "plot_bcy_grid"]
 
 
 def plot_bcy_curves(
@@ -36,18 +31,14 @@ def plot_bcy_curves(
     legend: bool = True,
     ax: Axes | None = None,
 ) -> Axes:
-    """BCY_τ@B with 95% bootstrap intervals per run for ``task``; hollow = lower bound.
-
-    A point is hollow when at least ``lower_bound_at`` of its samples are lower bounds
-    (arbwb-defined display rule).
-    """
+    """BCY_τ@B with 95% bootstrap intervals per run for ``task``; a point is hollow when at least
+    ``lower_bound_at`` of its samples are lower bounds (arbwb-defined display rule)."""
     part = curves.filter(pl.col("task") == task, pl.col("tau") == tau).sort("run", "budget")
     if part.is_empty():
         known = sorted(curves["task"].unique().to_list())
         msg = f"no BCY curve for task {task!r} at tau={tau}; tasks present: {known!r}"
         raise ValueError(msg)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(5.5, 3.8))
+    ax = new_axes(ax, (5.5, 3.8))
     runs = part["run"].unique(maintain_order=True).to_list()
     colors = run_colors(runs)
     for run in runs:
@@ -59,19 +50,11 @@ def plot_bcy_curves(
         hollow = line["lower_bound_share"].to_numpy() >= lower_bound_at
         ax.scatter(x[~hollow], y[~hollow], color=color, s=36, zorder=3)
         ax.scatter(x[hollow], y[hollow], facecolors="white", edgecolors=color, s=36, zorder=3)
-    budgets = sorted(part["budget"].unique().to_list())
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(budgets, [budget_label(b) for b in budgets])
-    ax.minorticks_off()
+    budget_axis(ax, sorted(part["budget"].unique().to_list()))
     ax.set_ylim(0, 1)
-    ax.set_xlabel("context budget B (regex_code_tokenizer_v1 tokens)")
     ax.set_ylabel("BCY@B" if tau == 1 else f"BCY τ={tau} @B")
     n = int(part["n"].to_numpy().max())
-    title = f"{task} (n={n})"
-    ax.set_title(demo_title(title, demo=demo))
-    if legend:
-        legend_outside(ax, fontsize="small", frameon=False)
-    return ax
+    return finish(ax, f"{task} (n={n})", demo=demo, legend="small" if legend else None)
 
 
 def plot_bcy_grid(
@@ -82,12 +65,8 @@ def plot_bcy_grid(
     demo: bool = False,
     axes: Panels | None = None,
 ) -> list[Axes]:
-    """One :func:`plot_bcy_curves` panel per task (paper order, "overall" first), one shared
-    legend right of the panels.
-
-    ``axes``: one Axes per task, or None for a new grid of ``ncols`` columns. Returns the
-    panels, one per task; ``axes[0].figure`` is the figure.
-    """
+    """One :func:`plot_bcy_curves` panel per task (paper order), one legend right of them;
+    ``axes``: one per task, or None for a grid of ``ncols`` columns."""
     tasks = task_order(curves["task"].to_list())
     panels = new_panels(axes, len(tasks), size=(5.2, 4.0), ncols=ncols)
     for task, ax in zip(tasks, panels, strict=True):

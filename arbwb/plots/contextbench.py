@@ -1,17 +1,9 @@
-"""ContextBench figures: dataset composition, R/P/F1 per granularity, the recall-precision
-trade-off, coverage by trajectory step (contextbench-spec §5, §6, §13) and ARB beside
-ContextBench at file level.
-
-Inputs are arbwb frames: ``instances`` of :func:`arbwb.io.contextbench.load_rows`, the long
-leaderboard of :func:`arbwb.analysis.leaderboard.scores` over ContextBench metrics
-(``<level>.coverage``
-etc.), the §13 ranked-list frame, :func:`arbwb.contextbench.score.step_coverage_frame` and
-:func:`arbwb.contextbench.compare.file_level_scores`.
-"""
+"""ContextBench figures (contextbench-spec §5, §6, §13): composition, R/P/F1 per granularity
+from a leaderboard of ``<level>.<stat>`` metrics, the recall-precision trade-off, coverage by
+trajectory step, and ARB beside ContextBench at file level (:mod:`arbwb.contextbench.compare`)."""
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
@@ -22,10 +14,11 @@ from arbwb.contextbench.compare import ARB, CONTEXTBENCH
 from arbwb.plots.style import (
     BENCHMARK_COLORS,
     Panels,
+    ci_arrays,
     demo_title,
+    finish,
     finish_panels,
     fixed_color,
-    legend_outside,
     new_axes,
     new_panels,
     run_colors,
@@ -46,21 +39,15 @@ def composition(
 ) -> Axes:
     """Stacked counts of instances per ``by`` value, split by ``hue`` (e.g. source benchmark)."""
     counts = instances.group_by(by, hue).len().sort(by, hue)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(5.5, 3.2))
+    ax = new_axes(ax, (5.5, 3.2))
     keys = counts.group_by(by).agg(pl.col("len").sum()).sort("len", descending=True)[by].to_list()
     hues = sorted(counts[hue].unique().to_list())
     bottom = np.zeros(len(keys))
     for value in hues:
         part = dict(counts.filter(pl.col(hue) == value).select(by, "len").iter_rows())
         heights = np.array([part.get(k, 0) for k in keys], dtype=float)
-        ax.bar(
-            keys,
-            heights,
-            bottom=bottom,
-            color=fixed_color(BENCHMARK_COLORS, str(value)),
-            label=str(value),
-        )
+        shade = fixed_color(BENCHMARK_COLORS, str(value))
+        ax.bar(keys, heights, bottom=bottom, color=shade, label=str(value))
         bottom += heights
     ax.set_ylabel("instances")
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
@@ -74,11 +61,8 @@ def composition(
 def granularity_bars(
     board: pl.DataFrame, *, demo: bool = False, axes: Panels | None = None
 ) -> list[Axes]:
-    """Coverage, precision and per-instance F1 (one panel each) per level and run, with the
-    board's intervals; rows of scope overall / aggregation weighted (a plain mean here).
-
-    ``axes``: three, or None for a new row sharing the y axis; returns the three panels.
-    """
+    """Coverage, precision and per-instance F1 (a panel each) per level and run with the board's
+    intervals (its weighted overall rows); ``axes``: three, or None for a row sharing y."""
     part = board.filter(pl.col("scope") == "overall", pl.col("aggregation") == "weighted")
     part = part.with_columns(
         level=pl.col("metric").str.split(".").list.first(),
@@ -91,16 +75,9 @@ def granularity_bars(
     width = 0.8 / max(1, len(runs))
     for ax, stat in zip(panels, STATS, strict=True):
         for j, run in enumerate(runs):
-            rows = {
-                r["level"]: r
-                for r in part.filter(pl.col("run") == run, pl.col("stat") == stat).iter_rows(
-                    named=True
-                )
-            }
+            mine = part.filter(pl.col("run") == run, pl.col("stat") == stat)
             x = np.arange(len(levels)) + (j - (len(runs) - 1) / 2) * width
-            y = np.array([rows[lv]["value"] if lv in rows else np.nan for lv in levels])
-            low = np.array([rows[lv]["ci_low"] if lv in rows else np.nan for lv in levels])
-            high = np.array([rows[lv]["ci_high"] if lv in rows else np.nan for lv in levels])
+            y, low, high = ci_arrays(mine, "level", levels)
             ax.bar(x, y, width, color=colors[run], label=run)
             ax.errorbar(
                 x, y, yerr=[y - low, high - y], fmt="none", ecolor="black", capsize=2, lw=0.8
@@ -121,15 +98,11 @@ def recall_precision(
     demo: bool = False,
     ax: Axes | None = None,
 ) -> Axes:
-    """Macro coverage (recall) against precision per run at ``level`` with iso-F1 curves.
-
-    ``points``: run, level, coverage, precision (e.g. :func:`arbwb.contextbench.aggregate.aggregate`
-    rows of one aggregation). ``ranked``: optional run, k, coverage, precision of a ranked
-    file list (§13), drawn as a line through k (its line precision is a lower bound).
-    """
+    """Coverage (recall) against precision per run at ``level`` (``points``: run, level,
+    coverage, precision) with iso-F1 curves; ``ranked`` (run, k, coverage, precision of ranked
+    file lists, §13) is drawn as a line through k (its line precision a lower bound)."""
     part = points.filter(pl.col("level") == level)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(4.8, 4.2))
+    ax = new_axes(ax, (4.8, 4.2))
     grid = np.linspace(0.01, 1, 200)
     for value in (0.2, 0.4, 0.6, 0.8):
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -148,16 +121,8 @@ def recall_precision(
     runs = part["run"].unique(maintain_order=True).to_list()
     names = runs + ([] if ranked is None else ranked["run"].unique(maintain_order=True).to_list())
     colors = run_colors(names)
-    for row in part.iter_rows(named=True):
-        ax.scatter(
-            row["coverage"],
-            row["precision"],
-            s=50,
-            color=colors[row["run"]],
-            label=row["run"],
-            zorder=3,
-            clip_on=False,
-        )
+    for run, x, y in part.select("run", "coverage", "precision").iter_rows():
+        ax.scatter(x, y, s=50, color=colors[run], label=run, zorder=3, clip_on=False)
     if ranked is not None:
         for run in ranked["run"].unique(maintain_order=True).to_list():
             line = ranked.filter(pl.col("run") == run).sort("k")
@@ -177,46 +142,40 @@ def recall_precision(
     ax.set_ylim(0, 1.02)
     ax.set_xlabel(f"{level} coverage (recall)")
     ax.set_ylabel(f"{level} precision")
-    legend_outside(ax, fontsize="x-small", frameon=False)
-    ax.set_title(demo_title(f"Recall-precision trade-off, {level} level", demo=demo))
-    return ax
+    title = f"Recall-precision trade-off, {level} level"
+    return finish(ax, title, demo=demo, legend="x-small")
 
 
 def coverage_by_step(
     steps: pl.DataFrame, *, level: str = "line", demo: bool = False, ax: Axes | None = None
 ) -> Axes:
     """Mean cumulative coverage at step t per run (§6); an instance with fewer steps keeps its
-    last value (arbwb-defined carry-forward so every step averages all instances).
-    """
+    last value (arbwb-defined carry-forward so every step averages all instances)."""
     part = steps.filter(pl.col("level") == level)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(5.0, 3.4))
+    ax = new_axes(ax, (5.0, 3.4))
     runs = part["run"].unique(maintain_order=True).to_list()
     colors = run_colors(runs)
+    horizons = part.group_by("run").agg(step=pl.int_ranges(1, pl.col("step").max() + 1))
+    key = ["run", "sample_id", "step"]
+    curves = (
+        part.select("run", "sample_id")
+        .unique()
+        .join(horizons.explode("step"), on="run")
+        .join(part.select(*key, "coverage"), on=key, how="left")
+        .sort(key)
+        .with_columns(pl.col("coverage").forward_fill().over("run", "sample_id"))
+        .group_by("run", "step")
+        .agg(pl.col("coverage").mean())
+        .sort("step")
+    )
     for run in runs:
-        mine = part.filter(pl.col("run") == run)
-        horizon = int(mine.select(pl.col("step").max()).item() or 0)
-        grid = (
-            mine.select("sample_id")
-            .unique()
-            .join(pl.DataFrame({"step": range(1, horizon + 1)}), how="cross")
-        )
-        filled = (
-            grid.join(
-                mine.select("sample_id", "step", "coverage"), on=["sample_id", "step"], how="left"
-            )
-            .sort("sample_id", "step")
-            .with_columns(pl.col("coverage").forward_fill().over("sample_id"))
-        )
-        curve = filled.group_by("step").agg(pl.col("coverage").mean()).sort("step")
+        curve = curves.filter(pl.col("run") == run)
         ax.plot(curve["step"], curve["coverage"], "o-", ms=3, color=colors[run], label=run)
     ax.set_ylim(0, 1.02)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("step t")
     ax.set_ylabel(f"cumulative {level} coverage (mean)")
-    legend_outside(ax, fontsize="small", frameon=False)
-    ax.set_title(demo_title(f"Coverage by trajectory step, {level} level", demo=demo))
-    return ax
+    return finish(ax, f"Coverage by trajectory step, {level} level", demo=demo)
 
 
 def file_level_bars(
@@ -226,13 +185,9 @@ def file_level_bars(
     demo: bool = False,
     ax: Axes | None = None,
 ) -> Axes:
-    """One bar per (benchmark, group, run) row of ``metric`` with its interval, grouped by method.
-
-    Methods scored on both benchmarks come first with adjacent bars, then ARB-only, then
-    ContextBench-only methods; colours are the shared per-name mapping
-    (:func:`arbwb.plots.style.run_colors`) keyed by method, hatching marks the benchmark.
-    The comparison is arbwb-defined.
-    """
+    """A bar per (benchmark, group, run) row of ``metric`` with its interval, grouped by method
+    (on both benchmarks first, then ARB-only, then ContextBench-only; colour the method, hatching
+    the benchmark). The comparison is arbwb-defined."""
     part = scores.filter(pl.col("metric") == metric)
     arb = set(part.filter(pl.col("benchmark") == ARB)["method"].to_list())
     both = arb & set(part.filter(pl.col("benchmark") == CONTEXTBENCH)["method"].to_list())
@@ -246,25 +201,10 @@ def file_level_bars(
         rows = part.filter(pl.col("method") == method).sort("benchmark", "group", "run")
         start = x
         for row in rows.iter_rows(named=True):
-            value = row["value"]
-            ax.bar(
-                x,
-                value,
-                0.8,
-                color=colors[method],
-                hatch=BENCHMARK_HATCH.get(row["benchmark"], ""),
-                edgecolor="black",
-                linewidth=0.5,
-            )
-            ax.errorbar(
-                x,
-                value,
-                yerr=[[value - row["ci_low"]], [row["ci_high"] - value]],
-                fmt="none",
-                ecolor="black",
-                capsize=2,
-                lw=0.8,
-            )
+            value, hatch = row["value"], BENCHMARK_HATCH.get(row["benchmark"], "")
+            ax.bar(x, value, 0.8, color=colors[method], hatch=hatch, edgecolor="black", lw=0.5)
+            err = [[value - row["ci_low"]], [row["ci_high"] - value]]
+            ax.errorbar(x, value, yerr=err, fmt="none", ecolor="black", capsize=2, lw=0.8)
             x += 1.0
         ticks.append(((start + x - 1.0) / 2, method))
         x += 0.5

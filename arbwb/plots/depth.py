@@ -1,15 +1,10 @@
-"""Rank analysis figures (spec §13.3): first-gold rank CDF per run (one panel or a grid per
-task), cross-run coverage bars.
-
-Inputs are :func:`arbwb.analysis.rank_analysis.per_sample` and
-:func:`arbwb.analysis.rank_analysis.coverage_distribution`.
-"""
+"""Rank analysis figures (spec §13.3) from :mod:`arbwb.analysis.rank_analysis`: first-gold rank
+CDF per run (one panel, or one per task), cross-run coverage bars."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
@@ -17,9 +12,9 @@ from matplotlib.axes import Axes
 from arbwb.analysis.rank_analysis import DEPTHS
 from arbwb.plots.style import (
     Panels,
-    demo_title,
+    finish,
     finish_panels,
-    legend_outside,
+    new_axes,
     new_panels,
     run_colors,
     task_color,
@@ -36,18 +31,14 @@ def plot_first_gold_cdf(
     legend: bool = True,
     ax: Axes | None = None,
 ) -> Axes:
-    """Share of samples whose first gold file is at rank <= K, against K, one step line per run.
-
-    The share at K is any_gold@K; a curve that levels off below 1 shows the samples whose gold
-    the run never ranks (or ranks past ``max_rank``). ``task="overall"`` uses every sample.
-    """
+    """Share of samples whose first gold file is at rank <= K (any_gold@K) against K, a step
+    line per run; ``task="overall"`` uses every sample."""
     part = per if task == "overall" else per.filter(pl.col("task") == task)
     if part.is_empty():
         known = sorted(per["task"].unique().to_list())
         msg = f"no samples for task {task!r}; tasks present: {known!r}"
         raise ValueError(msg)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(5.5, 3.8))
+    ax = new_axes(ax, (5.5, 3.8))
     runs = sorted(part["run"].unique().to_list())
     colors = run_colors(runs)
     ks = np.arange(1, max_rank + 1)
@@ -65,11 +56,7 @@ def plot_first_gold_cdf(
     ax.set_xlabel("rank K (full ranking)")
     ax.set_ylabel("share of samples with first gold <= K")
     n = part["sample_id"].n_unique()
-    title = f"{task} (n={n})"
-    ax.set_title(demo_title(title, demo=demo))
-    if legend:
-        legend_outside(ax, fontsize="small", frameon=False)
-    return ax
+    return finish(ax, f"{task} (n={n})", demo=demo, legend="small" if legend else None)
 
 
 def plot_first_gold_cdf_grid(
@@ -81,12 +68,8 @@ def plot_first_gold_cdf_grid(
     demo: bool = False,
     axes: Panels | None = None,
 ) -> list[Axes]:
-    """One :func:`plot_first_gold_cdf` panel per task of ``tasks`` (paper order), ``title``
-    above them, one shared legend right of the panels.
-
-    ``axes``: one Axes per task, or None for a new grid of ``ncols`` columns. Returns the
-    panels, one per task; ``axes[0].figure`` is the figure.
-    """
+    """One :func:`plot_first_gold_cdf` panel per task (paper order), ``title`` above, one legend
+    right of them; ``axes``: one per task, or None for a grid of ``ncols`` columns."""
     if not tasks:
         msg = "plot_first_gold_cdf_grid needs at least one task, e.g. ['overall']"
         raise ValueError(msg)
@@ -100,15 +83,10 @@ def plot_first_gold_cdf_grid(
 def plot_coverage_distribution(
     dist: pl.DataFrame, *, k: int = 20, demo: bool = False, ax: Axes | None = None
 ) -> Axes:
-    """Per task, the share of samples hit at ``k`` by exactly h runs, h = 0..runs (grouped bars).
-
-    The bar at h = 0 is the all-run miss set; the per-task panels exclude ``overall``
-    unless it is the only one.
-    """
-    tasks = task_order(t for t in dist["task"].to_list() if t != "overall")
-    tasks = tasks or ["overall"]
-    if ax is None:
-        _, ax = plt.subplots(figsize=(5.5, 3.8))
+    """Per task ("overall" only when alone), the share of samples hit at ``k`` by exactly h runs,
+    h = 0..runs (grouped bars; h = 0 is the all-run miss set)."""
+    tasks = task_order(t for t in dist["task"].to_list() if t != "overall") or ["overall"]
+    ax = new_axes(ax, (5.5, 3.8))
     hits = sorted(dist["hit_models"].unique().to_list())
     width = 0.8 / len(tasks)
     for i, task in enumerate(tasks):
@@ -121,7 +99,4 @@ def plot_coverage_distribution(
     ax.set_ylim(0, 1)
     ax.set_xlabel(f"runs with Recall@{k} > 0")
     ax.set_ylabel("share of samples")
-    title = f"cross-run coverage at {k}"
-    ax.set_title(demo_title(title, demo=demo))
-    legend_outside(ax, fontsize="small", frameon=False)
-    return ax
+    return finish(ax, f"cross-run coverage at {k}", demo=demo)

@@ -1,32 +1,27 @@
-"""Span-granularity figures (spec §11, §13.5): file sizes, evidence ratios, file vs line, yield.
-
-Inputs are the frames of :mod:`arbwb.analysis.granularity` (SIZES, DENSITY), its
-``method_sensitivity``
-rows, and :func:`arbwb.analysis.spanyield.packing_summary`.
-"""
+"""Span-granularity figures (spec §11, §13.5) from :mod:`arbwb.analysis.granularity` and
+:func:`arbwb.analysis.spanyield.packing_summary`: sizes, evidence ratios, file vs line, yield."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
 
-from arbwb.plots.budget import budget_label
 from arbwb.plots.style import (
-    TASK_COLORS,
     Panels,
+    budget_axis,
     color,
-    demo_title,
+    finish,
     finish_panels,
-    legend_outside,
+    new_axes,
     new_panels,
     run_colors,
+    task_color,
     task_order,
 )
 
@@ -44,25 +39,21 @@ def plot_file_lines(
         msg = "no resolved gold-file occurrences to plot; check the corpus (see `unresolved`)"
         raise ValueError(msg)
     order = task_order(tasks or resolved["task"].to_list())
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.0, 3.8))
+    ax = new_axes(ax, (6.0, 3.8))
     data = resolved.select("task", "file_lines").to_pandas()
-    sns.boxplot(data=data, x="task", y="file_lines", order=order, color="0.9", fliersize=0, ax=ax)
+    common: dict[str, Any] = {
+        "data": data,
+        "x": "task",
+        "y": "file_lines",
+        "order": order,
+        "ax": ax,
+    }
+    sns.boxplot(**common, color="0.9", fliersize=0)
+    palette = {t: task_color(t) for t in order}
     state = np.random.get_state()  # seaborn jitters from numpy's global generator:
     np.random.seed(0)  # seeded here, so the figure is the same in every run
     try:
-        sns.stripplot(
-            data=data,
-            x="task",
-            y="file_lines",
-            order=order,
-            hue="task",
-            palette={t: TASK_COLORS.get(t, (0.6, 0.6, 0.6)) for t in order},
-            legend=False,
-            size=3,
-            alpha=0.6,
-            ax=ax,
-        )
+        sns.stripplot(**common, hue="task", palette=palette, legend=False, size=3, alpha=0.6)
     finally:
         np.random.set_state(state)
     ax.set_yscale("log")
@@ -70,8 +61,8 @@ def plot_file_lines(
     ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("")
     ax.set_ylabel("gold file lines (log scale)")
-    ax.set_title(demo_title(f"gold-file size (n={resolved.height} occurrences)", demo=demo))
-    return ax
+    title = f"gold-file size (n={resolved.height} occurrences)"
+    return finish(ax, title, demo=demo, legend=None)
 
 
 def plot_evidence_ratio(
@@ -81,8 +72,7 @@ def plot_evidence_ratio(
     if density.is_empty():
         msg = "no span-file pairs with a known file size to plot"
         raise ValueError(msg)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.0, 3.8))
+    ax = new_axes(ax, (6.0, 3.8))
     data = density.select("task", "ratio").to_pandas()
     order = task_order(density["task"].to_list())
     sns.histplot(
@@ -90,7 +80,7 @@ def plot_evidence_ratio(
         x="ratio",
         hue="task",
         hue_order=order,
-        palette={t: TASK_COLORS.get(t, (0.6, 0.6, 0.6)) for t in order},
+        palette={t: task_color(t) for t in order},
         bins=20,
         binrange=(0, 1),
         multiple="stack",
@@ -111,8 +101,7 @@ def plot_evidence_ratio(
     ax.set_xlim(0, 1)
     ax.set_xlabel("evidence lines / gold file lines")
     ax.set_ylabel("span-file pairs")
-    ax.set_title(demo_title(f"evidence density (n={density.height})", demo=demo))
-    return ax
+    return finish(ax, f"evidence density (n={density.height})", demo=demo, legend=None)
 
 
 def sizes_and_density(
@@ -142,45 +131,25 @@ def plot_file_vs_line(
     demo: bool = False,
     ax: Axes | None = None,
 ) -> Axes:
-    """File recall@20 against line F1 (legacy 8k chars) per span-capable run, with intervals.
-
-    Runs that are not span-capable are listed in the axes' note, not drawn.
-    """
+    """File recall@20 against line F1 (legacy 8k chars) per span-capable run, with intervals;
+    other runs are listed in the axes' note, not drawn."""
     capable = [r for r in rows if r["span_capable"]]
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.0, 4.2))
+    ax = new_axes(ax, (6.0, 4.2))
     for row in capable:
         x, y = row["file_recall@20"], row["line_f1@8k_chars"]
         got = (intervals or {}).get(row["method"], {})
         xi, yi = got.get("file_recall@20"), got.get("line_f1@8k_chars")
         xerr = None if xi is None else [[x - xi[0]], [xi[1] - x]]
         yerr = None if yi is None else [[y - yi[0]], [yi[1] - y]]
-        ax.errorbar(
-            x,
-            y,
-            xerr=xerr,
-            yerr=yerr,
-            fmt="o",
-            color=color(row["method"]),
-            capsize=3,
-            label=row["method"],
-        )
+        name = row["method"]
+        ax.errorbar(x, y, xerr=xerr, yerr=yerr, fmt="o", color=color(name), capsize=3, label=name)
     not_capable = [r["method"] for r in rows if not r["span_capable"]]
     if not_capable:
-        ax.text(
-            0.01,
-            0.01,
-            "not span-capable: " + ", ".join(not_capable),
-            transform=ax.transAxes,
-            fontsize="x-small",
-            va="bottom",
-        )
+        note = "not span-capable: " + ", ".join(not_capable)
+        ax.text(0.01, 0.01, note, transform=ax.transAxes, fontsize="x-small", va="bottom")
     ax.set_xlabel("file recall@20")
     ax.set_ylabel("line F1 @8k chars")
-    if capable:
-        legend_outside(ax, fontsize="small", frameon=False)
-    ax.set_title(demo_title("file-level vs line-level", demo=demo))
-    return ax
+    return finish(ax, "file-level vs line-level", demo=demo, legend="small" if capable else None)
 
 
 def plot_span_yield(
@@ -199,34 +168,18 @@ def plot_span_yield(
     if part.is_empty():
         msg = "no token-packing rows: no run could be re-ranked (see arbwb.reranked)"
         raise ValueError(msg)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(7.0, 4.5))
+    ax = new_axes(ax, (7.0, 4.5))
     runs = part["run"].unique(maintain_order=True).to_list()
     colors = run_colors(runs)
     for (run, packing), line in part.group_by("run", "packing", maintain_order=True):
         x, y = line["budget"].to_numpy(), line[metric].to_numpy()
         err = [y - line[f"{metric}_low"].to_numpy(), line[f"{metric}_high"].to_numpy() - y]
-        style = "-" if packing == "files" else "--"
-        ax.errorbar(
-            x,
-            y,
-            yerr=err,
-            color=colors[str(run)],
-            ls=style,
-            marker="o",
-            ms=4,
-            capsize=2,
-            label=f"{run} ({packing})",
-        )
-    budgets = sorted(part["budget"].unique().to_list())
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(budgets, [budget_label(b) for b in budgets])
-    ax.minorticks_off()
+        style, label = "-" if packing == "files" else "--", f"{run} ({packing})"
+        shade = colors[str(run)]
+        ax.errorbar(x, y, yerr=err, color=shade, ls=style, marker="o", ms=4, capsize=2, label=label)
+    budget_axis(ax, sorted(part["budget"].unique().to_list()))
     if metric == "line_recall":
         ax.set_ylim(0, 1)
-    ax.set_xlabel("context budget B (regex_code_tokenizer_v1 tokens)")
     ax.set_ylabel({"line_recall": "gold evidence lines packed (share)"}.get(metric, metric))
-    ax.set_title(demo_title("span yield: whole files vs chunks", demo=demo))
-    if legend:
-        legend_outside(ax, fontsize="x-small", frameon=False)
-    return ax
+    title = "span yield: whole files vs chunks"
+    return finish(ax, title, demo=demo, legend="x-small" if legend else None)

@@ -1,7 +1,5 @@
-"""Leaderboard figures: per-task bars with intervals, a run x task heatmap, a significance matrix.
-
-Inputs are the frames of :mod:`arbwb.analysis.leaderboard` (``scores`` and ``pairwise_tests``).
-"""
+"""Leaderboard figures from :mod:`arbwb.analysis.board` (``scores``, ``pairwise_tests``): per-task
+bars with intervals, a run x task heatmap, a significance matrix."""
 
 from __future__ import annotations
 
@@ -11,32 +9,32 @@ import seaborn as sns
 from matplotlib.axes import Axes
 
 from arbwb.analysis.board import metric_label
-from arbwb.plots.style import color, demo_title, legend_outside, new_axes, task_order
+from arbwb.plots.style import ci_arrays, color, finish, new_axes, task_order
 
 
-def _weighted(board: pl.DataFrame, group: str, metric: str) -> pl.DataFrame:
+def weighted(
+    board: pl.DataFrame, group: str, metrics: list[str], scopes: tuple[str, ...] = ("overall",)
+) -> pl.DataFrame:
+    """The sample-weighted rows of ``group``'s ``metrics`` at ``scopes``, with a ``task`` column
+    (the subset of a task row, else "overall"); ValueError when there are none."""
     part = board.filter(
         pl.col("group") == group,
-        pl.col("metric") == metric,
+        pl.col("metric").is_in(metrics),
         pl.col("aggregation") == "weighted",
-        pl.col("scope").is_in(["overall", "task"]),
+        pl.col("scope").is_in(scopes),
     )
     if part.is_empty():
-        msg = f"no weighted {metric!r} scores for group {group!r}; check group and metric names"
+        msg = f"no weighted {metrics} scores for group {group!r}; check group and metric names"
         raise ValueError(msg)
-    return part.with_columns(
-        pl.when(pl.col("scope") == "overall")
-        .then(pl.lit("overall"))
-        .otherwise(pl.col("subset"))
-        .alias("task")
-    )
+    task = pl.when(pl.col("scope") == "overall").then(pl.lit("overall")).otherwise("subset")
+    return part.with_columns(task.alias("task"))
 
 
 def _by_task(
     board: pl.DataFrame, group: str, metric: str
 ) -> tuple[pl.DataFrame, list[str], list[str]]:
     """Weighted scores of ``group`` with runs best-first (overall) and tasks, overall first."""
-    part = _weighted(board, group, metric)
+    part = weighted(board, group, [metric], ("overall", "task"))
     overall = part.filter(pl.col("task") == "overall").sort(
         ["value", "run"], descending=[True, False]
     )
@@ -57,27 +55,15 @@ def task_bars(
     ax = new_axes(ax, (1.6 + 1.4 * len(tasks), 4.0))
     width = 0.8 / max(len(runs), 1)
     for i, run in enumerate(runs):
-        rows = {r["task"]: r for r in part.filter(pl.col("run") == run).iter_rows(named=True)}
         xs = np.arange(len(tasks)) + (i - (len(runs) - 1) / 2) * width
-        values = np.array([rows[t]["value"] if t in rows else np.nan for t in tasks])
-        low = np.array([rows[t]["ci_low"] if t in rows else np.nan for t in tasks])
-        high = np.array([rows[t]["ci_high"] if t in rows else np.nan for t in tasks])
+        values, low, high = ci_arrays(part.filter(pl.col("run") == run), "task", tasks)
         ax.bar(xs, values, width, label=run, color=color(run))
-        ax.errorbar(
-            xs,
-            values,
-            yerr=[values - low, high - values],
-            fmt="none",
-            ecolor="black",
-            elinewidth=0.8,
-            capsize=2,
-        )
+        err = [values - low, high - values]
+        ax.errorbar(xs, values, yerr=err, fmt="none", ecolor="black", elinewidth=0.8, capsize=2)
     ax.set_xticks(np.arange(len(tasks)), tasks)
     ax.set_ylabel(f"{metric_label(metric)} (95% bootstrap CI)")
     ax.set_ylim(0, 1.05 * max(1e-9, float(np.nanmax(part["ci_high"].to_numpy()))))
-    legend_outside(ax, fontsize="small", frameon=False)
-    ax.set_title(demo_title(f"{metric_label(metric)} by task — {group}", demo=demo))
-    return ax
+    return finish(ax, f"{metric_label(metric)} by task — {group}", demo=demo)
 
 
 def run_task_heatmap(
@@ -105,8 +91,7 @@ def run_task_heatmap(
         cbar_kws={"label": metric_label(metric)},
         ax=ax,
     )
-    ax.set_title(demo_title(f"{metric_label(metric)}: run x task — {group}", demo=demo))
-    return ax
+    return finish(ax, f"{metric_label(metric)}: run x task — {group}", demo=demo, legend=None)
 
 
 def significance_matrix(
@@ -151,5 +136,4 @@ def significance_matrix(
         ax=ax,
     )
     title = f"Paired randomization tests, {metric_label(metric)} (row - column) — {group}"
-    ax.set_title(demo_title(title, demo=demo))
-    return ax
+    return finish(ax, title, demo=demo, legend=None)

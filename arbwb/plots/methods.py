@@ -1,34 +1,17 @@
-"""Method leaderboard figures: ranked bars with intervals (colour the method, label its family),
-BCY per budget.
-
-Inputs are the board of :func:`arbwb.analysis.method_leaderboard.scores` and a method -> family
-mapping.
-"""
+"""Method leaderboard figures from a method board and a method -> family mapping: ranked bars
+with intervals (colour the method, label its family), BCY per budget."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
 
 from arbwb.analysis.board import metric_label
-from arbwb.plots.style import demo_title, legend_outside, run_colors
-
-
-def _weighted(board: pl.DataFrame, group: str, metrics: list[str]) -> pl.DataFrame:
-    part = board.filter(
-        pl.col("group") == group,
-        pl.col("scope") == "overall",
-        pl.col("aggregation") == "weighted",
-        pl.col("metric").is_in(metrics),
-    )
-    if part.is_empty():
-        msg = f"no weighted {metrics} scores for group {group!r}; check group and metric names"
-        raise ValueError(msg)
-    return part
+from arbwb.plots.leaderboard import weighted
+from arbwb.plots.style import budget_axis, finish, new_axes, run_colors
 
 
 def method_bars(
@@ -40,16 +23,12 @@ def method_bars(
     demo: bool = False,
     ax: Axes | None = None,
 ) -> Axes:
-    """Horizontal bars of the weighted ``metric`` per method, best on top, 95% intervals.
-
-    Bars take the method's report-wide colour; the tick label names its family (the v2
-    leaderboard's Family column).
-    """
-    part = _weighted(board, group, [metric]).sort(["value", "run"], descending=[False, True])
+    """Horizontal bars of the weighted ``metric`` per method (its report colour), best on top,
+    95% intervals; the tick label names its family (the v2 leaderboard's Family column)."""
+    part = weighted(board, group, [metric]).sort(["value", "run"], descending=[False, True])
     methods = part["run"].to_list()
     colors = run_colors(methods)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.0, 1.2 + 0.4 * len(methods)))
+    ax = new_axes(ax, (6.0, 1.2 + 0.4 * len(methods)))
     values = part["value"].to_numpy()
     err = [values - part["ci_low"].to_numpy(), part["ci_high"].to_numpy() - values]
     ys = np.arange(len(methods))
@@ -57,8 +36,7 @@ def method_bars(
     ax.errorbar(values, ys, xerr=err, fmt="none", ecolor="black", elinewidth=0.8, capsize=2)
     ax.set_yticks(ys, [f"{m} ({family.get(m, '?')})" for m in methods])
     ax.set_xlabel(f"{metric_label(metric)} (sample-weighted, 95% bootstrap CI)")
-    ax.set_title(demo_title(f"{metric_label(metric)} by method — {group}", demo=demo))
-    return ax
+    return finish(ax, f"{metric_label(metric)} by method — {group}", demo=demo, legend=None)
 
 
 def bcy_by_budget(
@@ -70,11 +48,9 @@ def bcy_by_budget(
     demo: bool = False,
     ax: Axes | None = None,
 ) -> Axes:
-    """Weighted BCY per method at each budget (the layered BCY table as lines), 95% intervals.
-
-    Line style follows the family, colour the method.
-    """
-    part = _weighted(board, group, list(metrics))
+    """Weighted BCY per method at each budget (the layered BCY table as lines), 95% intervals;
+    line style follows the family, colour the method."""
+    part = weighted(board, group, list(metrics))
     budgets = {m: int(m.partition("@")[2]) for m in metrics}
     part = part.with_columns(
         pl.col("metric").replace_strict(budgets, return_dtype=pl.Int64).alias("budget")
@@ -88,8 +64,7 @@ def bcy_by_budget(
     colors = run_colors(methods)
     kinds = sorted({family.get(m, "?") for m in methods})
     styles = dict(zip(kinds, ["-", "--", ":", "-."] * len(kinds), strict=False))
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.0, 4.0))
+    ax = new_axes(ax, (6.0, 4.0))
     for method in methods:
         line = part.filter(pl.col("run") == method).sort("budget")
         x, y = line["budget"].to_numpy(), line["value"].to_numpy()
@@ -97,13 +72,7 @@ def bcy_by_budget(
         style = styles[family.get(method, "?")]
         label = f"{method} ({family.get(method, '?')})"
         ax.errorbar(x, y, yerr=err, color=colors[method], ls=style, capsize=3, label=label)
-    ticks = sorted(budgets.values())
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(ticks, [metric_label(f"bcy@{b}").removeprefix("BCY@") for b in ticks])
-    ax.minorticks_off()
+    budget_axis(ax, sorted(budgets.values()), "context budget (regex_code_tokenizer_v1 tokens)")
     ax.set_ylim(0, 1)
-    ax.set_xlabel("context budget (regex_code_tokenizer_v1 tokens)")
     ax.set_ylabel("BCY (sample-weighted, 95% bootstrap CI)")
-    legend_outside(ax, fontsize="small", frameon=False)
-    ax.set_title(demo_title(f"BCY by budget and method — {group}", demo=demo))
-    return ax
+    return finish(ax, f"BCY by budget and method — {group}", demo=demo)

@@ -1,13 +1,11 @@
-"""Abstention calibration figures (spec §9; views arbwb-defined): data first, ``ax=None``.
-
-Inputs are the frames of :class:`arbwb.analysis.selective.SelectiveResult`; the ``*_panels``
-functions draw one panel per run (or per metric), take ``axes=None`` and return the panels. An
-empty frame (a skipped analysis) draws a panel that says so.
-"""
+"""Abstention calibration figures (spec §9; views arbwb-defined) from the frames of
+:class:`arbwb.analysis.selective.SelectiveResult`; an empty frame (a skipped analysis) draws a
+panel that says so, and the ``*_panels`` functions draw one panel per run (or metric)."""
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
+from collections.abc import Callable
+
 import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
@@ -17,9 +15,10 @@ from arbwb.plots.style import (
     STRATUM_COLORS,
     Panels,
     demo_title,
+    finish,
     finish_panels,
     fixed_color,
-    legend_outside,
+    new_axes,
     new_panels,
     run_colors,
 )
@@ -36,15 +35,21 @@ def _nothing(ax: Axes) -> Axes:
 
 
 def _run_panels(
-    frame: pl.DataFrame, axes: Panels | None, size: tuple[float, float]
-) -> tuple[list[str], list[Axes]]:
-    """The runs of ``frame`` (in order) and one panel for each (``axes``, or a new row of
-    panels ``size`` inches each); one blank panel saying so when there are no runs."""
+    draw: Callable[..., Axes],
+    frame: pl.DataFrame,
+    axes: Panels | None,
+    size: tuple[float, float],
+    demo: bool,
+) -> list[Axes]:
+    """``draw(frame, run=..., ...)`` on one panel per run of ``frame`` (``axes``, or a new row
+    of panels ``size`` inches each); one blank panel saying so when there are no runs."""
     runs = [] if frame.is_empty() else frame["run"].unique(maintain_order=True).to_list()
     panels = new_panels(axes, max(1, len(runs)), size=size)
     if not runs:
         _nothing(panels[0])
-    return runs, panels
+    for ax, run in zip(panels, runs, strict=False):
+        draw(frame, run=run, demo=demo, ax=ax)
+    return finish_panels(panels)
 
 
 def plot_confidence_by_stratum(
@@ -55,28 +60,19 @@ def plot_confidence_by_stratum(
     if part.is_empty():
         msg = f"no rows for run {run!r}; runs present: {sorted(set(rows['run']))!r}"
         raise ValueError(msg)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(4.5, 3.6))
+    ax = new_axes(ax, (4.5, 3.6))
     present = [s for s in STRATUM_ORDER if (part["stratum"] == s).any()]
     data = [part.filter(pl.col("stratum") == s)["confidence"].to_numpy() for s in present]
     ax.boxplot(data, positions=range(len(present)), widths=0.5, showfliers=False)
     rng = np.random.default_rng(0)
     for i, (stratum, values) in enumerate(zip(present, data, strict=True)):
-        jitter = rng.uniform(-0.15, 0.15, values.size)
-        ax.scatter(
-            i + jitter,
-            values,
-            s=12,
-            alpha=0.7,
-            color=fixed_color(STRATUM_COLORS, stratum),
-            zorder=3,
-        )
+        jitter, shade = rng.uniform(-0.15, 0.15, values.size), fixed_color(STRATUM_COLORS, stratum)
+        ax.scatter(i + jitter, values, s=12, alpha=0.7, color=shade, zorder=3)
     ax.set_xticks(
         range(len(present)), [f"{s}\n(n={d.size})" for s, d in zip(present, data, strict=True)]
     )
     ax.set_ylabel("confidence (top chunk score)")
-    ax.set_title(demo_title(run, demo=demo))
-    return ax
+    return finish(ax, run, demo=demo, legend=None)
 
 
 def plot_risk_coverage(
@@ -92,8 +88,7 @@ def plot_risk_coverage(
     if metric not in bands:
         msg = f"metric must be one of {list(bands)}, got {metric!r}"
         raise ValueError(msg)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(5.5, 3.8))
+    ax = new_axes(ax, (5.5, 3.8))
     if curves.is_empty():
         return _nothing(ax)
     runs = curves["run"].unique(maintain_order=True).to_list()
@@ -124,8 +119,7 @@ def plot_fold_thresholds(
 ) -> Axes:
     """Each fold's calibrated threshold for one run, mixed and natural protocols side by side."""
     part = folds.filter(pl.col("run") == run)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(4.5, 3.4))
+    ax = new_axes(ax, (4.5, 3.4))
     protocols = part["protocol"].unique(maintain_order=True).to_list()
     for i, protocol in enumerate(protocols):
         rows = part.filter(pl.col("protocol") == protocol).sort("fold")
@@ -140,9 +134,7 @@ def plot_fold_thresholds(
     ax.set_xticks(sorted(set(part["fold"].to_list())))
     ax.set_xlabel("fold (held-out repositories)")
     ax.set_ylabel("threshold selected on the other folds")
-    ax.set_title(demo_title(run, demo=demo))
-    legend_outside(ax, fontsize="small", frameon=False)
-    return ax
+    return finish(ax, run, demo=demo)
 
 
 def plot_protocol_contrast(
@@ -153,8 +145,7 @@ def plot_protocol_contrast(
     ax: Axes | None = None,
 ) -> Axes:
     """Bars per run: no-abstain vs out-of-fold ``metric`` under the mixed and natural protocols."""
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.5, 4.0), layout="tight")
+    ax = new_axes(ax, (6.5, 4.0), layout="tight")
     if table.is_empty():
         return _nothing(ax)
     runs = table["run"].unique(maintain_order=True).to_list()
@@ -166,27 +157,17 @@ def plot_protocol_contrast(
         heights = [v[0] if v else np.nan for v in values]
         x = np.arange(len(runs)) + (i - (len(groups) - 1) / 2) * width
         hatch = "" if point == "out-of-fold" else "//"
-        ax.bar(
-            x,
-            heights,
-            width,
-            label=f"{protocol}: {point}",
-            color=fixed_color(PROTOCOL_COLORS, protocol),
-            hatch=hatch,
-            alpha=0.85,
-        )
+        shade, label = fixed_color(PROTOCOL_COLORS, protocol), f"{protocol}: {point}"
+        ax.bar(x, heights, width, label=label, color=shade, hatch=hatch, alpha=0.85)
     ax.set_xticks(range(len(runs)), runs, rotation=15, ha="right", fontsize="small")
     ax.set_ylim(0, 1)
     ax.set_ylabel(metric)
-    ax.set_title(demo_title("mixed vs natural-only evidence", demo=demo))
-    legend_outside(ax, fontsize="x-small", frameon=False)
-    return ax
+    return finish(ax, "mixed vs natural-only evidence", demo=demo, legend="x-small")
 
 
 def plot_auroc(separability: pl.DataFrame, *, demo: bool = False, ax: Axes | None = None) -> Axes:
     """AUROC of confidence (positive vs no-gold) per run and stratum with bootstrap intervals."""
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.0, 3.8), layout="tight")
+    ax = new_axes(ax, (6.0, 3.8), layout="tight")
     if separability.is_empty():
         return _nothing(ax)
     runs = separability["run"].unique(maintain_order=True).to_list()
@@ -198,22 +179,13 @@ def plot_auroc(separability: pl.DataFrame, *, demo: bool = False, ax: Axes | Non
         x = np.array([index[r] for r in part["run"]]) + (i - (len(strata) - 1) / 2) * width
         y = part["auroc"].to_numpy()
         err = [y - part["auroc_low"].to_numpy(), part["auroc_high"].to_numpy() - y]
-        ax.errorbar(
-            x,
-            y,
-            yerr=err,
-            fmt="o",
-            capsize=3,
-            label=stratum,
-            color=fixed_color(STRATUM_COLORS, stratum),
-        )
+        shade = fixed_color(STRATUM_COLORS, stratum)
+        ax.errorbar(x, y, yerr=err, fmt="o", capsize=3, label=stratum, color=shade)
     ax.axhline(0.5, color="grey", lw=0.8, ls=":", label="chance (0.5)")
     ax.set_xticks(range(len(runs)), runs, rotation=15, ha="right", fontsize="small")
     ax.set_ylim(0, 1.02)
     ax.set_ylabel("AUROC (positive vs no-gold)")
-    ax.set_title(demo_title("separability by no-gold stratum", demo=demo))
-    legend_outside(ax, fontsize="small", frameon=False)
-    return ax
+    return finish(ax, "separability by no-gold stratum", demo=demo)
 
 
 def plot_confidence_panels(
@@ -221,10 +193,7 @@ def plot_confidence_panels(
 ) -> list[Axes]:
     """One :func:`plot_confidence_by_stratum` panel per run of the selective ROWS frame
     (``axes``: one per run, or None for a new row); returns the panels."""
-    runs, panels = _run_panels(rows, axes, (4.6, 3.8))
-    for ax, run in zip(panels, runs, strict=False):
-        plot_confidence_by_stratum(rows, run=run, demo=demo, ax=ax)
-    return finish_panels(panels)
+    return _run_panels(plot_confidence_by_stratum, rows, axes, (4.6, 3.8), demo)
 
 
 def plot_fold_threshold_panels(
@@ -232,10 +201,7 @@ def plot_fold_threshold_panels(
 ) -> list[Axes]:
     """One :func:`plot_fold_thresholds` panel per run of the fold-thresholds table
     (``axes``: one per run, or None for a new row); returns the panels."""
-    runs, panels = _run_panels(folds, axes, (4.6, 3.6))
-    for ax, run in zip(panels, runs, strict=False):
-        plot_fold_thresholds(folds, run=run, demo=demo, ax=ax)
-    return finish_panels(panels)
+    return _run_panels(plot_fold_thresholds, folds, axes, (4.6, 3.6), demo)
 
 
 def plot_risk_coverage_panels(

@@ -1,6 +1,5 @@
-"""What every figure shares (the visual grammar): new axes (or a grid of panels) when none are
-given, the demo-data label in titles, one colour per method in every figure of a report, the
-paper's task order, and legends outside the data."""
+"""What every figure shares: new axes or panels when none are given, demo-marked titles, one
+colour per method in every figure of a report, the paper's task order, legends outside the data."""
 
 from __future__ import annotations
 
@@ -11,22 +10,26 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 import numpy.typing as npt
+import polars as pl
 import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.colors import to_rgb
-from matplotlib.figure import Figure
+
+from arbwb.analysis.relevance import CONFIDENCES, LABELS
 
 Color = tuple[float, float, float]
 #: The panels a multi-panel function may be given: a list of Axes, or the array ``plt.subplots``
 #: returns (any shape; read row by row).
 Panels = Sequence[Axes] | npt.NDArray[Any]
+#: Legends sit right of the data, unframed, so they hide no bar, line or whisker.
+_OUTSIDE: dict[str, Any] = {"loc": "upper left", "frameon": False}
 
 
-def new_axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
-    """``ax``, or the axes of a new figure of ``size`` inches."""
+def new_axes(ax: Axes | None, size: tuple[float, float], **subplots: Any) -> Axes:
+    """``ax``, or the axes of a new figure of ``size`` inches (``subplots`` to plt.subplots)."""
     if ax is not None:
         return ax
-    _, new = plt.subplots(figsize=size)
+    new: Axes = plt.subplots(figsize=size, **subplots)[1]
     return new
 
 
@@ -38,9 +41,8 @@ def new_panels(
     ncols: int | None = None,
     **subplots: Any,
 ) -> list[Axes]:
-    """The ``count`` panels of a multi-panel figure, in reading order: ``axes`` (exactly
-    ``count`` of them), or a new figure's grid of ``ncols`` columns (default: one row), each
-    panel ``size`` inches, its spare cells hidden. ``subplots`` go to :func:`plt.subplots`."""
+    """The ``count`` panels of a figure in reading order: ``axes`` (exactly ``count``), or a new
+    grid of ``ncols`` columns (default one row) of ``size``-inch panels, spare cells hidden."""
     if axes is not None:
         given: list[Axes] = list(np.ravel(np.asarray(axes, dtype=object)))
         if len(given) != count:
@@ -65,9 +67,8 @@ def new_panels(
 def finish_panels(
     panels: list[Axes], *, title: str | None = None, legend: bool = False
 ) -> list[Axes]:
-    """``panels`` after laying out their figure: ``title`` above them, tight layout (unless the
-    figure has a layout engine of its own), and with ``legend`` one legend of the first panel's
-    handles right of every panel (see :func:`figure_legend_outside`)."""
+    """``panels`` with ``title`` above, tight layout (unless the figure has a layout engine) and,
+    with ``legend``, the first panel's legend right of every panel."""
     fig = panels[0].get_figure(root=True)
     if fig is None:
         msg = "the panels belong to no figure; make them with plt.subplots"
@@ -77,8 +78,40 @@ def finish_panels(
     if fig.get_layout_engine() is None:
         fig.tight_layout()
     if legend:
-        figure_legend_outside(fig, panels[0], fontsize="small", frameon=False)
+        handles, labels = panels[0].get_legend_handles_labels()
+        fig.legend(handles, labels, bbox_to_anchor=(1.0, 0.95), fontsize="small", **_OUTSIDE)
     return panels
+
+
+def budget_label(budget: int) -> str:
+    """``8000`` -> ``8k`` when divisible by 1000 (spec §13.1), else the number."""
+    return f"{budget // 1000}k" if budget % 1000 == 0 else str(budget)
+
+
+def budget_axis(
+    ax: Axes, budgets: list[int], label: str = "context budget B (regex_code_tokenizer_v1 tokens)"
+) -> None:
+    """A log-2 x axis ticked at ``budgets`` (labelled ``8k``), no minor ticks."""
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(budgets, [budget_label(b) for b in budgets])
+    ax.minorticks_off()
+    ax.set_xlabel(label)
+
+
+def ci_arrays(part: pl.DataFrame, key: str, keys: list[str]) -> list[npt.NDArray[Any]]:
+    """``value``, ``ci_low`` and ``ci_high`` of ``part``'s row at each of ``keys`` (NaN if none)."""
+    rows = {r[key]: r for r in part.iter_rows(named=True)}
+    columns = ("value", "ci_low", "ci_high")
+    return [np.array([rows[k][c] if k in rows else np.nan for k in keys]) for c in columns]
+
+
+def finish(ax: Axes, title: str, *, demo: bool, legend: str | None = "small") -> Axes:
+    """``ax`` with its demo-marked ``title`` and, unless ``legend`` is None, a frameless legend
+    of that font size right of the axes."""
+    ax.set_title(demo_title(title, demo=demo))
+    if legend is not None:
+        ax.legend(bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=legend, **_OUTSIDE)
+    return ax
 
 
 def demo_title(text: str, *, demo: bool) -> str:
@@ -161,33 +194,22 @@ def run_colors(names: Iterable[str]) -> dict[str, Color]:
 TASK_COLORS: dict[str, Color] = dict(
     zip(("overall", *TASK_ORDER), sns.color_palette("Set2", 6), strict=True)
 )
+_BLIND = sns.color_palette("colorblind")
 #: One fixed colour per sample stratum (positive gold, the two no-gold strata).
 STRATUM_COLORS: dict[str, Color] = {
-    "positive": sns.color_palette("colorblind")[2],
-    "natural": sns.color_palette("colorblind")[7],
-    "counterfactual": sns.color_palette("colorblind")[4],
+    "positive": _BLIND[2],
+    "natural": _BLIND[7],
+    "counterfactual": _BLIND[4],
 }
 #: One fixed colour per calibration protocol of the abstention analysis.
-PROTOCOL_COLORS: dict[str, Color] = {
-    "mixed": sns.color_palette("colorblind")[0],
-    "natural": sns.color_palette("colorblind")[7],
-}
+PROTOCOL_COLORS: dict[str, Color] = {"mixed": _BLIND[0], "natural": _BLIND[7]}
 #: One fixed colour per benchmark when a figure's hue is the benchmark.
-BENCHMARK_COLORS: dict[str, Color] = {
-    "ARB": sns.color_palette("colorblind")[0],
-    "ContextBench": sns.color_palette("colorblind")[1],
-}
+BENCHMARK_COLORS: dict[str, Color] = {"ARB": _BLIND[0], "ContextBench": _BLIND[1]}
 #: One fixed colour per relevance label (the taxonomy's primary labels).
-LABEL_COLORS: dict[str, Color] = dict(
-    zip(
-        ("semantic_direct", "structural_indirect", "workflow_conventional", "causal_indirect"),
-        sns.color_palette("Dark2", 4),
-        strict=True,
-    )
-)
+LABEL_COLORS: dict[str, Color] = dict(zip(LABELS, sns.color_palette("Dark2", 4), strict=True))
 #: An ordered variable gets a sequential palette, darkest for its first (strongest) level.
 CONFIDENCE_COLORS: dict[str, Color] = dict(
-    zip(("high", "medium", "low"), sns.color_palette("Blues_r", 4)[:3], strict=True)
+    zip(CONFIDENCES, sns.color_palette("Blues_r", 4)[:3], strict=True)
 )
 
 
@@ -207,14 +229,3 @@ def task_order(tasks: Iterable[str]) -> list[str]:
     present = list(dict.fromkeys(tasks))
     known = [t for t in ("overall", *TASK_ORDER) if t in present]
     return known + sorted(t for t in present if t not in known)
-
-
-def legend_outside(ax: Axes, **kwargs: Any) -> None:
-    """The legend to the right of the axes, clear of bars, lines and whiskers."""
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, **kwargs)
-
-
-def figure_legend_outside(fig: Figure, ax: Axes, **kwargs: Any) -> None:
-    """One legend for a grid of panels (the handles of ``ax``), right of every panel."""
-    handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.0, 0.95), **kwargs)

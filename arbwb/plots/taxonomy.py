@@ -1,8 +1,5 @@
-"""Relevance-taxonomy figures: labels by task, run metric per slice with intervals, confidence mix.
-
-Inputs are the annotation frame of :mod:`arbwb.analysis.relevance` and the ``slice_scores`` frame of
-:mod:`arbwb.analysis.slices`.
-"""
+"""Relevance-taxonomy figures from the annotations of :mod:`arbwb.analysis.relevance` and the slice
+scores of :mod:`arbwb.analysis.slices`: labels by task, confidence mix, metric per slice."""
 
 from __future__ import annotations
 
@@ -19,10 +16,10 @@ from arbwb.plots.style import (
     LABEL_COLORS,
     Color,
     Panels,
-    demo_title,
+    ci_arrays,
+    finish,
     finish_panels,
     fixed_color,
-    legend_outside,
     new_axes,
     new_panels,
     run_colors,
@@ -31,15 +28,20 @@ from arbwb.plots.style import (
 
 
 def _stacked(
-    ax: Axes,
-    counts: pl.DataFrame,
+    annotations: pl.DataFrame,
+    by: str,
     rows: list[str],
     column: str,
-    stacks: list[str],
+    stacks: tuple[str, ...],
     colors: dict[str, Color],
-) -> None:
-    """Horizontal stacked bars: one bar per ``rows`` value, segments per ``stacks`` value in
-    its fixed colour."""
+    ax: Axes | None,
+) -> Axes:
+    """Horizontal stacked bars of annotation counts: one bar per ``rows`` value of ``by``, a
+    segment per ``stacks`` value of ``column`` in its fixed colour."""
+    if annotations.is_empty():
+        raise ValueError("no annotations to plot; annotate samples first")
+    counts = annotations.group_by(pl.col(by).alias("row"), column).agg(pl.len().alias("n"))
+    ax = new_axes(ax, (7.5, 1.2 + 0.5 * len(rows)))
     left = np.zeros(len(rows))
     for stack in stacks:
         got = dict(counts.filter(pl.col(column) == stack).select("row", "n").iter_rows())
@@ -53,40 +55,27 @@ def _stacked(
     ax.set_xlabel("samples")
     ax.set_xlim(0, max(1.0, float(left.max())) * 1.02)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    legend_outside(ax, fontsize="small", frameon=False)
+    return ax
 
 
 def label_distribution(
     annotations: pl.DataFrame, *, demo: bool = False, ax: Axes | None = None
 ) -> Axes:
     """Primary labels per task as stacked bars (spec 13.4's by-task table as a figure)."""
-    if annotations.is_empty():
-        raise ValueError("no annotations to plot; annotate samples first")
-    counts = annotations.group_by(pl.col("task_type").alias("row"), "primary_relevance_type").agg(
-        pl.len().alias("n")
-    )
     tasks = task_order(annotations["task_type"].to_list())
-    ax = new_axes(ax, (7.5, 1.2 + 0.5 * len(tasks)))
-    _stacked(ax, counts, tasks, "primary_relevance_type", list(LABELS), LABEL_COLORS)
-    ax.set_title(demo_title("Primary relevance type by task", demo=demo))
-    return ax
+    primary = "primary_relevance_type"
+    ax = _stacked(annotations, "task_type", tasks, primary, LABELS, LABEL_COLORS, ax)
+    return finish(ax, "Primary relevance type by task", demo=demo)
 
 
 def confidence_mix(
     annotations: pl.DataFrame, *, demo: bool = False, ax: Axes | None = None
 ) -> Axes:
     """Confidence (high / medium / low) per primary label as stacked bars."""
-    if annotations.is_empty():
-        raise ValueError("no annotations to plot; annotate samples first")
-    counts = annotations.group_by(pl.col("primary_relevance_type").alias("row"), "confidence").agg(
-        pl.len().alias("n")
-    )
-    present = set(annotations["primary_relevance_type"].to_list())
-    labels = [label for label in LABELS if label in present]
-    ax = new_axes(ax, (7.5, 1.2 + 0.5 * len(labels)))
-    _stacked(ax, counts, labels, "confidence", list(CONFIDENCES), CONFIDENCE_COLORS)
-    ax.set_title(demo_title("Annotation confidence per primary label", demo=demo))
-    return ax
+    primary = "primary_relevance_type"
+    labels = [label for label in LABELS if label in set(annotations[primary].to_list())]
+    ax = _stacked(annotations, primary, labels, "confidence", CONFIDENCES, CONFIDENCE_COLORS, ax)
+    return finish(ax, "Annotation confidence per primary label", demo=demo)
 
 
 def slice_intervals(
@@ -98,10 +87,8 @@ def slice_intervals(
     demo: bool = False,
     ax: Axes | None = None,
 ) -> Axes:
-    """Each run's ``metric`` per slice (whole slice) with its 95% bootstrap interval.
-
-    Rows are slices (label order); runs are dodged markers, best overall run first.
-    """
+    """Each run's ``metric`` per slice (whole slice, label order) with its 95% bootstrap
+    interval; runs are dodged markers, best overall run first."""
     part = scores.filter(
         pl.col("group") == group,
         pl.col("metric") == metric,
@@ -123,11 +110,8 @@ def slice_intervals(
     colors = run_colors(scores.filter(pl.col("group") == group)["run"].to_list())
     step = 0.8 / max(len(runs), 1)
     for i, run in enumerate(runs):
-        rows = {r["slice"]: r for r in part.filter(pl.col("run") == run).iter_rows(named=True)}
         ys = np.arange(len(slices)) + (i - (len(runs) - 1) / 2) * step
-        values = np.array([rows[s]["value"] if s in rows else np.nan for s in slices])
-        low = np.array([rows[s]["ci_low"] if s in rows else np.nan for s in slices])
-        high = np.array([rows[s]["ci_high"] if s in rows else np.nan for s in slices])
+        values, low, high = ci_arrays(part.filter(pl.col("run") == run), "slice", slices)
         ax.errorbar(
             values,
             ys,
@@ -145,9 +129,7 @@ def slice_intervals(
     ax.invert_yaxis()
     ax.set_xlabel(f"{metric_label(metric)} (95% bootstrap CI, arbwb-defined)")
     ax.set_xlim(0, 1.02)
-    legend_outside(ax, fontsize="small", frameon=False)
-    ax.set_title(demo_title(f"{metric_label(metric)} per {view} slice — {group}", demo=demo))
-    return ax
+    return finish(ax, f"{metric_label(metric)} per {view} slice — {group}", demo=demo)
 
 
 def slice_interval_views(
@@ -158,9 +140,8 @@ def slice_interval_views(
     demo: bool = False,
     axes: Panels | None = None,
 ) -> list[Axes]:
-    """:func:`slice_intervals` of one group side by side: primary projection, multi-label view
-    (a view without scores leaves its panel empty). ``axes``: one per view, or None for a new
-    row; returns the panels."""
+    """:func:`slice_intervals` of one group side by side, primary projection then multi-label
+    view (empty without scores); ``axes``: one per view, or None for a new row."""
     panels = new_panels(axes, len(VIEWS), size=(15 / len(VIEWS), 5), sharex=True)
     for view, ax in zip(VIEWS, panels, strict=True):
         part = scores.filter(pl.col("group") == group, pl.col("view") == view)

@@ -1,9 +1,5 @@
-"""Fetch, verify and safely extract ARB release bundles (spec §1.2), leaving a receipt.
-
-The archive's published SHA-256 is checked before anything is extracted, extraction is moved
-into place only when every member was extracted, and the receipt, written last, marks a
-finished release: an interrupted run never leaves one that looks complete.
-"""
+"""Fetch, verify (published SHA-256) and safely extract ARB release bundles (spec §1.2); moved into
+place only when whole, with a receipt written last, so an interrupted run never looks complete."""
 
 from __future__ import annotations
 
@@ -20,17 +16,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO, Protocol
 
 from arbwb.errors import InputError
+from arbwb.io.corpus import RELEASE_ORDER
 from arbwb.jsonio import read_json, sha256_file, write_json
 
 HUB_REPO = "eyuansu71/agent_retrieval_bench"
 LEGACY_BUNDLE = "agent_retrieval_bench"
-CURRENT_RELEASES = (
-    "v2_code2test",
-    "v2_comment2context",
-    "v2_trace2code",
-    "v2_edit2ripple",
-    "v2_abstention",
-)
+CURRENT_RELEASES = RELEASE_ORDER  # the five subset releases, in spec §1.4's merge order
 RELEASE_KINDS = ("benchmark", "corpus", "eval", "reports")
 INSTALL_HINT = "install it with: pip install 'arbwb[download]'"
 _BLOCK = 1 << 20
@@ -101,9 +92,8 @@ class FolderFetcher:
         dest = local_dir / filename
         dest.parent.mkdir(parents=True, exist_ok=True)
         partial = dest.with_name(dest.name + ".incomplete")
-        size = source.stat().st_size
         offset = partial.stat().st_size if partial.exists() else 0
-        if offset > size:
+        if offset > source.stat().st_size:  # not a prefix of the source: copy it again
             offset = 0
         with source.open("rb") as src, partial.open("r+b" if offset else "wb") as out:
             src.seek(offset)
@@ -154,21 +144,6 @@ def parse_checksum(path: Path, *, expected_archive: str) -> str:
     return digest
 
 
-def _zstandard() -> Any:
-    try:
-        import zstandard
-    except ImportError:
-        msg = f"extracting releases needs zstandard; {INSTALL_HINT}"
-        raise InputError(msg) from None
-    return zstandard
-
-
-def _inside(name: str) -> bool:
-    """True when a normalised relative POSIX path stays inside its root."""
-    norm = posixpath.normpath(name)
-    return not (norm.startswith("/") or norm == ".." or norm.startswith("../"))
-
-
 def check_member(member: tarfile.TarInfo, release: str) -> None:
     """Refuse archive members that could escape the data root or are not release data: only
     files, folders and inside links under ``benchmark|corpus|eval|reports/R/`` (arbwb-defined)."""
@@ -184,12 +159,11 @@ def check_member(member: tarfile.TarInfo, release: str) -> None:
     if not top_ok:
         msg = f"member {name!r} lies outside {'|'.join(RELEASE_KINDS)}/{release}/"
         raise InputError(msg, field=name)
-    if member.issym():
-        target = posixpath.join(posixpath.dirname(name), member.linkname)
-        if member.linkname.startswith("/") or not _inside(target):
+    if member.issym() or member.islnk():  # a symlink's target is relative to its folder
+        base = posixpath.dirname(name) if member.issym() else ""
+        target = posixpath.normpath(posixpath.join(base, member.linkname))
+        if member.linkname.startswith("/") or target == ".." or target.startswith(("/", "../")):
             raise InputError(f"link {name!r} points outside the release", field=name)
-    if member.islnk() and (member.linkname.startswith("/") or not _inside(member.linkname)):
-        raise InputError(f"link {name!r} points outside the release", field=name)
 
 
 class _ZstdReader:
@@ -230,7 +204,10 @@ class _ZstdReader:
 def extract_archive(archive: Path, dest: Path, release: str) -> tuple[int, int]:
     """Stream-extract a ``.tar.zst`` into ``dest``, every member checked: (file count, file
     bytes); InputError for a corrupt or truncated archive (the caller cleans ``dest``)."""
-    zstd = _zstandard()
+    try:
+        import zstandard as zstd
+    except ImportError:
+        raise InputError(f"extracting releases needs zstandard; {INSTALL_HINT}") from None
     files = size = 0
     try:
         with archive.open("rb") as raw:

@@ -29,7 +29,8 @@ def manifest_path(root: str | Path, release: str) -> Path:
     return Path(root) / "corpus" / release / "corpus_manifest.jsonl"
 
 
-def _key(row: dict[str, Any], path: Path, line: int) -> tuple[str, str]:
+def manifest_key(row: dict[str, Any], path: Path, line: int) -> tuple[str, str]:
+    """A manifest row's (repo, base_commit), each a non-empty string (else a located error)."""
     for field in ("repo", "base_commit"):
         value = row.get(field)
         if not isinstance(value, str) or not value.strip():
@@ -55,7 +56,7 @@ def merge_manifests(
             raise InputError(msg, path=path)
         count = 0
         for line, row in iter_jsonl(path):
-            key = _key(row, path, line)
+            key = manifest_key(row, path, line)
             count += 1
             earlier = kept.get(key)
             if earlier is None:

@@ -17,6 +17,7 @@ from arbwb.errors import InputError
 from arbwb.io.corpus import MANIFEST_NAME, repo_slug
 from arbwb.io.pathclass import is_generated_path
 from arbwb.jsonio import atomic_open, dumps_upstream, iter_jsonl
+from arbwb.release.merge import manifest_key
 
 MAX_FILE_BYTES = 400_000
 MAX_CHUNK_CHARS = 8_000
@@ -214,25 +215,15 @@ def _write_requests(stdin: IO[bytes], commit: str, paths: Sequence[str]) -> None
         stdin.close()
 
 
-@dataclass(frozen=True)
-class SnapshotBuild:
-    """Counts of one built snapshot (manifest fields of spec §1.4)."""
-
-    chunk_count: int
-    file_count: int
-    symbol_count: int
-    skipped_large: int
-
-
 def build_chunk_file(
     git_dir: Path, repo: str, commit: str, out_path: Path, memo: dict[str, str | None] | None = None
-) -> SnapshotBuild:
-    """Write the chunk file of (repo, commit) atomically, exactly as upstream (spec §3.2)."""
+) -> dict[str, int]:
+    """Write the chunk file of (repo, commit) atomically, exactly as upstream (spec §3.2); return
+    its manifest counts (spec §1.4)."""
     candidates = [e for e in list_tree(git_dir, commit) if is_candidate_path(e.path)]
     candidates = candidates[:MAX_FILES_PER_COMMIT]
     readable = [e.path for e in candidates if e.size is not None and e.size <= MAX_FILE_BYTES]
-    skipped_large = len(candidates) - len(readable)
-    chunk_count = file_count = symbol_count = 0
+    counts = {"chunk_count": 0, "file_count": 0, "symbol_count": 0}
     memo = {} if memo is None else memo
     with atomic_open(out_path, "w") as handle:
         for path, data in zip(readable, read_blobs(git_dir, commit, readable), strict=True):
@@ -242,11 +233,11 @@ def build_chunk_file(
             if not content:
                 continue
             rows = chunks_for_file(repo, commit, path, content, memo)
-            file_count += 1
-            chunk_count += len(rows)
-            symbol_count += len(rows) - 1
+            counts["file_count"] += 1
+            counts["chunk_count"] += len(rows)
+            counts["symbol_count"] += len(rows) - 1
             handle.write("".join(dumps_upstream(r) + "\n" for r in rows))
-    return SnapshotBuild(chunk_count, file_count, symbol_count, skipped_large)
+    return counts | {"skipped_large": len(candidates) - len(readable)}
 
 
 def generated_at(value: str | None, source_date_epoch: str | None) -> str:
@@ -274,7 +265,7 @@ def build_snapshots(
     if "/" not in repo.strip("/"):
         raise InputError(f"repo must be OWNER/NAME, got {repo!r}", field="--repo")
     memo: dict[str, str | None] = {}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for commit in commits:
         if not commit_exists(git_path, commit):
             rows.append(
@@ -282,20 +273,10 @@ def build_snapshots(
             )
             continue
         relative = Path(repo_slug(repo)) / f"{commit}.chunks.jsonl"
-        built = build_chunk_file(git_path, repo, commit, out / relative, memo)
-        rows.append(
-            {
-                "repo": repo,
-                "base_commit": commit,
-                "status": "ok",
-                "chunks_path": (Path(out.resolve().name) / relative).as_posix(),
-                "chunk_count": built.chunk_count,
-                "file_count": built.file_count,
-                "symbol_count": built.symbol_count,
-                "skipped_large": built.skipped_large,
-                "generated_at": stamp,
-            }
-        )
+        counts = build_chunk_file(git_path, repo, commit, out / relative, memo)
+        chunks_path = (Path(out.resolve().name) / relative).as_posix()
+        row = {"repo": repo, "base_commit": commit, "status": "ok", "chunks_path": chunks_path}
+        rows.append(row | counts | {"generated_at": stamp})
     merge_manifest(out / MANIFEST_NAME, rows)
     return rows
 
@@ -305,11 +286,7 @@ def merge_manifest(path: Path, rows: Sequence[dict[str, Any]]) -> None:
     merged: dict[tuple[str, str], dict[str, Any]] = {}
     if path.is_file():
         for line, row in iter_jsonl(path, allow_empty=True):
-            key = (row.get("repo"), row.get("base_commit"))
-            if not all(isinstance(k, str) for k in key):
-                msg = "manifest rows need string repo and base_commit"
-                raise InputError(msg, path=path, line=line, field="repo")
-            merged[(str(key[0]), str(key[1]))] = row
+            merged[manifest_key(row, path, line)] = row
     for row in rows:
         merged[(row["repo"], row["base_commit"])] = row
     with atomic_open(path, "w") as handle:

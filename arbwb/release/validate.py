@@ -103,11 +103,8 @@ def _structure(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
     if not isinstance(corpus, dict):
         yield "candidate_corpus", f"must be a JSON object, got {corpus!r}"
     else:
-        if corpus.get("type") != "repo_at_base_commit":
-            yield (
-                "candidate_corpus.type",
-                f"must be 'repo_at_base_commit', got {corpus.get('type')!r}",
-            )
+        if (kind := corpus.get("type")) != "repo_at_base_commit":
+            yield "candidate_corpus.type", f"must be 'repo_at_base_commit', got {kind!r}"
         if corpus.get("base_commit") != commit:
             got = corpus.get("base_commit")
             yield "candidate_corpus.base_commit", f"must equal base_commit {commit!r}, got {got!r}"
@@ -141,15 +138,10 @@ def _positive(record: dict[str, Any], gold: dict[str, Any]) -> Iterator[tuple[st
         for key in ("anchor_file", "anchor_diff", "intent"):
             if _blank(query.get(key)):
                 yield f"query.{key}", "must be non-blank text"
-    if (
-        task == "comment2context"
-        and isinstance(record.get("version"), int)
-        and record["version"] >= 2
-    ):
+    version = record.get("version")
+    if task == "comment2context" and isinstance(version, int) and version >= 2:
         needs.append("gold.given_files")
-        if not path_list(gold.get("must_context_files")) and not path_list(
-            gold.get("context_files")
-        ):
+        if not (path_list(gold.get("must_context_files")) or path_list(gold.get("context_files"))):
             yield "gold.must_context_files", "needs must_context_files (or context_files)"
     if task not in ("code2test", "edit2ripple"):
         needs.append("gold.root_cause_files")
@@ -268,45 +260,23 @@ def _scan(
     return problems, strata
 
 
-def _count_problems(
-    name: str, where: str, expected: dict[str, int], strata: Counter[tuple[str, str]]
-) -> list[Problem]:
-    """A problem for each stratum whose valid-sample count differs from the release's."""
-    found: Counter[str] = Counter()
-    for (group, _task), count in strata.items():
-        found[group] += count
-    problems = []
-    for group in sorted(set(expected) | set(found)):
-        want, got = expected.get(group, 0), found.get(group, 0)
-        if want != got:
-            msg = f"release {name} should hold {want} valid {group} samples, found {got}"
-            problems.append(Problem(where, None, "count", msg))
-    return problems
-
-
 def validate_release(
     name: str, files: list[Path], *, corpus: Corpus | None, corpus_note: str
 ) -> ReleaseReport:
-    """Validate the sample files of one release; known release ids also get count checks."""
+    """Validate the sample files of one release; a known release id's stratum counts too."""
     problems, strata = _scan(files, corpus)
     expected = EXPECTED_COUNTS.get(name)
     if expected is not None:
+        found: Counter[str] = Counter()
+        for (group, _task), count in strata.items():
+            found[group] += count
         where = str(files[0].parent) if files else name
-        problems += _count_problems(name, where, expected, strata)
+        for group in sorted(set(expected) | set(found)):
+            want, got = expected.get(group, 0), found[group]
+            if want != got:
+                msg = f"release {name} should hold {want} valid {group} samples, found {got}"
+                problems.append(Problem(where, None, "count", msg))
     return ReleaseReport(name, files, dict(strata), expected, corpus_note, problems)
-
-
-def _release_of(folder: Path) -> tuple[Path | None, str]:
-    """(data root, release id) of a benchmark folder ``ROOT/benchmark/R``; root None otherwise."""
-    if folder.parent.name == "benchmark":
-        return folder.parent.parent, folder.name
-    return None, folder.name
-
-
-def validate_predictions(path: Path) -> ReleaseReport:
-    """Every place a predictions file breaks ``predictions.schema.json`` (no sample counts)."""
-    found = [Problem(str(path), line, field, msg) for line, field, msg in problems(path)]
-    return ReleaseReport(path.name, [path], {}, None, "not checked (predictions file)", found)
 
 
 def validate_path(path: str | Path, *, corpus: str | Path | None = None) -> list[ReleaseReport]:
@@ -315,8 +285,9 @@ def validate_path(path: str | Path, *, corpus: str | Path | None = None) -> list
     (the merged one for the selective releases) when there is one."""
     path = Path(path)
     override = None if corpus is None else Path(corpus)
-    if path.is_file() and is_predictions(path):
-        return [validate_predictions(path)]
+    if path.is_file() and is_predictions(path):  # every place it breaks the predictions schema
+        found = [Problem(str(path), line, field, msg) for line, field, msg in problems(path)]
+        return [ReleaseReport(path.name, [path], {}, None, "not checked (predictions file)", found)]
     if path.is_dir() and (path / "benchmark").is_dir():
         folders = sorted(p for p in (path / "benchmark").iterdir() if p.is_dir())
         if not folders:
@@ -327,7 +298,9 @@ def validate_path(path: str | Path, *, corpus: str | Path | None = None) -> list
         raise InputError("no such file or directory", path=path)
     reports = []
     for folder in folders:
-        root, release = _release_of(folder.parent if folder.is_file() else folder)
+        release_dir = folder.parent if folder.is_file() else folder  # ROOT/benchmark/R
+        root = release_dir.parent.parent if release_dir.parent.name == "benchmark" else None
+        release = release_dir.name
         name = release if folder.is_dir() else folder.name
         handle, note = _corpus_for(root, release, override)
         reports.append(
@@ -340,16 +313,9 @@ def summary_table(reports: list[ReleaseReport]) -> pl.DataFrame:
     """One row per (release, stratum): valid samples, expected count (null if unknown), tasks."""
     rows = []
     for report in reports:
-        groups = sorted({g for g, _ in report.strata} | set(report.expected or {}))
-        for group in groups:
+        for group in sorted({g for g, _ in report.strata} | set(report.expected or {})):
             tasks = {t: n for (g, t), n in sorted(report.strata.items()) if g == group}
-            rows.append(
-                {
-                    "release": report.name,
-                    "stratum": group,
-                    "samples": sum(tasks.values()),
-                    "expected": None if report.expected is None else report.expected.get(group, 0),
-                    "tasks": ", ".join(f"{t}={n}" for t, n in tasks.items()),
-                }
-            )
-    return pl.DataFrame(rows, schema=SUMMARY_SCHEMA)
+            expected = None if report.expected is None else report.expected.get(group, 0)
+            text = ", ".join(f"{t}={n}" for t, n in tasks.items())
+            rows.append((report.name, group, sum(tasks.values()), expected, text))
+    return pl.DataFrame(rows, schema=SUMMARY_SCHEMA, orient="row")
