@@ -249,3 +249,12 @@ def test_real_lexical_code_only_keeps_deep_gold(shared_dir: Path) -> None:
     assert first_gold.filter(pl.col("rank") > 20).height == 102  # TV19
     assert run.rankings.filter(pl.col("rank") <= 20).group_by("sample_id").len()["len"].max() == 20
     assert run.details is not None and run.details.height == 287
+
+
+def test_a_details_file_is_parsed_once_while_it_is_unchanged(tmp_path: Path) -> None:
+    path = _jsonl(tmp_path / "lex_details.jsonl", [_details("s1")])
+    first = load_rankings(path)
+    assert load_rankings(path) is first  # kept: a report's notebooks in one kernel share it
+    assert load_rankings(path, run="other").run == "other"  # another name is another read
+    _jsonl(path, [_details("s1"), _details("s2")])  # same second: the digest tells them apart
+    assert load_rankings(path).details["sample_id"].to_list() == ["s1", "s2"]

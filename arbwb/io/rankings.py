@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
+from arbwb.cache import file_key
 from arbwb.errors import InputError
 from arbwb.io import run_frames as rf
 from arbwb.io.details_reader import read_details
@@ -55,7 +57,7 @@ def load_rankings(path: str | Path, *, run: str | None = None, fmt: str | None =
         msg = f"unknown rankings format {fmt!r}; use one of {FORMATS}"
         raise ValueError(msg)
     if fmt == "details":
-        return read_details(path, run or default_run_name(path))
+        return _details(path.resolve(), run or default_run_name(path), file_key(path, "details"))
     got = {"predictions": read_predictions, "trec": read_trec, "table": read_table}[fmt](path)
     name = run or got.name or default_run_name(path)
     return RunData(
@@ -68,6 +70,13 @@ def load_rankings(path: str | Path, *, run: str | None = None, fmt: str | None =
         submitted=rf.submitted_frame(got.submitted, name),
         path=str(path),
     )
+
+
+@lru_cache(maxsize=256)
+def _details(path: Path, run: str, key: str) -> RunData:
+    """:func:`read_details`, kept for as long as the file's :func:`~arbwb.cache.file_key` stays
+    the same: the notebooks a report runs in one kernel read the same runs (arbwb-defined)."""
+    return read_details(path, run)
 
 
 @dataclass(frozen=True)
