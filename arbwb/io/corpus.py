@@ -19,6 +19,7 @@ from arbwb.errors import InputError
 from arbwb.io import costcache
 from arbwb.io.costcache import Costs, Known, files_frame
 from arbwb.jsonio import iter_jsonl
+from arbwb.paths import RELEASE_ORDER
 from arbwb.schemas import CHUNKS, validate
 
 if TYPE_CHECKING:  # the chunk reader (numpy) loads only when a file is read
@@ -31,14 +32,6 @@ OnMismatch = Literal["error", "missing"]
 #: The command-line flag that asks for ``on_mismatch="missing"`` (named in the error).
 ALLOW_FLAG = "--allow-incomplete-snapshots"
 _BATCH_BYTES = 64 * 2**20  # tokenise new texts in batches of about this many escaped bytes
-#: Subset corpora in spec §1.4's merge order; other corpus/<R>/ folders follow by name.
-RELEASE_ORDER = (
-    "v2_code2test",
-    "v2_comment2context",
-    "v2_trace2code",
-    "v2_edit2ripple",
-    "v2_abstention",
-)
 
 
 def snapshot_id(repo: str, commit: str) -> str:

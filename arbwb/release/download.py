@@ -16,8 +16,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO, Protocol
 
 from arbwb.errors import InputError
-from arbwb.io.corpus import RELEASE_ORDER
 from arbwb.jsonio import read_json, sha256_file, write_json
+from arbwb.paths import RELEASE_ORDER
 
 HUB_REPO = "eyuansu71/agent_retrieval_bench"
 LEGACY_BUNDLE = "agent_retrieval_bench"
