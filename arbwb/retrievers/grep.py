@@ -1,11 +1,5 @@
-"""Grep baseline (``grep`` = strict, ``grep-expanded``), exactly as upstream's ``eval-grep``.
-
-Rules: ``arb-grep.md`` (it supersedes arb-spec §7.6; summary in docs/retrievers.md). Strict
-mode over all files parses only the chunk-file lines a regex prefilter keeps
-(:class:`LineIndex`); otherwise rows are lower-cased once per snapshot (:class:`GrepIndex`).
-Matching is Polars ``contains``, aggregation numpy segment reductions; every sum the contract
-fixes is an explicit left-to-right loop.
-"""
+"""Grep baseline (``grep`` = strict, ``grep-expanded``), exactly as upstream's ``eval-grep``
+(``arb-grep.md``; strict over all files parses only the lines a regex prefilter keeps)."""
 
 from __future__ import annotations
 
@@ -14,6 +8,7 @@ import decimal
 import functools
 import math
 import mmap
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -69,12 +64,8 @@ def bonus(n: int) -> float:
 
 @dataclass(frozen=True)
 class GrepIndex:
-    """One snapshot's candidate rows, lower-cased once (Python ``str.lower``, §5).
-
-    Path codes are ranks in code-point order; ``distinct`` holds the lower-cased ``path`` and
-    ``base`` per distinct path, ``rows`` ``symbol`` and ``text`` per row; ``memo`` caches each
-    (field, term) hit vector for later samples.
-    """
+    """One snapshot's candidate rows lower-cased once (§5): ``distinct`` per path (codes are
+    code-point ranks), ``rows`` per row; ``memo`` caches each (field, term) hit vector."""
 
     mode: PatternMode
     paths: ChunkPaths
@@ -87,13 +78,8 @@ class GrepIndex:
 
 def python_lower(values: pl.Series) -> pl.Series:
     """Python ``str.lower`` of every value (Polars for ASCII values, Python for the others)."""
-    other = values.str.len_bytes() != values.str.len_chars()
-    return _python_lower_others(values.str.to_lowercase(), values, other)
-
-
-def _python_lower_others(lowered: pl.Series, values: pl.Series, other: pl.Series) -> pl.Series:
-    """``lowered`` with the values flagged ``other`` (non-ASCII) lower-cased by Python."""
-    rows = np.flatnonzero(other.to_numpy())
+    lowered = values.str.to_lowercase()
+    rows = np.flatnonzero((values.str.len_bytes() != values.str.len_chars()).to_numpy())
     if rows.size:
         lowered = lowered.scatter(rows, [v.lower() for v in values.gather(rows).to_list()])
     return lowered
@@ -107,23 +93,13 @@ def basename(path: str) -> str:
 
 def build_index(chunks: pl.DataFrame, mode: PatternMode = "strict") -> GrepIndex:
     """Lower-case path, basename, symbol and text of a snapshot's (filtered) rows, in order."""
-    path, symbol, text = pl.col("path"), pl.col("symbol"), pl.col("text")
+    path, text = pl.col("path"), pl.col("text")
     columns = check_chunks(chunks).select(
         (path.rank("dense").cast(pl.Int64) - 1).alias("code"),
-        symbol.str.to_lowercase().alias("symbol"),
-        text.str.to_lowercase().alias("text"),
-        (symbol.str.len_bytes() != symbol.str.len_chars()).alias("symbol_other"),
-        (text.str.len_bytes() != text.str.len_chars()).alias("text_other"),
         (path != "").alias("has_path"),
         pl.when(text == "").then(path.str.len_chars()).otherwise(text.str.len_chars()).alias("n"),
     )
     names = chunks["path"].unique().sort().to_list()
-    rows = pl.DataFrame(
-        {
-            place: _python_lower_others(columns[place], chunks[place], columns[f"{place}_other"])
-            for place in ("symbol", "text")
-        }
-    )
     distinct = pl.DataFrame(
         {
             "path": pl.Series([p.lower() for p in names], dtype=pl.String),
@@ -134,7 +110,7 @@ def build_index(chunks: pl.DataFrame, mode: PatternMode = "strict") -> GrepIndex
         mode=mode,
         paths=ChunkPaths(columns["code"].to_numpy(), names),
         distinct=distinct,
-        rows=rows,
+        rows=pl.DataFrame([python_lower(chunks[place]) for place in ("symbol", "text")]),
         has_path=columns["has_path"].to_numpy(),
         n_chars=columns["n"].to_list(),
     )
@@ -221,10 +197,7 @@ def _ranked(
 
 def left_to_right(columns: Sequence[npt.NDArray[np.float64]], size: int) -> npt.NDArray[np.float64]:
     """Elementwise ``((0.0 + c0) + c1) + ...``: the plain left-to-right sum the contract fixes."""
-    total = np.zeros(size, dtype=np.float64)
-    for column in columns:
-        total = total + column
-    return total
+    return functools.reduce(operator.add, columns, np.zeros(size, dtype=np.float64))
 
 
 def search(index: GrepIndex, query_text: str, patterns: list[Pattern] | None = None) -> GrepResult:
@@ -306,13 +279,8 @@ _NO_CHUNKS = pl.DataFrame(schema={c: CHUNK_FIELDS[c] for c in CHUNK_COLUMNS})
 
 
 def prefilter_regex(term: str) -> str | None:
-    """A Polars regex every chunk-file line with ``term`` in a lower-cased field matches.
-
-    The JSON escape of ``term`` up to case: Python's lower-case of a character is in its
-    case-folding class (tested for every character); :data:`SPECIAL_MARKS` lines cover the
-    rest. None for a control character (every line is a candidate). Extra matches are parsed
-    and matched exactly, so they are harmless.
-    """
+    """A regex every line with ``term`` in a lower-cased field matches: its JSON escape up to
+    case (:data:`SPECIAL_MARKS` lines cover the rest); None for a control character."""
     if any(c < " " for c in term):
         return None
     return "(?i)" + _regex_literal(term.replace("\\", "\\\\").replace('"', '\\"'))
@@ -348,9 +316,8 @@ def map_file(path: Path) -> mmap.mmap | None:
 
 
 def read_lines(path: Path, data: mmap.mmap | None = None) -> pl.Series | None:
-    """The lines of a chunk file with their breaks, as Arrow views into the mapped file (no
-    copy); None unless all are JSON objects (or blank) on valid UTF-8 (the full parse then
-    reads it and reports any error)."""
+    """The lines of a chunk file with their breaks, as Arrow views into the mapped file; None
+    unless all are JSON objects (or blank) on valid UTF-8 (the full parse then reports errors)."""
     import pyarrow as pa
 
     data = map_file(path) if data is None else data
@@ -386,11 +353,8 @@ def _line_array(bounds: npt.NDArray[np.int64], data: mmap.mmap) -> Any:
 
 
 def line_index(path: Path, marks: Path | None = None) -> LineIndex | None:
-    """The strict-mode :class:`LineIndex` of a chunk file; None when empty or not plain JSON lines.
-
-    One C pass (:mod:`arbwb.native._jsonlines`) finds and checks the lines; a file it leaves
-    takes :func:`read_lines` then :func:`check_chunk_file`, which locates a bad row.
-    """
+    """The strict-mode :class:`LineIndex` of a chunk file (one :mod:`arbwb.native._jsonlines`
+    pass, else :func:`read_lines` and the located check); None when empty or not JSON lines."""
     from arbwb.native.select import jsonlines
 
     data = map_file(path)
@@ -454,9 +418,11 @@ def candidates(index: LineIndex, patterns: Sequence[Pattern]) -> pl.Series:
     return mask
 
 
-def candidate_lines(index: LineIndex, patterns: Sequence[Pattern]) -> pl.Series:
-    """The lines that may hold one of ``patterns`` (file order), unparsed."""
-    return index.lines.filter(candidates(index, patterns)) if patterns else index.lines.clear()
+def query_lines(index: LineIndex, query_text: str) -> tuple[list[Pattern], pl.Series]:
+    """A query's patterns and the lines that may hold one of them (file order), unparsed."""
+    patterns = extract_patterns(query_text, index.mode)
+    lines = index.lines
+    return patterns, lines.filter(candidates(index, patterns)) if patterns else lines.clear()
 
 
 def prepare_queries(index: GrepIndex | LineIndex, query_texts: Sequence[str]) -> None:
@@ -464,18 +430,15 @@ def prepare_queries(index: GrepIndex | LineIndex, query_texts: Sequence[str]) ->
     if isinstance(index, LineIndex):
         for text in query_texts:
             if text not in index.prepared:
-                patterns = extract_patterns(text, index.mode)
-                index.prepared[text] = (patterns, candidate_lines(index, patterns))
+                index.prepared[text] = query_lines(index, text)
 
 
-def search_lines(index: LineIndex, query_text: str) -> ChunkRanking:
-    """:func:`search` over the candidate lines only (no other line holds a pattern), parsed
-    exactly; the ranking carries their chunk table."""
-    found = index.prepared.get(query_text)
-    if found is None:
-        patterns = extract_patterns(query_text, index.mode)
-        found = patterns, candidate_lines(index, patterns)
-    patterns, rows = found
+def rank_sample(index: GrepIndex | LineIndex, query_text: str) -> ChunkRanking:
+    """Matched files by grep score (``order``: each file's best row); a :class:`LineIndex`
+    parses only the candidate lines, and the ranking carries their chunk table."""
+    if not isinstance(index, LineIndex):
+        return search(index, query_text).ranking
+    patterns, rows = index.prepared.get(query_text) or query_lines(index, query_text)
     if rows.is_empty():
         return _ranked(index.mode, [], patterns, np.zeros(0, dtype=np.int64), []).ranking
     block = b"".join(rows.cast(pl.Binary).to_list())  # each line ends with its break
@@ -484,37 +447,20 @@ def search_lines(index: LineIndex, query_text: str) -> ChunkRanking:
     return dataclasses.replace(ranking, table=chunk_table(chunks))
 
 
-def rank_sample(index: GrepIndex | LineIndex, query_text: str) -> ChunkRanking:
-    """Matched files by grep score; ``order`` holds each file's representative (best) row."""
-    if isinstance(index, LineIndex):
-        return search_lines(index, query_text)
-    return search(index, query_text).ranking
-
-
 @dataclass(frozen=True)
 class Grep:
     """The grep retriever of one pattern mode, scored on gold files only (arb-grep §7-§8);
     ``marks``: cache folder of chunk files whose rows passed the check."""
 
-    mode: PatternMode = "strict"
-    marks: Path | None = None
+    mode: PatternMode
+    marks: Path | None
+    name: str  # grep (strict) or grep-expanded
+    model: str  # the pattern mode as the summary's model label
+    index_ahead: int  # strict snapshots are light mapped lines (2 ahead), expanded ones 1
     ranker: str = "grep"
     gold_only: bool = True
-
-    @property
-    def name(self) -> str:
-        """``grep`` (strict) or ``grep-expanded``."""
-        return "grep" if self.mode == "strict" else "grep-expanded"
-
-    @property
-    def model(self) -> str:
-        """The pattern mode as the summary's model label."""
-        return f"grep-{self.mode}"
-
-    @property
-    def index_ahead(self) -> int:
-        """Snapshots indexed ahead: strict ones are light mapped lines (2), expanded ones 1."""
-        return 2 if self.mode == "strict" else 1
+    rank = staticmethod(rank_sample)
+    prepare_queries = staticmethod(prepare_queries)
 
     def index(self, chunks: pl.DataFrame) -> GrepIndex:
         return build_index(chunks, self.mode)
@@ -533,12 +479,6 @@ class Grep:
         chunks = candidate_chunks(corpus.chunks(snapshot), candidate_filter)
         return (build_index(chunks, self.mode), chunks) if chunks.height else None
 
-    def rank(self, index: GrepIndex | LineIndex, query: str) -> ChunkRanking:
-        return rank_sample(index, query)
-
-    def prepare_queries(self, index: GrepIndex | LineIndex, query_texts: Sequence[str]) -> None:
-        prepare_queries(index, query_texts)
-
     def stats(self) -> dict[str, str]:
         return {"pattern_mode": self.mode}
 
@@ -553,4 +493,6 @@ class Grep:
 
 def method(mode: PatternMode = "strict", marks: Path | None = None) -> RetrievalMethod:
     """The bound :class:`Grep` retriever of one pattern mode."""
-    return bind(Grep(mode, marks))
+    strict = mode == "strict"
+    name = "grep" if strict else "grep-expanded"
+    return bind(Grep(mode, marks, name, f"grep-{mode}", 2 if strict else 1))

@@ -16,6 +16,7 @@ from arbwb.retrievers.common import RetrievalMethod, rank_samples
 
 if TYPE_CHECKING:
     from arbwb.retrievers import dense, repomap
+    from arbwb.retrievers.grep_patterns import PatternMode
     from arbwb.retrievers.termcache import TermSource
 
 
@@ -42,22 +43,18 @@ def _source(options: MethodOptions) -> TermSource | None:
     return TermSource(options.term_cache_dir) if options.stream_terms else None
 
 
-def _lexical(options: MethodOptions) -> RetrievalMethod:
-    from arbwb.retrievers import lexical
+def _term(options: MethodOptions, *, name: str) -> RetrievalMethod:
+    from arbwb.retrievers import bm25, lexical
 
-    return lexical.method(_source(options))
-
-
-def _bm25(options: MethodOptions, *, okapi: bool) -> RetrievalMethod:
-    from arbwb.retrievers import bm25
-
-    return bm25.method(okapi=okapi, source=_source(options))
+    if name == "lexical":
+        return lexical.method(_source(options))
+    return bm25.method(okapi=name == "bm25", source=_source(options))
 
 
-def _grep(options: MethodOptions, *, expanded: bool) -> RetrievalMethod:
+def _grep(options: MethodOptions, *, mode: PatternMode) -> RetrievalMethod:
     from arbwb.retrievers import grep
 
-    return grep.method("expanded" if expanded else "strict", options.checked_dir)
+    return grep.method(mode, options.checked_dir)
 
 
 def _dense(options: MethodOptions) -> RetrievalMethod:
@@ -76,11 +73,9 @@ def _repomap(options: MethodOptions) -> RetrievalMethod:
 #: Chunk retrievers by name; each factory imports its module and returns a ready
 #: :class:`RetrievalMethod` (dense loads its model), so ranking with one method loads only its code.
 METHODS: dict[str, Callable[[MethodOptions], RetrievalMethod]] = {
-    "lexical": _lexical,
-    "bm25-arb": functools.partial(_bm25, okapi=False),
-    "bm25": functools.partial(_bm25, okapi=True),
-    "grep": functools.partial(_grep, expanded=False),
-    "grep-expanded": functools.partial(_grep, expanded=True),
+    **{n: functools.partial(_term, name=n) for n in ("lexical", "bm25-arb", "bm25")},
+    "grep": functools.partial(_grep, mode="strict"),
+    "grep-expanded": functools.partial(_grep, mode="expanded"),
     "dense": _dense,
     "repomap": _repomap,
 }
