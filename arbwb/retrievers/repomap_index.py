@@ -1,9 +1,5 @@
-"""RepoMap index of one snapshot (arb-repomap.md §3-§4): file nodes, token sets, IDF, file graph.
-
-Built from **all** chunk rows and cached as one ``.npz`` (no pickle, atomic write). Building
-is split (arbwb-defined): :func:`gather` only reads the memo, so the next snapshot's may run
-on another thread; :func:`assemble` does the rest.
-"""
+"""RepoMap index of one snapshot from all its chunk rows (arb-repomap.md §3-§4), cached as one
+``.npz``; :func:`gather` only reads the memo, so it may run ahead on another thread."""
 
 from __future__ import annotations
 
@@ -42,11 +38,8 @@ PATH_FACTOR, SYMBOL_FACTOR, CONTENT_FACTOR = 3.0, 2.0, 1.0
 
 @dataclass(frozen=True)
 class RepoMapIndex:
-    """Everything ranking needs from one snapshot, nodes in node order (§3.1).
-
-    ``terms[f, t]``: the §5 factor of token t in node f; ``graph``: symmetric W (CSR);
-    ``chunk_chars``: each node's pseudo-chunk length (§9), all details rows need of the texts.
-    """
+    """Everything ranking needs from one snapshot, in node order (§3.1): ``terms[f, t]`` the §5
+    factor of token t in node f, ``graph`` symmetric W, ``chunk_chars`` pseudo-chunk lengths."""
 
     paths: list[str]
     chunk_chars: npt.NDArray[np.int64]
@@ -74,10 +67,9 @@ def _texts(rows: pl.DataFrame, n: int) -> list[str]:
         .group_by("node", maintain_order=True)
         .agg(pl.col("text").first())
     )
-    texts = [""] * n
-    for node, text in first.iter_rows():
-        texts[node] = text
-    return texts
+    nodes = pl.DataFrame({"node": np.arange(n, dtype=np.int64)})
+    joined = nodes.join(first, on="node", how="left", maintain_order="left")
+    return joined["text"].fill_null("").to_list()
 
 
 def _symbols(rows: pl.DataFrame) -> pl.DataFrame:
