@@ -30,12 +30,8 @@ MEMO_FACTOR = 2
 
 @dataclass(frozen=True)
 class ChunkRanking:
-    """One query's result: chunk rows best first, and the distinct files in that order (full depth).
-
-    ``details``: extra details-row fields; ``n_chars`` replaces the table's character counts
-    in the 8k packing (grep, arb-grep §6.5); ``table``: the rows ``order`` indexes when the
-    method read them itself (grep's strict path).
-    """
+    """One query's result: chunk rows best first and the distinct files in that order (full
+    depth); extra details fields, grep's 8k-packing ``n_chars`` (§6.5) and own ``table``."""
 
     order: npt.NDArray[np.int64]
     scores: npt.NDArray[np.float64]
@@ -100,26 +96,16 @@ def chunk_documents(chunks: pl.DataFrame) -> list[str]:
     return check_chunks(chunks).select(document_expr().alias("doc"))["doc"].to_list()
 
 
-def _empty_csr() -> sp.csr_matrix:
-    import scipy.sparse as sp
-
-    return sp.csr_matrix((0, 0))
-
-
 @dataclass
 class TermMemo:
-    """Term counts of recently seen chunk documents, reused by the next snapshots (stateful).
-
-    Snapshots of a repository share most text, so only unseen documents are tokenised.
-    ``table`` maps a document to its row of ``counts``; past ``MEMO_FACTOR`` x the latest
-    snapshot's chunks the memo restarts from that snapshot (arbwb-defined). Ids only grow.
-    """
+    """Term counts of recently seen chunk documents (``table``: document -> row of ``counts``),
+    reused by the next snapshots; past ``MEMO_FACTOR`` x a snapshot's chunks it restarts."""
 
     vocab: dict[str, int] = field(default_factory=dict)
     table: pl.DataFrame = field(
         default_factory=lambda: pl.DataFrame(schema={"doc": pl.String, "row": pl.Int64})
     )
-    counts: sp.csr_matrix = field(default_factory=_empty_csr)
+    counts: sp.csr_matrix | None = None
     hits: int = 0
     misses: int = 0
 
@@ -144,13 +130,6 @@ def _tokenize(docs: pl.Series, vocab: dict[str, int]) -> sp.csr_matrix:
     return sp.csr_matrix((data, ids[local.indices], local.indptr), (len(docs), len(vocab)))
 
 
-def _widen(matrix: sp.csr_matrix, width: int) -> sp.csr_matrix:
-    """The same CSR rows seen with ``width`` columns (the vocabulary grew since)."""
-    import scipy.sparse as sp
-
-    return sp.csr_matrix((matrix.data, matrix.indices, matrix.indptr), (matrix.shape[0], width))
-
-
 def term_matrix(chunks: pl.DataFrame, memo: TermMemo | None = None) -> TermMatrix:
     """Sparse §7.1 term counts of every chunk document (chunk order); only documents not in
     ``memo`` (one Polars join on the full text) are tokenised."""
@@ -165,12 +144,13 @@ def term_matrix(chunks: pl.DataFrame, memo: TermMemo | None = None) -> TermMatri
     memo.misses += len(fresh_docs)
     memo.hits += docs.height - len(fresh_docs)
     rows = found["row"].fill_null(0).to_numpy().astype(np.int64)
-    first = memo.counts.shape[0]
+    old = sp.csr_matrix((0, 0)) if memo.counts is None else memo.counts
+    first = old.shape[0]
     fresh_rows = pl.DataFrame({"doc": fresh_docs, "row": np.arange(first, first + len(fresh_docs))})
     placed = missing.select("i", "doc").join(fresh_rows, on="doc", maintain_order="left")
     rows[placed["i"].to_numpy()] = placed["row"].to_numpy()
-    width = len(memo.vocab)  # the vocabulary may have grown
-    stacked = sp.vstack([_widen(memo.counts, width), fresh], format="csr")
+    old.resize(first, len(memo.vocab))  # the vocabulary may have grown: more columns
+    stacked = sp.vstack([old, fresh], format="csr")
     counts = stacked[rows]
     if stacked.shape[0] <= MEMO_FACTOR * docs.height:
         memo.counts = stacked
@@ -409,27 +389,14 @@ def rank_samples(
     samples get no rows (scorers count them as failures)."""
     frames = [schemas.empty(schemas.RANKINGS)]
     for (snapshot,), group in samples.group_by("snapshot_id", maintain_order=True):
-        if not corpus.has(str(snapshot)):
-            continue
-        prepared = snapshot_index(method, corpus, str(snapshot), candidate_filter)
+        has = corpus.has(str(snapshot))
+        prepared = snapshot_index(method, corpus, str(snapshot), candidate_filter) if has else None
         if prepared is None:
             continue
         for row in group.iter_rows(named=True):
             ranking = rank_row(method, prepared[0], row)
-            frames.append(rankings_frame(run or method.name, row["sample_id"], ranking))
+            n = len(ranking.files)
+            columns = {"run": [run or method.name] * n, "sample_id": [row["sample_id"]] * n}
+            columns |= {"rank": np.arange(1, n + 1), "path": ranking.files}
+            frames.append(pl.DataFrame(columns | {"score": ranking.file_scores}, schemas.RANKINGS))
     return pl.concat(frames)
-
-
-def rankings_frame(run: str, sample_id: str, ranking: ChunkRanking) -> pl.DataFrame:
-    """The full file ranking of one sample as RANKINGS rows (rank 1-based, scores kept)."""
-    n = len(ranking.files)
-    return pl.DataFrame(
-        {
-            "run": [run] * n,
-            "sample_id": [sample_id] * n,
-            "rank": np.arange(1, n + 1, dtype=np.int64),
-            "path": ranking.files,
-            "score": ranking.file_scores,
-        },
-        schema=dict(schemas.RANKINGS),
-    )
