@@ -1,7 +1,5 @@
-"""ARB details rows and summary JSON from a chunk ranking (spec §4.2, §4.5-4.8, §5.1-5.8).
-
-Rank metrics use the full file ranking (spec §5.1); packing, line and block metrics the chunks.
-"""
+"""ARB details rows and summary JSON from a chunk ranking (spec §4.2, §4.5-4.8, §5.1-5.8): rank
+metrics from the full file ranking, packing, line and block metrics from the chunks."""
 
 from __future__ import annotations
 
@@ -66,8 +64,7 @@ class SampleTarget:
 def selective_fields(ranking: ChunkRanking | None) -> dict[str, float]:
     """Spec §4.7: best and second-best **chunk** scores (0.0 when absent), confidence, margin."""
     scores = [] if ranking is None else ranking.scores[:2].tolist()
-    top = float(scores[0]) if scores else 0.0
-    second = float(scores[1]) if len(scores) > 1 else 0.0
+    top, second = [float(s) for s in [*scores, 0.0, 0.0][:2]]
     return {
         "confidence": top,
         "top_score": top,
@@ -234,9 +231,8 @@ def sample_targets(
 ) -> list[SampleTarget]:
     """One :class:`SampleTarget` per SAMPLES row, in input order (spans of kind ``span`` are gold
     spans, the others gold blocks, matched by lines)."""
-    by_role: dict[tuple[str, str], list[str]] = {}
-    for sample_id, path, role in labels.select("sample_id", "path", "role").iter_rows():
-        by_role.setdefault((sample_id, role), []).append(path)
+    grouped = labels.group_by("sample_id", "role", maintain_order=True).agg("path")
+    by_role = {(sid, role): paths for sid, role, paths in grouped.iter_rows()}
     span_map: dict[tuple[str, bool], list[Block]] = {}
     for sid, path, start, end, kind, symbol in spans.select(
         "sample_id", "path", "start_line", "end_line", "kind", "symbol"
@@ -244,23 +240,21 @@ def sample_targets(
         block = Block(path, start, end, kind, symbol or "")
         span_map.setdefault((sid, kind == "span"), []).append(block)
     columns = ("sample_id", "task", "repo", "base_commit", "query_provenance", "no_gold_reason")
-    targets = []
-    for sid, task, repo, commit, provenance, reason, stratum in samples.select(
-        *columns, "stratum"
-    ).iter_rows():
-        targets.append(
-            SampleTarget(
-                sample_id=sid,
-                task=task,
-                repo=repo,
-                base_commit=commit,
-                gold=by_role.get((sid, "gold"), []),
-                hard_negatives=by_role.get((sid, "hard_negative"), []),
-                spans=span_map.get((sid, True), []),
-                blocks=span_map.get((sid, False), []),
-                provenance=provenance,
-                no_gold_reason=reason,
-                no_gold=stratum != "positive",
-            )
+    return [
+        SampleTarget(
+            sample_id=sid,
+            task=task,
+            repo=repo,
+            base_commit=commit,
+            gold=by_role.get((sid, "gold"), []),
+            hard_negatives=by_role.get((sid, "hard_negative"), []),
+            spans=span_map.get((sid, True), []),
+            blocks=span_map.get((sid, False), []),
+            provenance=provenance,
+            no_gold_reason=reason,
+            no_gold=stratum != "positive",
         )
-    return targets
+        for sid, task, repo, commit, provenance, reason, stratum in samples.select(
+            *columns, "stratum"
+        ).iter_rows()
+    ]

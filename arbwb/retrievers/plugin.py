@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import inspect
@@ -13,6 +14,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from arbwb.errors import InputError
@@ -24,8 +26,6 @@ from arbwb.retrievers.interface import file_ranking as file_ranking  # re-export
 
 #: The entry-point group installed packages declare their retriever factories in.
 ENTRY_POINT_GROUP = "arbwb.retrievers"
-
-
 #: A plug-in factory: keyword options in, retriever out.
 Factory = Callable[..., Retriever | FileRetriever]
 
@@ -120,14 +120,10 @@ def build(spec: MethodSpec, options: Mapping[str, Any]) -> RetrievalMethod:
 
 def _source(factory: Factory) -> str | None:
     """SHA-256 of the file defining ``factory``: a changed plug-in is never resumed or reused."""
-    try:
+    with contextlib.suppress(TypeError):  # a built-in has no source file
         found = inspect.getsourcefile(factory)
-    except TypeError:
-        return None
-    if found is None:
-        return None
-    with open(found, "rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
+        return None if found is None else hashlib.sha256(Path(found).read_bytes()).hexdigest()
+    return None
 
 
 def adapt(
