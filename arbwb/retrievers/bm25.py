@@ -1,7 +1,5 @@
 """BM25 over chunk documents: upstream's exact variant (``bm25-arb``, spec §7.3) and rank-bm25's
-(``bm25``, a different run); they differ only in IDF (docs/retrievers.md#bm25-arb-and-bm25).
-Scoring is one sparse column pass per query term: O(Σ df) per query.
-"""
+(``bm25``); they differ only in IDF (docs/retrievers.md#bm25-arb-and-bm25)."""
 
 from __future__ import annotations
 

@@ -60,10 +60,8 @@ class ColumnCounts:
 
 @dataclass(frozen=True)
 class TermMatrix:
-    """§7.1 term counts of chunk documents (CSC), with tokens and distinct terms per document.
-
-    ``vocab`` maps term -> column (a shared :class:`TermMemo` one may hold more terms).
-    """
+    """§7.1 term counts of chunk documents (CSC), with tokens and distinct terms per document;
+    ``vocab`` maps term -> column (a shared :class:`TermMemo` one may hold more terms)."""
 
     counts: sp.csc_matrix | ColumnCounts
     vocab: Mapping[str, int]
@@ -318,10 +316,8 @@ def corpus_order(paths: ChunkPaths) -> ChunkRanking:
 
 @dataclass(frozen=True)
 class RetrievalMethod:
-    """A retriever as the runner drives it (made by :func:`arbwb.retrievers.interface.bind`).
-
-    Attributes and hooks: docs/retrievers.md#interface.
-    """
+    """A retriever as the runner drives it (made by :func:`arbwb.retrievers.interface.bind`;
+    attributes and hooks: docs/retrievers.md#interface)."""
 
     name: str
     ranker: str

@@ -1,9 +1,5 @@
-"""Dense passages encoded across a Ray cluster into the single-process path's embedding cache.
-
-The driver's ``dense.prefetch`` groups are cut into the single-process batches and mapped over
-encoder actors (one per GPU, else per CPU); the driver alone writes the cache, so ranking is
-then the normal dense path. Ray is an optional extra, imported only here.
-"""
+"""Dense passages encoded on Ray actors (one per GPU, else per CPU) in the single-process batches,
+into the driver's embedding cache; ranking is then the normal dense path (Ray: optional)."""
 
 from __future__ import annotations
 

@@ -256,11 +256,8 @@ def search(index: GrepIndex, query_text: str, patterns: list[Pattern] | None = N
 
 @dataclass(frozen=True)
 class LineIndex:
-    """A snapshot's chunk file as raw JSON lines (strict mode, all files), rows checked once.
-
-    ``special`` marks lines the prefilter cannot rule out; ``memo`` holds each prefilter
-    regex's line mask, ``prepared`` each query's patterns and candidate lines.
-    """
+    """A snapshot's chunk file as raw JSON lines (strict, all files); ``special`` lines pass every
+    prefilter, ``memo`` holds each prefilter's line mask, ``prepared`` each query's lines."""
 
     mode: PatternMode
     path: Path

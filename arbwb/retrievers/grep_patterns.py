@@ -1,8 +1,5 @@
-"""Grep query patterns, exactly as upstream's ``eval-grep`` extracts them (arb-grep.md §3-§4).
-
-Python ``re`` on ``str`` is the engine the contract is written in, so the expressions below are
-verbatim; a query is small, so plain Python is fast enough here.
-"""
+"""Grep query patterns, exactly as upstream's ``eval-grep`` extracts them (arb-grep.md §3-§4):
+the contract's Python ``re`` expressions verbatim (a query is small)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The one retriever interface and how the runner binds one (docs/retrievers.md#interface).
-
-A retriever has ``index(chunks)`` (once per snapshot) and one of ``score``, ``rank_files`` or
-``rank``, plus optional attributes and runner hooks; :func:`bind` reads them once into a
-:class:`RetrievalMethod`, a ``score``/``rank_files`` one behind the plug-in :func:`guard`.
-"""
+"""The one retriever interface (``index`` and ``score``, ``rank_files`` or ``rank``) and
+:func:`bind`, which reads a retriever once for the runner (docs/retrievers.md#interface)."""
 
 from __future__ import annotations
 

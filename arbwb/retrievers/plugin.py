@@ -1,6 +1,5 @@
 """Plug-in retrievers: a factory ``make(**options) -> retriever``, named by a built-in name,
-``package.module:factory`` or an ``arbwb.retrievers`` entry point (docs/retrievers.md).
-"""
+``package.module:factory`` or an ``arbwb.retrievers`` entry point (docs/retrievers.md)."""
 
 from __future__ import annotations
 

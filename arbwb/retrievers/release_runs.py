@@ -1,6 +1,5 @@
 """Rank a whole data root with named methods, one run per ``benchmark/<R>/`` (``arbwb report
---method``), reused or resumed as docs/data-layout.md says.
-"""
+--method``), reused or resumed as docs/data-layout.md says."""
 
 from __future__ import annotations
 

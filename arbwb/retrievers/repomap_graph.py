@@ -1,9 +1,5 @@
-"""The RepoMap file graph W of one snapshot (arb-repomap.md §4): its three edge passes.
-
-Import (§4.3), symbol-reference (§4.4, canonical order of §4.4.5: one sparse product) and
-source-test edges (§4.5) as ``add(u, v, w)`` arrays, summed by :func:`weight_matrix`. No
-Python set is iterated, so W does not depend on ``PYTHONHASHSEED``.
-"""
+"""The RepoMap file graph W of one snapshot (arb-repomap.md §4): import, symbol-reference and
+source-test edges as ``add(u, v, w)`` arrays (no set iterated: no ``PYTHONHASHSEED``)."""
 
 from __future__ import annotations
 
@@ -241,10 +237,8 @@ def source_test_edges(paths: list[str], kinds: npt.NDArray[np.int8], memo: TextM
 
 
 def weight_matrix(n: int, passes: Sequence[Edges]) -> sp.csr_matrix:
-    """Symmetric W from ``add(u, v, w)`` calls (§4.1): self-loops dropped, repeats summed.
-
-    Every weight is a sum of 1.5, 1.0 and 2.0, so the sums are exact in any order.
-    """
+    """Symmetric W from ``add(u, v, w)`` calls (§4.1): self-loops dropped, repeats summed
+    (sums of 1.5, 1.0 and 2.0: exact in any order)."""
     import scipy.sparse as sp
 
     u = np.concatenate([p[0] for p in passes])

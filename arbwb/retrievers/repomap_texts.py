@@ -60,12 +60,8 @@ PathFacts = tuple[int, tuple[str, ...], tuple[str, ...]]
 
 @dataclass
 class TextMemo:
-    """Text-level results reused by the next snapshots of a run (arbwb-defined speed-up).
-
-    ``content``/``specs`` map a text to its content-token ids (into append-only ``words``;
-    ``table`` as a frame) and import specs; tables restart past ``limit`` texts. ``facts`` and
-    ``spec_keys`` hold tuples (all-string tuples leave the cyclic GC's view).
-    """
+    """Text-level results reused by a run's next snapshots: content-token ids (into ``words``)
+    and import specs per text, restarted past ``limit`` texts; tuples stay out of the GC's view."""
 
     words: list[str] = field(default_factory=list)
     content: dict[str, npt.NDArray[np.int64]] = field(default_factory=dict)
