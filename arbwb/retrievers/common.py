@@ -283,9 +283,14 @@ def chunk_keys(chunks: pl.DataFrame) -> ChunkKeys:
 
 
 def rank_chunks(
-    scores: npt.NDArray[np.float64], tiebreak: npt.NDArray[np.int64], paths: ChunkPaths
+    scores: npt.NDArray[np.float64] | None, tiebreak: npt.NDArray[np.int64], paths: ChunkPaths
 ) -> ChunkRanking:
-    """Chunks by (score desc, path, chunk_id); files in order of first appearance (§7.2, §7.5)."""
+    """Chunks by (score desc, path, chunk_id), files by first appearance (§7.2, §7.5); no scores
+    (a token-free lexical/BM25 query): corpus order, score 0."""
+    if scores is None:
+        n_chunks = len(paths.codes)
+        corpus = np.arange(n_chunks, dtype=np.int64)
+        return ranking_from_order(corpus, np.zeros(n_chunks, dtype=np.float64), paths)
     ordered = tiebreak[np.argsort(-scores[tiebreak], kind="stable")]
     return ranking_from_order(ordered, scores[ordered], paths)
 
@@ -303,14 +308,6 @@ def ranking_from_order(
         ordered_scores,
         [paths.names[c] for c in codes[first].tolist()],
         ordered_scores[first].tolist(),
-    )
-
-
-def corpus_order(paths: ChunkPaths) -> ChunkRanking:
-    """Empty-query result of lexical/BM25 (spec §7.2): chunks in corpus order, score 0."""
-    n_chunks = len(paths.codes)
-    return ranking_from_order(
-        np.arange(n_chunks, dtype=np.int64), np.zeros(n_chunks, dtype=np.float64), paths
     )
 
 

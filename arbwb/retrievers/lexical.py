@@ -19,7 +19,6 @@ from arbwb.retrievers.common import (
     TermMemo,
     check_chunks,
     chunk_keys,
-    corpus_order,
     query_terms,
     rank_chunks,
     term_matrix,
@@ -86,10 +85,7 @@ def scores(index: LexicalIndex, query_text: str) -> npt.NDArray[np.float64] | No
 
 def rank_sample(index: LexicalIndex, query_text: str) -> ChunkRanking:
     """Chunks by (score desc, path, chunk_id); a token-free query keeps corpus order, score 0."""
-    chunk_scores = scores(index, query_text)
-    if chunk_scores is None:
-        return corpus_order(index.paths)
-    return rank_chunks(chunk_scores, index.tiebreak, index.paths)
+    return rank_chunks(scores(index, query_text), index.tiebreak, index.paths)
 
 
 def method(source: TermSource | None = None) -> RetrievalMethod:
