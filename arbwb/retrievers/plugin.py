@@ -67,8 +67,7 @@ def available() -> list[MethodSpec]:
     from arbwb.retrievers import METHOD_NAMES
 
     builtins = [MethodSpec(n, "built-in", n) for n in METHOD_NAMES]
-    taken = {s.name for s in builtins}
-    return builtins + [s for n, s in sorted(entry_points().items()) if n not in taken]
+    return builtins + [s for n, s in sorted(entry_points().items()) if n not in METHOD_NAMES]
 
 
 def resolve(name: str) -> MethodSpec:
