@@ -16,7 +16,7 @@ from arbwb.retrievers.common import RetrievalMethod, rank_samples
 
 if TYPE_CHECKING:
     from arbwb.retrievers import dense, repomap
-    from arbwb.retrievers.grep_patterns import PatternMode
+    from arbwb.retrievers.grep import PatternMode
     from arbwb.retrievers.termcache import TermSource
 
 
