@@ -221,30 +221,20 @@ def build_index(chunks: pl.DataFrame, cap: int = 80, memo: TextMemo | None = Non
     return assemble(gather(chunks, memo), cap, memo)
 
 
+#: The index's arrays and sparse matrices as saved (a matrix as its three CSR/CSC arrays).
+_ARRAYS = ("chunk_chars", "kinds", "n_terms", "idf")
+_MATRICES, _PARTS = ("terms", "graph"), ("data", "indices", "indptr")
+
+
 def save_index(index: RepoMapIndex, path: Path) -> None:
     """Write the index to ``path`` as one ``.npz`` (strings as a JSON blob), atomically."""
-    meta = {
-        "version": FORMAT_VERSION,
-        "paths": index.paths,
-        "vocab": index.vocab,
-        "stats": index.stats,
-    }
+    meta = {"version": FORMAT_VERSION} | {k: getattr(index, k) for k in ("paths", "vocab", "stats")}
     blob = np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
+    arrays = {k: getattr(index, k) for k in _ARRAYS}
+    for name in _MATRICES:
+        arrays |= {f"{name}_{p}": getattr(getattr(index, name), p) for p in _PARTS}
     with atomic_open(path, "wb", durable=False) as handle:  # a cache entry: rebuilt if lost
-        np.savez(
-            handle,
-            meta=blob,
-            chunk_chars=index.chunk_chars,
-            kinds=index.kinds,
-            terms_data=index.terms.data,
-            terms_indices=index.terms.indices,
-            terms_indptr=index.terms.indptr,
-            n_terms=index.n_terms,
-            idf=index.idf,
-            graph_data=index.graph.data,
-            graph_indices=index.graph.indices,
-            graph_indptr=index.graph.indptr,
-        )
+        np.savez(handle, meta=blob, **arrays)
 
 
 def load_index(path: Path) -> RepoMapIndex | None:
@@ -260,20 +250,10 @@ def load_index(path: Path) -> RepoMapIndex | None:
     if not isinstance(meta, dict) or meta.get("version") != FORMAT_VERSION:
         return None
     n, n_vocab = len(meta["paths"]), len(meta["vocab"])
-    terms = sp.csc_matrix(
-        (arrays["terms_data"], arrays["terms_indices"], arrays["terms_indptr"]), shape=(n, n_vocab)
-    )
-    graph = sp.csr_matrix(
-        (arrays["graph_data"], arrays["graph_indices"], arrays["graph_indptr"]), shape=(n, n)
-    )
+    terms, graph = (tuple(arrays[f"{name}_{p}"] for p in _PARTS) for name in _MATRICES)
     return RepoMapIndex(
-        meta["paths"],
-        arrays["chunk_chars"],
-        arrays["kinds"],
-        meta["vocab"],
-        terms,
-        arrays["n_terms"],
-        arrays["idf"],
-        graph,
-        meta["stats"],
+        terms=sp.csc_matrix(terms, shape=(n, n_vocab)),
+        graph=sp.csr_matrix(graph, shape=(n, n)),
+        **{k: meta[k] for k in ("paths", "vocab", "stats")},
+        **{k: arrays[k] for k in _ARRAYS},
     )
