@@ -389,7 +389,8 @@ def rank_samples(
         for row in group.iter_rows(named=True):
             ranking = rank_row(method, prepared[0], row)
             n = len(ranking.files)
-            columns = {"run": [run or method.name] * n, "sample_id": [row["sample_id"]] * n}
+            columns: dict[str, Any] = {"run": [run or method.name] * n}
+            columns |= {"sample_id": [row["sample_id"]] * n}
             columns |= {"rank": np.arange(1, n + 1), "path": ranking.files}
             frames.append(pl.DataFrame(columns | {"score": ranking.file_scores}, schemas.RANKINGS))
     return pl.concat(frames)

@@ -148,8 +148,8 @@ def guard(retriever: Any, default_name: str, params: Mapping[str, Any] | None = 
     family = getattr(retriever, "family", None)
     found = params if params is not None else getattr(retriever, "params", None)
     family = None if family is None else str(family)
-    hooks = [getattr(retriever, hook, None) for hook in ("prefetch", "stats")]
-    return _Guarded(retriever, name, family, dict(found or {}), *hooks)
+    prefetch, stats = (getattr(retriever, hook, None) for hook in ("prefetch", "stats"))
+    return _Guarded(retriever, name, family, dict(found or {}), prefetch, stats)
 
 
 def bind(retriever: Any, default_name: str = "") -> RetrievalMethod:

@@ -4,6 +4,7 @@ PageRank's left-to-right sums are one CSR mat-vec against ``[1.0]`` per step."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import threading
@@ -390,15 +391,9 @@ class RepoMap:
     def _fetch_ahead(self, corpus: Corpus, snapshot: str) -> None:
         """Start reading ``snapshot`` on the reader thread unless it already is."""
         if snapshot not in self.ahead:
-            self.ahead[snapshot] = self.reader.submit(
-                fetch,
-                corpus,
-                snapshot,
-                cap=self.cap,
-                cache_dir=self.cache_dir,
-                memo=self.memo,
-                tokenise=self._tokenise_later,
-            )
+            memo, tokenise = self.memo, self._tokenise_later
+            read = functools.partial(fetch, cap=self.cap, cache_dir=self.cache_dir, memo=memo)
+            self.ahead[snapshot] = self.reader.submit(read, corpus, snapshot, tokenise=tokenise)
 
     def prefetch(
         self, corpus: Corpus, snapshots: Sequence[str], candidate_filter: CandidateFilter
