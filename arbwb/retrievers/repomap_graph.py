@@ -218,22 +218,19 @@ def reference_edges(
 
 
 def source_test_edges(paths: list[str], kinds: npt.NDArray[np.int8], memo: TextMemo) -> Edges:
-    """Source-test edges (§4.5): first 20 sources x first 20 tests of every shared key."""
-    sources: dict[str, list[int]] = {}
-    tests: dict[str, list[int]] = {}
-    for i, (path, kind) in enumerate(zip(paths, kinds.tolist(), strict=True)):
-        if kind == rp.KIND_OTHER:
-            continue
-        bucket = tests if kind == rp.KIND_TEST else sources
-        for key in memo.path_facts(path)[2]:
-            bucket.setdefault(key, []).append(i)
-    us: list[int] = []
-    vs: list[int] = []
-    for key, test_nodes in tests.items():
-        for s in sources.get(key, [])[:SOURCE_TEST_FANOUT]:
-            us.extend([s] * len(test_nodes[:SOURCE_TEST_FANOUT]))
-            vs.extend(test_nodes[:SOURCE_TEST_FANOUT])
-    return _edges(us, vs, SOURCE_TEST_WEIGHT)
+    """Source-test edges (§4.5): first 20 sources x first 20 tests (node order) of every key."""
+    keyed = [
+        (i, kind, key)
+        for i, (path, kind) in enumerate(zip(paths, kinds.tolist(), strict=True))
+        if kind != rp.KIND_OTHER
+        for key in memo.path_facts(path)[2]
+    ]
+    schema = {"node": pl.Int64, "kind": pl.Int8, "key": pl.String}
+    found = pl.DataFrame(keyed, schema=schema, orient="row")
+    first = found.group_by("kind", "key", maintain_order=True).head(SOURCE_TEST_FANOUT)
+    test = pl.col("kind") == rp.KIND_TEST
+    pairs = first.filter(~test).join(first.filter(test), on="key")  # W sums in any order
+    return _edges(pairs["node"].to_numpy(), pairs["node_right"].to_numpy(), SOURCE_TEST_WEIGHT)
 
 
 def weight_matrix(n: int, passes: Sequence[Edges]) -> sp.csr_matrix:

@@ -154,11 +154,9 @@ def scan_import_specs(texts: list[str]) -> list[list[str]]:
         return []
     frame = pl.DataFrame({"text": texts}, schema={"text": pl.String})
     other = frame["text"].str.contains(_PYTHON_ONLY).to_list()
-    found: list[list[str]] = [[] for _ in texts]
     specs = import_specs_frame(frame.with_row_index("i").filter(~pl.Series(other)))
-    for i, spec in specs.iter_rows():
-        found[i] = spec
+    found = dict(specs.iter_rows())
     return [
-        rp.import_specs(text) if python else found[i]
+        rp.import_specs(text) if python else found.get(i, [])
         for i, (text, python) in enumerate(zip(texts, other, strict=True))
     ]
