@@ -368,29 +368,3 @@ def candidate_chunks(chunks: pl.DataFrame, candidate_filter: CandidateFilter) ->
     paths = chunks["path"].unique().to_list()
     kept = [p for p in paths if keep_path(p, candidate_filter)]
     return chunks.filter(pl.col("path").is_in(kept))
-
-
-def rank_samples(
-    method: RetrievalMethod,
-    samples: pl.DataFrame,
-    corpus: Corpus,
-    *,
-    candidate_filter: CandidateFilter = "all_files",
-    run: str | None = None,
-) -> pl.DataFrame:
-    """Full file rankings (RANKINGS frame) of every sample; a missing or empty snapshot's
-    samples get no rows (scorers count them as failures)."""
-    frames = [schemas.empty(schemas.RANKINGS)]
-    for (snapshot,), group in samples.group_by("snapshot_id", maintain_order=True):
-        has = corpus.has(str(snapshot))
-        prepared = snapshot_index(method, corpus, str(snapshot), candidate_filter) if has else None
-        if prepared is None:
-            continue
-        for row in group.iter_rows(named=True):
-            ranking = rank_row(method, prepared[0], row)
-            n = len(ranking.files)
-            columns: dict[str, Any] = {"run": [run or method.name] * n}
-            columns |= {"sample_id": [row["sample_id"]] * n}
-            columns |= {"rank": np.arange(1, n + 1), "path": ranking.files}
-            frames.append(pl.DataFrame(columns | {"score": ranking.file_scores}, schemas.RANKINGS))
-    return pl.concat(frames)

@@ -6,13 +6,15 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import polars as pl
 
+from arbwb import schemas
 from arbwb.io.corpus import Corpus
 from arbwb.io.pathclass import CandidateFilter
-from arbwb.retrievers.common import RetrievalMethod, rank_samples
+from arbwb.retrievers.common import RetrievalMethod, rank_row, snapshot_index
 
 if TYPE_CHECKING:
     from arbwb.retrievers import dense, repomap
@@ -99,6 +101,19 @@ def rank(
     candidate_filter: CandidateFilter = "all_files",
     options: MethodOptions | None = None,
 ) -> pl.DataFrame:
-    """Full file rankings (RANKINGS frame, run = method name) of ``samples`` over ``corpus``."""
+    """Full file rankings (RANKINGS frame, run = method name) of ``samples`` over ``corpus``; a
+    missing or empty snapshot's samples get no rows (scorers count them as failures)."""
     method = get_method(name, options)
-    return rank_samples(method, samples, corpus, candidate_filter=candidate_filter, run=name)
+    frames = [schemas.empty(schemas.RANKINGS)]
+    for (snapshot,), group in samples.group_by("snapshot_id", maintain_order=True):
+        has = corpus.has(str(snapshot))
+        prepared = snapshot_index(method, corpus, str(snapshot), candidate_filter) if has else None
+        if prepared is None:
+            continue
+        for row in group.iter_rows(named=True):
+            ranking = rank_row(method, prepared[0], row)
+            n = len(ranking.files)
+            columns: dict[str, Any] = {"run": [name] * n, "sample_id": [row["sample_id"]] * n}
+            columns |= {"rank": np.arange(1, n + 1), "path": ranking.files}
+            frames.append(pl.DataFrame(columns | {"score": ranking.file_scores}, schemas.RANKINGS))
+    return pl.concat(frames)
