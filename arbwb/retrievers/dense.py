@@ -88,8 +88,8 @@ class EmbeddingCache:
             return
         for shard in sorted(self.directory.glob("shard-*.npz")):
             with np.load(shard) as data:
-                for key, vector in zip(data["keys"].tolist(), data["vectors"], strict=True):
-                    self.vectors[str(key)] = vector
+                keys = map(str, data["keys"].tolist())
+                self.vectors.update(zip(keys, data["vectors"], strict=True))
             self._shards += 1
 
     def prefetch(self, texts: Iterable[str], batch_texts: int = 4096) -> None:

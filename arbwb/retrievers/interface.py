@@ -67,7 +67,7 @@ class _Guarded:
 
     retriever: Any
     name: str
-    family: str | None
+    family: object  # bind names it as a string
     params: Mapping[str, Any]
     prefetch: Callable[..., None] | None = None  # the plug-in's own hooks, passed on
     stats: Callable[[], Mapping[str, Any]] | None = None
@@ -104,8 +104,7 @@ class _Guarded:
 
     def _rank(self, snapshot: _Snapshot, query: str) -> ChunkRanking:
         if hasattr(self.retriever, "score"):
-            raw = self.retriever.score(snapshot.index, query)
-            scores = np.asarray(raw, dtype=np.float64)
+            scores = np.asarray(self.retriever.score(snapshot.index, query), dtype=np.float64)
             n_chunks = len(snapshot.paths.codes)
             if scores.shape != (n_chunks,):
                 msg = f"score() returned {scores.shape[0] if scores.ndim else 0} scores for "
@@ -145,10 +144,8 @@ def guard(retriever: Any, default_name: str, params: Mapping[str, Any] | None = 
         )
         raise InputError(msg, field="--method")
     name = str(getattr(retriever, "name", None) or default_name)
-    family = getattr(retriever, "family", None)
     found = params if params is not None else getattr(retriever, "params", None)
-    family = None if family is None else str(family)
-    prefetch, stats = (getattr(retriever, hook, None) for hook in ("prefetch", "stats"))
+    family, prefetch, stats = (getattr(retriever, a, None) for a in ("family", "prefetch", "stats"))
     return _Guarded(retriever, name, family, dict(found or {}), prefetch, stats)
 
 
