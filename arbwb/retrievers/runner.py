@@ -142,21 +142,15 @@ def _read_checkpoint(path: Path, expected: Mapping[str, Any]) -> dict[int, Outco
     found = _checkpoint_line(path, 1, complete[0]).get("fingerprint")
     found = found if isinstance(found, dict) else {}
     changed = sorted(k for k in set(found) | set(expected) if found.get(k) != expected.get(k))
+    why = f"the checkpoint was made with different inputs ({changed})" if changed else None
     files = found.get("chunk_files")
     if changed == ["chunk_files"] and isinstance(files, dict):  # only the corpus changed
         listed = changed_chunk_files(files, expected["chunk_files"])
         more = len(listed) - NAMED_CHANGES
         named = "; ".join(listed[:NAMED_CHANGES]) + (f"; and {more} more" if more > 0 else "")
-        msg = (
-            f"refusing to resume: chunk files changed since the checkpoint: {named}; "
-            "rerun without --resume to start over"
-        )
-        raise InputError(msg, path=path, line=1, field="fingerprint")
-    if changed:
-        msg = (
-            f"refusing to resume: the checkpoint was made with different inputs ({changed}); "
-            "rerun without --resume to start over"
-        )
+        why = f"chunk files changed since the checkpoint: {named}"
+    if why is not None:
+        msg = f"refusing to resume: {why}; rerun without --resume to start over"
         raise InputError(msg, path=path, line=1, field="fingerprint")
     done: dict[int, Outcome] = {}
     for number, text in enumerate(complete[1:], start=2):
