@@ -36,7 +36,7 @@ from arbwb.retrievers.repomap_index import (
     load_index,
     save_index,
 )
-from arbwb.retrievers.repomap_texts import TextMemo, Tokenised
+from arbwb.retrievers.repomap_paths import TextMemo, Tokenised
 from arbwb.tokenize import split_identifiers
 
 if TYPE_CHECKING:
@@ -106,16 +106,8 @@ def flow(graph: sp.csr_matrix) -> Flow:
     size = int(sums_ptr[-1])
     sums = sp.csr_matrix((np.zeros(size), np.zeros(size, dtype=np.int32), sums_ptr), shape=(n, 1))
     out = np.asarray(graph.sum(axis=1), dtype=np.float64).ravel()  # exact: multiples of 0.5
-    dangling = np.flatnonzero(out == 0)
-    return Flow(
-        sums,
-        first,
-        slots,
-        graph.data.astype(np.float64),
-        graph.indices.astype(np.int64),
-        out,
-        dangling,
-    )
+    weights, sources = graph.data.astype(np.float64), graph.indices.astype(np.int64)
+    return Flow(sums, first, slots, weights, sources, out, np.flatnonzero(out == 0))
 
 
 def _sequential_sum(values: npt.NDArray[np.float64]) -> float:
@@ -153,15 +145,9 @@ def prepare(index: RepoMapIndex, candidate_filter: CandidateFilter = "all_files"
     )
     path_rank = np.empty(len(paths), dtype=np.int64)
     path_rank[np.argsort(np.array(paths, dtype=object), kind="stable")] = np.arange(len(paths))
-    return Prepared(
-        index=index,
-        token_id=dict(zip(index.vocab, range(len(index.vocab)), strict=True)),
-        lower_paths=[p.lower() for p in paths],
-        lower_names=[rp.name(p).lower() for p in paths],
-        path_rank=path_rank,
-        flow=flow(index.graph),
-        candidates=candidates,
-    )
+    token_id = {token: i for i, token in enumerate(index.vocab)}
+    lowered = [p.lower() for p in paths], [rp.name(p).lower() for p in paths]
+    return Prepared(index, token_id, *lowered, path_rank, flow(index.graph), candidates)
 
 
 def query_scores(prep: Prepared, q: str) -> tuple[npt.NDArray[np.float64], int]:

@@ -15,7 +15,7 @@ from arbwb.retrievers import repomap_paths as rp
 if TYPE_CHECKING:
     import scipy.sparse as sp
 
-    from arbwb.retrievers.repomap_texts import TextMemo
+    from arbwb.retrievers.repomap_paths import TextMemo
 
 SCAN_LIMIT = 3000
 MAX_DEFINERS = 8

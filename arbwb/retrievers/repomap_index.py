@@ -25,7 +25,7 @@ from arbwb.retrievers.repomap_graph import (
     source_test_edges,
     weight_matrix,
 )
-from arbwb.retrievers.repomap_texts import PY_WHITESPACE, TextMemo, Tokenised
+from arbwb.retrievers.repomap_paths import PY_WHITESPACE, TextMemo, Tokenised
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
