@@ -125,9 +125,7 @@ def details_row(
         return row
     row["gold_ranks"] = rank_of(files, target.gold)
     row["hard_negative_ranks"] = rank_of(files, target.hard_negatives)
-    if ranking is not None and ranking.table is not None:
-        table = ranking.table
-    table = table if ranking is not None and table is not None else EMPTY_TABLE
+    table = EMPTY_TABLE if ranking is None else ranking.table or table or EMPTY_TABLE
     if ranking is not None and ranking.n_chars is not None:
         table = replace(table, n_chars=ranking.n_chars)
     # the packing reads a short prefix of the order: rows become ints only when read
