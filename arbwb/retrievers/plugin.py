@@ -103,19 +103,6 @@ def load_factory(target: str) -> Factory:
     return factory  # type: ignore[no-any-return]
 
 
-def build(spec: MethodSpec, options: Mapping[str, Any]) -> RetrievalMethod:
-    """The :class:`RetrievalMethod` of a plug-in spec, its factory called with ``options``."""
-    factory = load_factory(spec.target)
-    try:
-        retriever = factory(**options)
-    except TypeError as exc:
-        msg = f"{spec.target} rejected the options {sorted(options)}: {exc}"
-        raise InputError(msg, field="--option") from None
-    default = spec.name if spec.source != "module" else spec.target.partition(":")[0]
-    params = {"factory": spec.target, "options": dict(options), "source_sha256": _source(factory)}
-    return adapt(retriever, default.rsplit(".", 1)[-1], params)
-
-
 def _source(factory: Factory) -> str | None:
     """SHA-256 of the file defining ``factory``: a changed plug-in is never resumed or reused."""
     with contextlib.suppress(TypeError):  # a built-in has no source file
@@ -134,11 +121,20 @@ def adapt(
 def method_for(
     name: str, options: Mapping[str, Any], builtin: Callable[[], RetrievalMethod]
 ) -> RetrievalMethod:
-    """The :class:`RetrievalMethod` a ``--method`` value names; ``builtin()`` makes a built-in."""
+    """The :class:`RetrievalMethod` a ``--method`` value names: ``builtin()`` for a built-in, else
+    the plug-in spec's factory called with ``options``."""
     spec = resolve(name)
     if spec.source == "built-in":
         if options:
             msg = f"--option applies to plug-in retrievers, not the built-in {name!r}"
             raise InputError(msg, field="--option")
         return builtin()
-    return build(spec, options)
+    factory = load_factory(spec.target)
+    try:
+        retriever = factory(**options)
+    except TypeError as exc:
+        msg = f"{spec.target} rejected the options {sorted(options)}: {exc}"
+        raise InputError(msg, field="--option") from None
+    default = spec.name if spec.source != "module" else spec.target.partition(":")[0]
+    params = {"factory": spec.target, "options": dict(options), "source_sha256": _source(factory)}
+    return adapt(retriever, default.rsplit(".", 1)[-1], params)
