@@ -207,8 +207,7 @@ def codes_of(values: pl.Series) -> tuple[npt.NDArray[np.int64], list[str]]:
 
 def chunk_paths(chunks: pl.DataFrame) -> ChunkPaths:
     """Path codes of a chunk frame, built once per index."""
-    codes, names = codes_of(chunks["path"])
-    return ChunkPaths(codes, names)
+    return ChunkPaths(*codes_of(chunks["path"]))
 
 
 @dataclass(frozen=True)
@@ -289,8 +288,7 @@ def rank_chunks(
     (a token-free lexical/BM25 query): corpus order, score 0."""
     if scores is None:
         n_chunks = len(paths.codes)
-        corpus = np.arange(n_chunks, dtype=np.int64)
-        return ranking_from_order(corpus, np.zeros(n_chunks, dtype=np.float64), paths)
+        return ranking_from_order(np.arange(n_chunks, dtype=np.int64), np.zeros(n_chunks), paths)
     ordered = tiebreak[np.argsort(-scores[tiebreak], kind="stable")]
     return ranking_from_order(ordered, scores[ordered], paths)
 
@@ -303,12 +301,8 @@ def ranking_from_order(
     first = np.full(len(paths.names), len(order), dtype=np.int64)
     np.minimum.at(first, codes, np.arange(len(order), dtype=np.int64))
     first = np.sort(first[first < len(order)])
-    return ChunkRanking(
-        order,
-        ordered_scores,
-        [paths.names[c] for c in codes[first].tolist()],
-        ordered_scores[first].tolist(),
-    )
+    files = [paths.names[c] for c in codes[first].tolist()]
+    return ChunkRanking(order, ordered_scores, files, ordered_scores[first].tolist())
 
 
 @dataclass(frozen=True)
