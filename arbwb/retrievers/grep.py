@@ -296,13 +296,9 @@ def _ranked(
         "patterns": [{"kind": p.kind, "term": p.term, "weight": p.weight} for p in patterns],
         "top_file_scores": file_rows[:TOP_K],
     }
+    files = [r["path"] for r in file_rows]
     ranking = ChunkRanking(
-        order=order,
-        scores=np.asarray(scores, dtype=np.float64),
-        files=[r["path"] for r in file_rows],
-        file_scores=scores,
-        details=details,
-        n_chars=n_chars,
+        order, np.asarray(scores, dtype=np.float64), files, scores, details, n_chars
     )
     return GrepResult(ranking, patterns, file_rows)
 
