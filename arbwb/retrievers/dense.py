@@ -206,12 +206,8 @@ class DenseIndex:
 def build_index(chunks: pl.DataFrame, cache: EmbeddingCache) -> DenseIndex:
     """Embed (or fetch from the cache) every chunk passage of a snapshot."""
     chunks = check_chunks(chunks)
-    return DenseIndex(
-        vectors=cache.embed(passages(chunks)),
-        paths=chunk_paths(chunks),
-        tiebreak=tiebreak_order(chunks),
-        cache=cache,
-    )
+    vectors = cache.embed(passages(chunks))
+    return DenseIndex(vectors, chunk_paths(chunks), tiebreak_order(chunks), cache)
 
 
 def prefetch_frames(cache: EmbeddingCache, frames: Iterable[pl.DataFrame]) -> None:

@@ -212,20 +212,12 @@ def build_index(chunks: pl.DataFrame, mode: PatternMode = "strict") -> GrepIndex
         pl.when(text == "").then(path.str.len_chars()).otherwise(text.str.len_chars()).alias("n"),
     )
     names = chunks["path"].unique().sort().to_list()
-    distinct = pl.DataFrame(
-        {
-            "path": pl.Series([p.lower() for p in names], dtype=pl.String),
-            "base": pl.Series([basename(p).lower() for p in names], dtype=pl.String),
-        }
-    )
-    return GrepIndex(
-        mode=mode,
-        paths=ChunkPaths(columns["code"].to_numpy(), names),
-        distinct=distinct,
-        rows=pl.DataFrame([python_lower(chunks[place]) for place in ("symbol", "text")]),
-        has_path=columns["has_path"].to_numpy(),
-        n_chars=columns["n"].to_list(),
-    )
+    lowered = {"path": [p.lower() for p in names], "base": [basename(p).lower() for p in names]}
+    distinct = pl.DataFrame(lowered, schema={"path": pl.String, "base": pl.String})
+    paths = ChunkPaths(columns["code"].to_numpy(), names)
+    rows = pl.DataFrame([python_lower(chunks[place]) for place in ("symbol", "text")])
+    has_path, n_chars = columns["has_path"].to_numpy(), columns["n"].to_list()
+    return GrepIndex(mode, paths, distinct, rows, has_path, n_chars)
 
 
 def _contains(column: str, needle: str, *, token: bool) -> pl.Expr:
