@@ -155,12 +155,11 @@ def group_means(
     """One summary group (spec §4.8): ``samples``, then the means of the always-averaged keys
     and of every optional key some row has, or of ``metric_keys`` (a missing key counts 0)."""
     metric_rows = [r.get("metrics") or {} for r in rows]
-    keys = list(metric_keys) if metric_keys is not None else list(ALWAYS_KEYS)
     if metric_keys is None:
-        keys += [k for k in OPTIONAL_KEYS if any(k in m for m in metric_rows)]
+        optional = [k for k in OPTIONAL_KEYS if any(k in m for m in metric_rows)]
+        metric_keys = [*ALWAYS_KEYS, *optional]
     out: dict[str, float] = {"samples": len(rows)}
-    for key in keys:
-        out[key] = _mean([float(m.get(key, 0.0)) for m in metric_rows])
+    out |= {key: _mean([float(m.get(key, 0.0)) for m in metric_rows]) for key in metric_keys}
     for field, keys_ in (("line_metrics", LINE_KEYS), ("block_metrics", BLOCK_KEYS)):
         having = [r[field] for r in rows if field in r]
         for key in keys_ if having else ():
