@@ -2,13 +2,4 @@
 this module stays import-free so the CLI starts fast."""
 
 #: Every name ``arbwb rank --method`` accepts (the registry's names plus ``rrf``).
-METHOD_NAMES: tuple[str, ...] = (
-    "lexical",
-    "bm25-arb",
-    "bm25",
-    "grep",
-    "grep-expanded",
-    "dense",
-    "repomap",
-    "rrf",
-)
+METHOD_NAMES = ("lexical", "bm25-arb", "bm25", "grep", "grep-expanded", "dense", "repomap", "rrf")
