@@ -14,12 +14,11 @@ import polars as pl
 from arbwb import schemas
 from arbwb.io.corpus import Corpus
 from arbwb.io.pathclass import CandidateFilter
+from arbwb.retrievers import METHOD_NAMES
 from arbwb.retrievers.common import RetrievalMethod, rank_row, snapshot_index
 
 if TYPE_CHECKING:
     from arbwb.retrievers import dense, repomap
-    from arbwb.retrievers.grep import PatternMode
-    from arbwb.retrievers.termcache import TermSource
 
 
 @dataclass(frozen=True)
@@ -39,47 +38,34 @@ class MethodOptions:
     checked_dir: Path | None = None
 
 
-def _source(options: MethodOptions) -> TermSource | None:
-    from arbwb.retrievers.termcache import TermSource
+def _make(options: MethodOptions, *, name: str) -> RetrievalMethod:
+    """The built-in ``name``, its module imported only now (dense loads its model)."""
+    if name in ("lexical", "bm25-arb", "bm25"):
+        from arbwb.retrievers import bm25, lexical
+        from arbwb.retrievers.termcache import TermSource
 
-    return TermSource(options.term_cache_dir) if options.stream_terms else None
+        source = TermSource(options.term_cache_dir) if options.stream_terms else None
+        if name == "lexical":
+            return lexical.method(source)
+        return bm25.method(okapi=name == "bm25", source=source)
+    if name in ("grep", "grep-expanded"):
+        from arbwb.retrievers import grep
 
+        return grep.method("strict" if name == "grep" else "expanded", options.checked_dir)
+    if name == "dense":
+        from arbwb.retrievers import dense
 
-def _term(options: MethodOptions, *, name: str) -> RetrievalMethod:
-    from arbwb.retrievers import bm25, lexical
-
-    if name == "lexical":
-        return lexical.method(_source(options))
-    return bm25.method(okapi=name == "bm25", source=_source(options))
-
-
-def _grep(options: MethodOptions, *, mode: PatternMode) -> RetrievalMethod:
-    from arbwb.retrievers import grep
-
-    return grep.method(mode, options.checked_dir)
-
-
-def _dense(options: MethodOptions) -> RetrievalMethod:
-    from arbwb.retrievers import dense
-
-    return dense.method(options.model, encoder=options.encoder, cache_dir=options.cache_dir)
-
-
-def _repomap(options: MethodOptions) -> RetrievalMethod:
+        return dense.method(options.model, encoder=options.encoder, cache_dir=options.cache_dir)
     from arbwb.retrievers import repomap
 
     weights = options.weights or repomap.Weights()
     return repomap.method(weights, cache_dir=options.index_cache_dir)
 
 
-#: Chunk retrievers by name; each factory imports its module and returns a ready
-#: :class:`RetrievalMethod` (dense loads its model), so ranking with one method loads only its code.
+#: Chunk retrievers by name (every ``METHOD_NAMES`` entry but ``rrf``), each made by
+#: :func:`_make`, so ranking with one method loads only its code.
 METHODS: dict[str, Callable[[MethodOptions], RetrievalMethod]] = {
-    **{n: functools.partial(_term, name=n) for n in ("lexical", "bm25-arb", "bm25")},
-    "grep": functools.partial(_grep, mode="strict"),
-    "grep-expanded": functools.partial(_grep, mode="expanded"),
-    "dense": _dense,
-    "repomap": _repomap,
+    name: functools.partial(_make, name=name) for name in METHOD_NAMES if name != "rrf"
 }
 
 
