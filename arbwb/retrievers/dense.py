@@ -249,12 +249,10 @@ class Dense:
     directory: Path | None = None
     name: str = "dense"
     ranker: str = "embedding"
+    rank = staticmethod(rank_sample)
 
     def index(self, chunks: pl.DataFrame) -> DenseIndex:
         return build_index(chunks, self.cache)
-
-    def rank(self, index: DenseIndex, query: str) -> ChunkRanking:
-        return rank_sample(index, query)
 
     def prefetch(
         self, corpus: Corpus, snapshot_ids: Sequence[str], candidate_filter: CandidateFilter
@@ -272,10 +270,7 @@ class Dense:
 
 
 def method(
-    model: str | None = None,
-    *,
-    encoder: Encoder | None = None,
-    cache_dir: str | Path | None = None,
+    model: str | None = None, *, encoder: Encoder | None = None, cache_dir: str | Path | None = None
 ) -> RetrievalMethod:
     """A dense :class:`RetrievalMethod` (the model loads now: a bad one fails before any work)."""
     if encoder is None:
