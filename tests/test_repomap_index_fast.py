@@ -19,7 +19,7 @@ from arbwb.retrievers.repomap_index import (
     load_index,
     save_index,
 )
-from arbwb.retrievers.repomap_texts import CONTENT_PREFIX, TextMemo, content_tokens_of
+from arbwb.retrievers.repomap_paths import CONTENT_PREFIX, TextMemo, content_tokens_of
 from arbwb.tokenize import split_identifiers, token_lists
 
 TRICKY = [

@@ -25,7 +25,7 @@ from arbwb.io.samples import load_samples, query_has_leakage, query_text
 from arbwb.metrics import chunks as cm
 from arbwb.retrievers import details as det
 from arbwb.retrievers import grep
-from arbwb.retrievers.grep_patterns import STOP_TERMS, extract_patterns
+from arbwb.retrievers.grep import STOP_TERMS, extract_patterns
 from arbwb.retrievers.registry import get_method
 from arbwb.retrievers.runner import gold_only
 

@@ -28,7 +28,7 @@ from arbwb.retrievers import repomap_paths as rp
 from arbwb.retrievers.registry import get_method
 from arbwb.retrievers.repomap_graph import weight_matrix
 from arbwb.retrievers.repomap_index import build_index, load_index, save_index
-from arbwb.retrievers.repomap_texts import PY_WHITESPACE
+from arbwb.retrievers.repomap_paths import PY_WHITESPACE
 
 File = tuple[str, str, list[str]]
 

@@ -1,7 +1,5 @@
 """BM25 over chunk documents: upstream's exact variant (``bm25-arb``, spec §7.3) and rank-bm25's
-(``bm25``, a different run); they differ only in IDF (docs/retrievers.md#bm25-arb-and-bm25).
-Scoring is one sparse column pass per query term: O(Σ df) per query.
-"""
+(``bm25``); they differ only in IDF (docs/retrievers.md#bm25-arb-and-bm25)."""
 
 from __future__ import annotations
 
@@ -15,14 +13,12 @@ import polars as pl
 
 from arbwb.retrievers.common import (
     ChunkKeys,
-    ChunkPaths,
     ChunkRanking,
     RetrievalMethod,
     TermMatrix,
     TermMemo,
     check_chunks,
     chunk_keys,
-    corpus_order,
     query_terms,
     rank_chunks,
     term_matrix,
@@ -42,10 +38,8 @@ class BM25Index:
     """Term counts and length normaliser ``k1·(1 - b + b·dl/avgdl)`` of a snapshot's chunks;
     ``okapi_idf`` None: upstream's IDF, computed per term in Python (upstream's floats)."""
 
+    keys: ChunkKeys
     terms: TermMatrix
-    n_chunks: int
-    paths: ChunkPaths
-    tiebreak: npt.NDArray[np.int64]
     norm: npt.NDArray[np.float64]
     okapi_idf: npt.NDArray[np.float64] | None
 
@@ -85,14 +79,7 @@ def index_from_terms(keys: ChunkKeys, terms: TermMatrix, *, okapi: bool = False)
         norm = K1 * (1 - B + B * terms.doc_len / avgdl)
     else:
         norm = np.full(n, K1 * (1 - B), dtype=np.float64)
-    return BM25Index(
-        terms=terms,
-        n_chunks=n,
-        paths=keys.paths,
-        tiebreak=keys.tiebreak,
-        norm=norm,
-        okapi_idf=okapi_idf(n, terms.df) if okapi else None,
-    )
+    return BM25Index(keys, terms, norm, okapi_idf(n, terms.df) if okapi else None)
 
 
 def build_okapi_index(chunks: pl.DataFrame, memo: TermMemo | None = None) -> BM25Index:
@@ -106,10 +93,11 @@ def scores(index: BM25Index, query_text: str) -> npt.NDArray[np.float64] | None:
     terms = query_terms(query_text)
     if not terms:
         return None
-    total = np.zeros(index.n_chunks, dtype=np.float64)
+    n_chunks = index.keys.n_chunks
+    total = np.zeros(n_chunks, dtype=np.float64)
     for col, n_q, rows, tf in term_rows(index.terms, terms):
         if index.okapi_idf is None:
-            idf = upstream_idf(index.n_chunks, len(rows))
+            idf = upstream_idf(n_chunks, len(rows))
         else:
             idf = float(index.okapi_idf[col])
         weight = n_q * idf
@@ -119,10 +107,7 @@ def scores(index: BM25Index, query_text: str) -> npt.NDArray[np.float64] | None:
 
 def rank_sample(index: BM25Index, query_text: str) -> ChunkRanking:
     """Chunks by (BM25 desc, path, chunk_id); a token-free query keeps corpus order, score 0."""
-    chunk_scores = scores(index, query_text)
-    if chunk_scores is None:
-        return corpus_order(index.paths)
-    return rank_chunks(chunk_scores, index.tiebreak, index.paths)
+    return rank_chunks(scores(index, query_text), index.keys.tiebreak, index.keys.paths)
 
 
 def method(*, okapi: bool = False, source: TermSource | None = None) -> RetrievalMethod:

@@ -30,12 +30,8 @@ MEMO_FACTOR = 2
 
 @dataclass(frozen=True)
 class ChunkRanking:
-    """One query's result: chunk rows best first, and the distinct files in that order (full depth).
-
-    ``details``: extra details-row fields; ``n_chars`` replaces the table's character counts
-    in the 8k packing (grep, arb-grep §6.5); ``table``: the rows ``order`` indexes when the
-    method read them itself (grep's strict path).
-    """
+    """One query's result: chunk rows best first and the distinct files in that order (full
+    depth); extra details fields, grep's 8k-packing ``n_chars`` (§6.5) and own ``table``."""
 
     order: npt.NDArray[np.int64]
     scores: npt.NDArray[np.float64]
@@ -64,10 +60,8 @@ class ColumnCounts:
 
 @dataclass(frozen=True)
 class TermMatrix:
-    """§7.1 term counts of chunk documents (CSC), with tokens and distinct terms per document.
-
-    ``vocab`` maps term -> column (a shared :class:`TermMemo` one may hold more terms).
-    """
+    """§7.1 term counts of chunk documents (CSC), with tokens and distinct terms per document;
+    ``vocab`` maps term -> column (a shared :class:`TermMemo` one may hold more terms)."""
 
     counts: sp.csc_matrix | ColumnCounts
     vocab: Mapping[str, int]
@@ -100,26 +94,16 @@ def chunk_documents(chunks: pl.DataFrame) -> list[str]:
     return check_chunks(chunks).select(document_expr().alias("doc"))["doc"].to_list()
 
 
-def _empty_csr() -> sp.csr_matrix:
-    import scipy.sparse as sp
-
-    return sp.csr_matrix((0, 0))
-
-
 @dataclass
 class TermMemo:
-    """Term counts of recently seen chunk documents, reused by the next snapshots (stateful).
-
-    Snapshots of a repository share most text, so only unseen documents are tokenised.
-    ``table`` maps a document to its row of ``counts``; past ``MEMO_FACTOR`` x the latest
-    snapshot's chunks the memo restarts from that snapshot (arbwb-defined). Ids only grow.
-    """
+    """Term counts of recently seen chunk documents (``table``: document -> row of ``counts``),
+    reused by the next snapshots; past ``MEMO_FACTOR`` x a snapshot's chunks it restarts."""
 
     vocab: dict[str, int] = field(default_factory=dict)
     table: pl.DataFrame = field(
         default_factory=lambda: pl.DataFrame(schema={"doc": pl.String, "row": pl.Int64})
     )
-    counts: sp.csr_matrix = field(default_factory=_empty_csr)
+    counts: sp.csr_matrix | None = None
     hits: int = 0
     misses: int = 0
 
@@ -144,13 +128,6 @@ def _tokenize(docs: pl.Series, vocab: dict[str, int]) -> sp.csr_matrix:
     return sp.csr_matrix((data, ids[local.indices], local.indptr), (len(docs), len(vocab)))
 
 
-def _widen(matrix: sp.csr_matrix, width: int) -> sp.csr_matrix:
-    """The same CSR rows seen with ``width`` columns (the vocabulary grew since)."""
-    import scipy.sparse as sp
-
-    return sp.csr_matrix((matrix.data, matrix.indices, matrix.indptr), (matrix.shape[0], width))
-
-
 def term_matrix(chunks: pl.DataFrame, memo: TermMemo | None = None) -> TermMatrix:
     """Sparse §7.1 term counts of every chunk document (chunk order); only documents not in
     ``memo`` (one Polars join on the full text) are tokenised."""
@@ -165,12 +142,13 @@ def term_matrix(chunks: pl.DataFrame, memo: TermMemo | None = None) -> TermMatri
     memo.misses += len(fresh_docs)
     memo.hits += docs.height - len(fresh_docs)
     rows = found["row"].fill_null(0).to_numpy().astype(np.int64)
-    first = memo.counts.shape[0]
+    old = sp.csr_matrix((0, 0)) if memo.counts is None else memo.counts
+    first = old.shape[0]
     fresh_rows = pl.DataFrame({"doc": fresh_docs, "row": np.arange(first, first + len(fresh_docs))})
     placed = missing.select("i", "doc").join(fresh_rows, on="doc", maintain_order="left")
     rows[placed["i"].to_numpy()] = placed["row"].to_numpy()
-    width = len(memo.vocab)  # the vocabulary may have grown
-    stacked = sp.vstack([_widen(memo.counts, width), fresh], format="csr")
+    old.resize(first, len(memo.vocab))  # the vocabulary may have grown: more columns
+    stacked = sp.vstack([old, fresh], format="csr")
     counts = stacked[rows]
     if stacked.shape[0] <= MEMO_FACTOR * docs.height:
         memo.counts = stacked
@@ -229,8 +207,7 @@ def codes_of(values: pl.Series) -> tuple[npt.NDArray[np.int64], list[str]]:
 
 def chunk_paths(chunks: pl.DataFrame) -> ChunkPaths:
     """Path codes of a chunk frame, built once per index."""
-    codes, names = codes_of(chunks["path"])
-    return ChunkPaths(codes, names)
+    return ChunkPaths(*codes_of(chunks["path"]))
 
 
 @dataclass(frozen=True)
@@ -305,9 +282,13 @@ def chunk_keys(chunks: pl.DataFrame) -> ChunkKeys:
 
 
 def rank_chunks(
-    scores: npt.NDArray[np.float64], tiebreak: npt.NDArray[np.int64], paths: ChunkPaths
+    scores: npt.NDArray[np.float64] | None, tiebreak: npt.NDArray[np.int64], paths: ChunkPaths
 ) -> ChunkRanking:
-    """Chunks by (score desc, path, chunk_id); files in order of first appearance (§7.2, §7.5)."""
+    """Chunks by (score desc, path, chunk_id), files by first appearance (§7.2, §7.5); no scores
+    (a token-free lexical/BM25 query): corpus order, score 0."""
+    if scores is None:
+        n_chunks = len(paths.codes)
+        return ranking_from_order(np.arange(n_chunks, dtype=np.int64), np.zeros(n_chunks), paths)
     ordered = tiebreak[np.argsort(-scores[tiebreak], kind="stable")]
     return ranking_from_order(ordered, scores[ordered], paths)
 
@@ -320,28 +301,14 @@ def ranking_from_order(
     first = np.full(len(paths.names), len(order), dtype=np.int64)
     np.minimum.at(first, codes, np.arange(len(order), dtype=np.int64))
     first = np.sort(first[first < len(order)])
-    return ChunkRanking(
-        order,
-        ordered_scores,
-        [paths.names[c] for c in codes[first].tolist()],
-        ordered_scores[first].tolist(),
-    )
-
-
-def corpus_order(paths: ChunkPaths) -> ChunkRanking:
-    """Empty-query result of lexical/BM25 (spec §7.2): chunks in corpus order, score 0."""
-    n_chunks = len(paths.codes)
-    return ranking_from_order(
-        np.arange(n_chunks, dtype=np.int64), np.zeros(n_chunks, dtype=np.float64), paths
-    )
+    files = [paths.names[c] for c in codes[first].tolist()]
+    return ChunkRanking(order, ordered_scores, files, ordered_scores[first].tolist())
 
 
 @dataclass(frozen=True)
 class RetrievalMethod:
-    """A retriever as the runner drives it (made by :func:`arbwb.retrievers.interface.bind`).
-
-    Attributes and hooks: docs/retrievers.md#interface.
-    """
+    """A retriever as the runner drives it (made by :func:`arbwb.retrievers.interface.bind`;
+    attributes and hooks: docs/retrievers.md#interface)."""
 
     name: str
     ranker: str
@@ -395,41 +362,3 @@ def candidate_chunks(chunks: pl.DataFrame, candidate_filter: CandidateFilter) ->
     paths = chunks["path"].unique().to_list()
     kept = [p for p in paths if keep_path(p, candidate_filter)]
     return chunks.filter(pl.col("path").is_in(kept))
-
-
-def rank_samples(
-    method: RetrievalMethod,
-    samples: pl.DataFrame,
-    corpus: Corpus,
-    *,
-    candidate_filter: CandidateFilter = "all_files",
-    run: str | None = None,
-) -> pl.DataFrame:
-    """Full file rankings (RANKINGS frame) of every sample; a missing or empty snapshot's
-    samples get no rows (scorers count them as failures)."""
-    frames = [schemas.empty(schemas.RANKINGS)]
-    for (snapshot,), group in samples.group_by("snapshot_id", maintain_order=True):
-        if not corpus.has(str(snapshot)):
-            continue
-        prepared = snapshot_index(method, corpus, str(snapshot), candidate_filter)
-        if prepared is None:
-            continue
-        for row in group.iter_rows(named=True):
-            ranking = rank_row(method, prepared[0], row)
-            frames.append(rankings_frame(run or method.name, row["sample_id"], ranking))
-    return pl.concat(frames)
-
-
-def rankings_frame(run: str, sample_id: str, ranking: ChunkRanking) -> pl.DataFrame:
-    """The full file ranking of one sample as RANKINGS rows (rank 1-based, scores kept)."""
-    n = len(ranking.files)
-    return pl.DataFrame(
-        {
-            "run": [run] * n,
-            "sample_id": [sample_id] * n,
-            "rank": np.arange(1, n + 1, dtype=np.int64),
-            "path": ranking.files,
-            "score": ranking.file_scores,
-        },
-        schema=dict(schemas.RANKINGS),
-    )

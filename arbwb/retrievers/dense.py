@@ -1,8 +1,5 @@
-"""Dense retrieval with sentence-transformers (spec §7.5, TV17; docs/retrievers.md#dense).
-
-Each distinct passage is embedded once per run and cached on disk by model and text SHA-256;
-the encoder is injectable (tests run without a model), sentence-transformers loaded lazily.
-"""
+"""Dense retrieval (spec §7.5, TV17; docs/retrievers.md#dense): each distinct passage embedded
+once, cached on disk by model and text SHA-256; the encoder is injectable."""
 
 from __future__ import annotations
 
@@ -22,6 +19,7 @@ from arbwb.cache import warn_unwritable
 from arbwb.errors import InputError
 from arbwb.io.corpus import Corpus
 from arbwb.io.pathclass import CandidateFilter
+from arbwb.jsonio import atomic_open
 from arbwb.retrievers.common import (
     ChunkPaths,
     ChunkRanking,
@@ -90,8 +88,8 @@ class EmbeddingCache:
             return
         for shard in sorted(self.directory.glob("shard-*.npz")):
             with np.load(shard) as data:
-                for key, vector in zip(data["keys"].tolist(), data["vectors"], strict=True):
-                    self.vectors[str(key)] = vector
+                keys = map(str, data["keys"].tolist())
+                self.vectors.update(zip(keys, data["vectors"], strict=True))
             self._shards += 1
 
     def prefetch(self, texts: Iterable[str], batch_texts: int = 4096) -> None:
@@ -145,10 +143,9 @@ class EmbeddingCache:
         if self.directory is None:
             return
         target = self.directory / f"shard-{os.getpid()}-{self._shards:06d}.npz"
-        tmp = target.with_name(target.name + ".tmp.npz")
         try:
-            np.savez(tmp, keys=np.array(keys), vectors=vectors)
-            tmp.replace(target)
+            with atomic_open(target, "wb", durable=False) as handle:  # a cache entry
+                np.savez(handle, keys=np.array(keys), vectors=vectors)
         except OSError as exc:  # unwritable: warned once, the rest of the run stays in memory
             warn_unwritable(self.directory, exc)
             self.directory = None
@@ -168,11 +165,8 @@ def default_model() -> str:
 def sentence_transformer_encoder(
     model: str | None = None, *, device: str = "cpu"
 ) -> tuple[Encoder, str]:
-    """A SentenceTransformers model (path or name) on ``device``: its encoder and label.
-
-    A bad ``--model`` is an InputError before any work; queries use one torch thread (two
-    shared cores oversubscribe badly otherwise).
-    """
+    """A SentenceTransformers model (path or name) on ``device``: its encoder and label (a bad
+    ``--model`` fails before any work); queries use one torch thread (no oversubscription)."""
     name = model or default_model()
     looks_local = name.startswith((".", "/", "~")) or (os.sep in name and Path(name).exists())
     if looks_local and not Path(name).expanduser().exists():
@@ -212,12 +206,8 @@ class DenseIndex:
 def build_index(chunks: pl.DataFrame, cache: EmbeddingCache) -> DenseIndex:
     """Embed (or fetch from the cache) every chunk passage of a snapshot."""
     chunks = check_chunks(chunks)
-    return DenseIndex(
-        vectors=cache.embed(passages(chunks)),
-        paths=chunk_paths(chunks),
-        tiebreak=tiebreak_order(chunks),
-        cache=cache,
-    )
+    vectors = cache.embed(passages(chunks))
+    return DenseIndex(vectors, chunk_paths(chunks), tiebreak_order(chunks), cache)
 
 
 def prefetch_frames(cache: EmbeddingCache, frames: Iterable[pl.DataFrame]) -> None:
@@ -259,12 +249,10 @@ class Dense:
     directory: Path | None = None
     name: str = "dense"
     ranker: str = "embedding"
+    rank = staticmethod(rank_sample)
 
     def index(self, chunks: pl.DataFrame) -> DenseIndex:
         return build_index(chunks, self.cache)
-
-    def rank(self, index: DenseIndex, query: str) -> ChunkRanking:
-        return rank_sample(index, query)
 
     def prefetch(
         self, corpus: Corpus, snapshot_ids: Sequence[str], candidate_filter: CandidateFilter
@@ -282,10 +270,7 @@ class Dense:
 
 
 def method(
-    model: str | None = None,
-    *,
-    encoder: Encoder | None = None,
-    cache_dir: str | Path | None = None,
+    model: str | None = None, *, encoder: Encoder | None = None, cache_dir: str | Path | None = None
 ) -> RetrievalMethod:
     """A dense :class:`RetrievalMethod` (the model loads now: a bad one fails before any work)."""
     if encoder is None:
@@ -299,12 +284,12 @@ def method(
 HASH_DIM = 256
 
 
-def hash_embed(text: str, dim: int = HASH_DIM) -> npt.NDArray[np.float64]:
+def hash_embed(text: str) -> npt.NDArray[np.float64]:
     """The demo's ``dense_hash`` encoder (arbwb-defined): identifier tokens hashed (sha256 mod
-    ``dim``), L2-normalised; integer arithmetic, so every machine gets the same vectors."""
-    vector = np.zeros(dim, dtype=np.float64)
+    ``HASH_DIM``), L2-normalised; integer arithmetic, so every machine gets the same vectors."""
+    vector = np.zeros(HASH_DIM, dtype=np.float64)
     for token, count in sorted(Counter(split_identifiers(text)).items()):
-        bucket = int.from_bytes(hashlib.sha256(token.encode("utf-8")).digest()[:4], "big") % dim
+        bucket = int.from_bytes(hashlib.sha256(token.encode()).digest()[:4], "big") % HASH_DIM
         vector[bucket] += count
     norm = math.sqrt(float(np.dot(vector, vector)))
     return vector / norm if norm else vector

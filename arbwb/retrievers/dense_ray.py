@@ -1,15 +1,11 @@
-"""Dense passages encoded across a Ray cluster into the single-process path's embedding cache.
-
-The driver's ``dense.prefetch`` groups are cut into the single-process batches and mapped over
-encoder actors (one per GPU, else per CPU); the driver alone writes the cache, so ranking is
-then the normal dense path. Ray is an optional extra, imported only here.
-"""
+"""Dense passages encoded on Ray actors (one per GPU, else per CPU) in the single-process batches,
+into the driver's embedding cache; ranking is then the normal dense path (Ray: optional)."""
 
 from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -85,29 +81,6 @@ class RayEncoding:
     cached: int
     seconds: float
 
-    def line(self) -> str:
-        """One stderr line about the step."""
-        return (
-            f"ray: {self.actors} {self.device} actor(s) encoded {self.encoded} passages in "
-            f"{self.seconds:.1f}s; {self.cached} vectors cached"
-        )
-
-
-def actor_plan(resources: Mapping[str, float]) -> tuple[int, str, dict[str, float]]:
-    """(actors, device, each actor's Ray resources): one per GPU if any, else one per CPU."""
-    gpus = int(resources.get("GPU", 0))
-    if gpus:
-        return gpus, "cuda", {"num_gpus": 1, "num_cpus": 1}
-    return max(1, int(resources.get("CPU", 1))), "cpu", {"num_cpus": 1}
-
-
-def connect(ray: Any, address: str) -> bool:
-    """Join the cluster at ``address`` (``auto``: here, else a new one); True if this call did."""
-    if ray.is_initialized():
-        return False
-    ray.init(address=None if address == "auto" else address, log_to_driver=False)
-    return True
-
 
 def encode(
     address: str,
@@ -121,10 +94,14 @@ def encode(
     """Encode on Ray every distinct candidate passage of ``snapshot_ids`` not in ``directory``."""
     ray = import_ray()
     start = time.perf_counter()
-    joined = connect(ray, address)
+    joined = not ray.is_initialized()  # else join the cluster at address (auto: here or new)
+    if joined:
+        ray.init(address=None if address == "auto" else address, log_to_driver=False)
     try:
-        actors, device, resources = actor_plan(ray.cluster_resources())
-        actor = ray.remote(**resources)(EncoderActor)
+        found = ray.cluster_resources()  # one actor per GPU if any, else one per CPU
+        gpus = int(found.get("GPU", 0))
+        actors, device = (gpus, "cuda") if gpus else (max(1, int(found.get("CPU", 1))), "cpu")
+        actor = ray.remote(num_cpus=1, **({"num_gpus": 1} if gpus else {}))(EncoderActor)
         encoder = PoolEncoder(
             lambda: ray.util.ActorPool([actor.remote(model, device) for _ in range(actors)])
         )
@@ -166,5 +143,6 @@ def method(
     present = [s for s in snapshots if corpus.has(s)]
     directory = dense.cache_folder(cache_dir, label)
     report = encode(address, corpus, present, candidate_filter, model=label, directory=directory)
-    print(report.line(), file=sys.stderr)
+    line = f"ray: {report.actors} {report.device} actor(s) encoded {report.encoded} passages in "
+    print(f"{line}{report.seconds:.1f}s; {report.cached} vectors cached", file=sys.stderr)
     return dense.method(label, encoder=encoder, cache_dir=cache_dir)

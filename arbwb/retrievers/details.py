@@ -1,7 +1,5 @@
-"""ARB details rows and summary JSON from a chunk ranking (spec §4.2, §4.5-4.8, §5.1-5.8).
-
-Rank metrics use the full file ranking (spec §5.1); packing, line and block metrics the chunks.
-"""
+"""ARB details rows and summary JSON from a chunk ranking (spec §4.2, §4.5-4.8, §5.1-5.8): rank
+metrics from the full file ranking, packing, line and block metrics from the chunks."""
 
 from __future__ import annotations
 
@@ -66,8 +64,7 @@ class SampleTarget:
 def selective_fields(ranking: ChunkRanking | None) -> dict[str, float]:
     """Spec §4.7: best and second-best **chunk** scores (0.0 when absent), confidence, margin."""
     scores = [] if ranking is None else ranking.scores[:2].tolist()
-    top = float(scores[0]) if scores else 0.0
-    second = float(scores[1]) if len(scores) > 1 else 0.0
+    top, second = [float(s) for s in [*scores, 0.0, 0.0][:2]]
     return {
         "confidence": top,
         "top_score": top,
@@ -128,9 +125,7 @@ def details_row(
         return row
     row["gold_ranks"] = rank_of(files, target.gold)
     row["hard_negative_ranks"] = rank_of(files, target.hard_negatives)
-    if ranking is not None and ranking.table is not None:
-        table = ranking.table
-    table = table if ranking is not None and table is not None else EMPTY_TABLE
+    table = EMPTY_TABLE if ranking is None else ranking.table or table or EMPTY_TABLE
     if ranking is not None and ranking.n_chars is not None:
         table = replace(table, n_chars=ranking.n_chars)
     # the packing reads a short prefix of the order: rows become ints only when read
@@ -160,12 +155,11 @@ def group_means(
     """One summary group (spec §4.8): ``samples``, then the means of the always-averaged keys
     and of every optional key some row has, or of ``metric_keys`` (a missing key counts 0)."""
     metric_rows = [r.get("metrics") or {} for r in rows]
-    keys = list(metric_keys) if metric_keys is not None else list(ALWAYS_KEYS)
     if metric_keys is None:
-        keys += [k for k in OPTIONAL_KEYS if any(k in m for m in metric_rows)]
+        optional = [k for k in OPTIONAL_KEYS if any(k in m for m in metric_rows)]
+        metric_keys = [*ALWAYS_KEYS, *optional]
     out: dict[str, float] = {"samples": len(rows)}
-    for key in keys:
-        out[key] = _mean([float(m.get(key, 0.0)) for m in metric_rows])
+    out |= {key: _mean([float(m.get(key, 0.0)) for m in metric_rows]) for key in metric_keys}
     for field, keys_ in (("line_metrics", LINE_KEYS), ("block_metrics", BLOCK_KEYS)):
         having = [r[field] for r in rows if field in r]
         for key in keys_ if having else ():
@@ -234,9 +228,8 @@ def sample_targets(
 ) -> list[SampleTarget]:
     """One :class:`SampleTarget` per SAMPLES row, in input order (spans of kind ``span`` are gold
     spans, the others gold blocks, matched by lines)."""
-    by_role: dict[tuple[str, str], list[str]] = {}
-    for sample_id, path, role in labels.select("sample_id", "path", "role").iter_rows():
-        by_role.setdefault((sample_id, role), []).append(path)
+    grouped = labels.group_by("sample_id", "role", maintain_order=True).agg("path")
+    by_role = {(sid, role): paths for sid, role, paths in grouped.iter_rows()}
     span_map: dict[tuple[str, bool], list[Block]] = {}
     for sid, path, start, end, kind, symbol in spans.select(
         "sample_id", "path", "start_line", "end_line", "kind", "symbol"
@@ -244,23 +237,21 @@ def sample_targets(
         block = Block(path, start, end, kind, symbol or "")
         span_map.setdefault((sid, kind == "span"), []).append(block)
     columns = ("sample_id", "task", "repo", "base_commit", "query_provenance", "no_gold_reason")
-    targets = []
-    for sid, task, repo, commit, provenance, reason, stratum in samples.select(
-        *columns, "stratum"
-    ).iter_rows():
-        targets.append(
-            SampleTarget(
-                sample_id=sid,
-                task=task,
-                repo=repo,
-                base_commit=commit,
-                gold=by_role.get((sid, "gold"), []),
-                hard_negatives=by_role.get((sid, "hard_negative"), []),
-                spans=span_map.get((sid, True), []),
-                blocks=span_map.get((sid, False), []),
-                provenance=provenance,
-                no_gold_reason=reason,
-                no_gold=stratum != "positive",
-            )
+    return [
+        SampleTarget(
+            sample_id=sid,
+            task=task,
+            repo=repo,
+            base_commit=commit,
+            gold=by_role.get((sid, "gold"), []),
+            hard_negatives=by_role.get((sid, "hard_negative"), []),
+            spans=span_map.get((sid, True), []),
+            blocks=span_map.get((sid, False), []),
+            provenance=provenance,
+            no_gold_reason=reason,
+            no_gold=stratum != "positive",
         )
-    return targets
+        for sid, task, repo, commit, provenance, reason, stratum in samples.select(
+            *columns, "stratum"
+        ).iter_rows()
+    ]

@@ -62,9 +62,9 @@ def check_weights(weights: Sequence[float], n_runs: int, *, field: str = "weight
     return [float(w) for w in weights]
 
 
-def top_lists(rankings: pl.DataFrame, depth: int = DEPTH) -> dict[str, list[str]]:
-    """Each sample's first ``depth`` paths of a RANKINGS frame (rank order)."""
-    top = rankings.filter(pl.col("rank") <= depth).sort("sample_id", "rank")
+def top_lists(rankings: pl.DataFrame) -> dict[str, list[str]]:
+    """Each sample's first ``DEPTH`` paths of a RANKINGS frame (rank order)."""
+    top = rankings.filter(pl.col("rank") <= DEPTH).sort("sample_id", "rank")
     grouped = top.group_by("sample_id", maintain_order=True).agg(pl.col("path"))
     return dict(zip(grouped["sample_id"].to_list(), grouped["path"].to_list(), strict=True))
 
@@ -107,14 +107,11 @@ def details_targets(runs: Sequence[RunData]) -> dict[str, SampleTarget]:
             continue
         gold = run.labels.filter(pl.col("role") == "gold").group_by("sample_id").agg("path")
         paths = dict(zip(gold["sample_id"].to_list(), gold["path"].to_list(), strict=True))
-        for sid, task, repo, commit in run.details.select(
-            "sample_id", "task", "repo", "base_commit"
-        ).iter_rows():
+        rows = run.details.select("sample_id", "task", "repo", "base_commit").iter_rows()
+        for sid, task, repo, commit in rows:
             files = paths.get(sid, [])
-            targets.setdefault(
-                sid,
-                SampleTarget(sid, task, repo, commit, files, [], [], [], None, None, not files),
-            )
+            target = SampleTarget(sid, task, repo, commit, files, [], [], [], None, None, not files)
+            targets.setdefault(sid, target)
     return targets
 
 
@@ -168,15 +165,14 @@ def run_fusion(
         component = [top.get(sid, []) for top in lists]
         rows.append(fusion_row(base, component, labels=labels, weights=weights, k=k))
     name = "rrf_" + "_".join(labels)
+    missing = len(with_gold) - len(common)
     summary = summarize(
         rows,
         mode="rank_fusion",
         ranker="rrf",
         model=name,
         candidate_filter=candidate_filter,
-        skipped={"not_in_every_run": len(with_gold) - len(common)}
-        if len(common) < len(with_gold)
-        else {},
+        skipped={"not_in_every_run": missing} if missing else {},
         runtime={},
         metric_keys=FUSION_KEYS,
         extras={

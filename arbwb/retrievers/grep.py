@@ -1,11 +1,6 @@
-"""Grep baseline (``grep`` = strict, ``grep-expanded``), exactly as upstream's ``eval-grep``.
-
-Rules: ``arb-grep.md`` (it supersedes arb-spec §7.6; summary in docs/retrievers.md). Strict
-mode over all files parses only the chunk-file lines a regex prefilter keeps
-(:class:`LineIndex`); otherwise rows are lower-cased once per snapshot (:class:`GrepIndex`).
-Matching is Polars ``contains``, aggregation numpy segment reductions; every sum the contract
-fixes is an explicit left-to-right loop.
-"""
+"""Grep baseline (``grep`` = strict, ``grep-expanded``), exactly as upstream's ``eval-grep``
+(``arb-grep.md``): query patterns by the contract's ``re`` expressions verbatim (§3-§4), then
+strict over all files parses only the lines a regex prefilter keeps."""
 
 from __future__ import annotations
 
@@ -14,10 +9,12 @@ import decimal
 import functools
 import math
 import mmap
+import operator
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -35,8 +32,118 @@ from arbwb.retrievers.common import (
     candidate_chunks,
     check_chunks,
 )
-from arbwb.retrievers.grep_patterns import Pattern, PatternMode, extract_patterns
 from arbwb.retrievers.interface import bind
+from arbwb.tokenize import split_identifiers
+
+PatternMode = Literal["strict", "expanded"]
+PATTERN_MODES: tuple[PatternMode, ...] = ("strict", "expanded")
+
+_BARE_EXT = (
+    "bash|c|cc|cpp|cs|cxx|fish|go|h|hpp|java|js|jsx|kt|kts|m|mm|php|proto|py|pyi|rb|rs|scala|sh"
+    "|swift|ts|tsx|zsh"
+)
+CODE_SPAN_RE = re.compile(r"`([^`\n]{2,200})`")
+FILE_PATH_RE = re.compile(
+    rf"(?:[A-Za-z0-9_.@+-]+/)+[A-Za-z0-9_.@+-]+\.(?:{_BARE_EXT}|json|ya?ml|toml|md|rst|txt)\b"
+)
+BARE_FILE_RE = re.compile(rf"\b[A-Za-z0-9_.@+-]+\.(?:{_BARE_EXT})\b")
+FLAG_RE = re.compile(r"(?<!\w)--[A-Za-z0-9][A-Za-z0-9_-]{1,80}\b")
+IDENTIFIER_RE = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:(?:::|\.|/)[A-Za-z_][A-Za-z0-9_]*)*\b")
+ERROR_SUFFIX_RE = re.compile(r"(?:Error|Exception|Failure|Warning|Panic|Timeout|Traceback)$")
+
+#: The 73 stop terms (compared lower-cased, as whole terms).
+_STOP_WORDS = """a an and are arg args base body bug call case change changed changed_file class
+code comment config context could data default does error expected fail failed failure
+failure_excerpt file files fix from function given_file gold has have issue kind line log message
+method must name not path pr pr_body pr_title query raw_signal review review_comment run should
+signal source stack test tests text that the this title trace type update value when with"""
+STOP_TERMS = frozenset(_STOP_WORDS.split())
+#: Characters removed from both ends of a term after whitespace (§4.2).
+TRIM = "'\"\u201c\u201d\u2018\u2019.,;:()[]{}"
+WEIGHT_SPAN, WEIGHT_FILE, WEIGHT_FLAG, WEIGHT_IDENTIFIER, WEIGHT_TOKEN = 12.0, 18.0, 10.0, 7.0, 1.0
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One grep pattern: term (original casing), kind and weight (a details ``patterns`` row)."""
+
+    term: str
+    kind: str
+    weight: float
+
+
+def clean(s: str) -> str:
+    """Strip whitespace, then the trim set; uncovered whitespace stays (§4.2)."""
+    return s.strip().strip(TRIM)
+
+
+def usable(t: str) -> bool:
+    """At least 2 characters, not a stop term, and some alphanumeric character (§4.2)."""
+    return len(t) >= 2 and t.lower() not in STOP_TERMS and any(c.isalnum() for c in t)
+
+
+def span_kind(s: str) -> str:
+    """Kind of a code span, decided on the uncleaned span (§4.5)."""
+    if FILE_PATH_RE.fullmatch(s) or BARE_FILE_RE.fullmatch(s):
+        return "file_path"
+    if s.startswith("--"):
+        return "flag"
+    return "error" if ERROR_SUFFIX_RE.search(s) else "code"
+
+
+def high_signal(m: str) -> bool:
+    """Whether an identifier match becomes a weight-7 pattern (§4.5, first rule decides)."""
+    if not usable(m):
+        return False
+    if any(mark in m for mark in ("/", ".", "::", "_")) or any(c.isdigit() for c in m):
+        return True
+    if ERROR_SUFFIX_RE.search(m) or (len(m) >= 3 and m.isupper()):
+        return True
+    return any(c.isupper() for c in m[1:]) and any(c.islower() for c in m)
+
+
+def _offer(table: dict[str, Pattern], s: str, kind: str, weight: float) -> None:
+    """Record a candidate: new lower-cased term, or strictly higher weight replaces (§4.3)."""
+    term = clean(s)
+    if not usable(term):
+        return
+    key = term.lower()
+    current = table.get(key)
+    if current is None or current.weight < weight:
+        table[key] = Pattern(term, kind, weight)
+
+
+def unescape_newlines(query_text: str) -> str:
+    """N: every two-character ``\\n`` of T becomes a newline; nothing else is undone (§3)."""
+    return query_text.replace("\\n", "\n")
+
+
+def extract_patterns(query_text: str, mode: PatternMode = "strict") -> list[Pattern]:
+    """The pattern list of evaluation text T (§4.4 offers, §4.6 order)."""
+    if mode not in PATTERN_MODES:
+        msg = f"grep pattern mode must be 'strict' or 'expanded', got {mode!r}"
+        raise ValueError(msg)
+    n = unescape_newlines(query_text)
+    table: dict[str, Pattern] = {}
+    for match in CODE_SPAN_RE.finditer(n):
+        span = match.group(1).strip()
+        _offer(table, span, span_kind(span), WEIGHT_SPAN)
+    for regex in (FILE_PATH_RE, BARE_FILE_RE):
+        for match in regex.finditer(n):
+            _offer(table, match.group(0), "file_path", WEIGHT_FILE)
+    for match in FLAG_RE.finditer(n):
+        _offer(table, match.group(0), "flag", WEIGHT_FLAG)
+    for match in IDENTIFIER_RE.finditer(n):
+        m = match.group(0)
+        if high_signal(m):
+            kind = "error" if ERROR_SUFFIX_RE.search(m) else "identifier"
+            _offer(table, m, kind, WEIGHT_IDENTIFIER)
+    if mode == "expanded":
+        for token in split_identifiers(n):
+            if len(token) >= 4 and token not in STOP_TERMS:
+                _offer(table, token, "token", WEIGHT_TOKEN)
+    return sorted(table.values(), key=lambda p: (-p.weight, p.kind, p.term.lower()))
+
 
 PATH_MULT_FILE, PATH_MULT, BASENAME_MULT, SYMBOL_MULT = 2.0, 1.35, 1.1, 1.2
 BONUS_CAP = 2.0
@@ -69,12 +176,8 @@ def bonus(n: int) -> float:
 
 @dataclass(frozen=True)
 class GrepIndex:
-    """One snapshot's candidate rows, lower-cased once (Python ``str.lower``, §5).
-
-    Path codes are ranks in code-point order; ``distinct`` holds the lower-cased ``path`` and
-    ``base`` per distinct path, ``rows`` ``symbol`` and ``text`` per row; ``memo`` caches each
-    (field, term) hit vector for later samples.
-    """
+    """One snapshot's candidate rows lower-cased once (§5): ``distinct`` per path (codes are
+    code-point ranks), ``rows`` per row; ``memo`` caches each (field, term) hit vector."""
 
     mode: PatternMode
     paths: ChunkPaths
@@ -87,13 +190,8 @@ class GrepIndex:
 
 def python_lower(values: pl.Series) -> pl.Series:
     """Python ``str.lower`` of every value (Polars for ASCII values, Python for the others)."""
-    other = values.str.len_bytes() != values.str.len_chars()
-    return _python_lower_others(values.str.to_lowercase(), values, other)
-
-
-def _python_lower_others(lowered: pl.Series, values: pl.Series, other: pl.Series) -> pl.Series:
-    """``lowered`` with the values flagged ``other`` (non-ASCII) lower-cased by Python."""
-    rows = np.flatnonzero(other.to_numpy())
+    lowered = values.str.to_lowercase()
+    rows = np.flatnonzero((values.str.len_bytes() != values.str.len_chars()).to_numpy())
     if rows.size:
         lowered = lowered.scatter(rows, [v.lower() for v in values.gather(rows).to_list()])
     return lowered
@@ -107,37 +205,19 @@ def basename(path: str) -> str:
 
 def build_index(chunks: pl.DataFrame, mode: PatternMode = "strict") -> GrepIndex:
     """Lower-case path, basename, symbol and text of a snapshot's (filtered) rows, in order."""
-    path, symbol, text = pl.col("path"), pl.col("symbol"), pl.col("text")
+    path, text = pl.col("path"), pl.col("text")
     columns = check_chunks(chunks).select(
         (path.rank("dense").cast(pl.Int64) - 1).alias("code"),
-        symbol.str.to_lowercase().alias("symbol"),
-        text.str.to_lowercase().alias("text"),
-        (symbol.str.len_bytes() != symbol.str.len_chars()).alias("symbol_other"),
-        (text.str.len_bytes() != text.str.len_chars()).alias("text_other"),
         (path != "").alias("has_path"),
         pl.when(text == "").then(path.str.len_chars()).otherwise(text.str.len_chars()).alias("n"),
     )
     names = chunks["path"].unique().sort().to_list()
-    rows = pl.DataFrame(
-        {
-            place: _python_lower_others(columns[place], chunks[place], columns[f"{place}_other"])
-            for place in ("symbol", "text")
-        }
-    )
-    distinct = pl.DataFrame(
-        {
-            "path": pl.Series([p.lower() for p in names], dtype=pl.String),
-            "base": pl.Series([basename(p).lower() for p in names], dtype=pl.String),
-        }
-    )
-    return GrepIndex(
-        mode=mode,
-        paths=ChunkPaths(columns["code"].to_numpy(), names),
-        distinct=distinct,
-        rows=rows,
-        has_path=columns["has_path"].to_numpy(),
-        n_chars=columns["n"].to_list(),
-    )
+    lowered = {"path": [p.lower() for p in names], "base": [basename(p).lower() for p in names]}
+    distinct = pl.DataFrame(lowered, schema={"path": pl.String, "base": pl.String})
+    paths = ChunkPaths(columns["code"].to_numpy(), names)
+    rows = pl.DataFrame([python_lower(chunks[place]) for place in ("symbol", "text")])
+    has_path, n_chars = columns["has_path"].to_numpy(), columns["n"].to_list()
+    return GrepIndex(mode, paths, distinct, rows, has_path, n_chars)
 
 
 def _contains(column: str, needle: str, *, token: bool) -> pl.Expr:
@@ -208,23 +288,16 @@ def _ranked(
         "patterns": [{"kind": p.kind, "term": p.term, "weight": p.weight} for p in patterns],
         "top_file_scores": file_rows[:TOP_K],
     }
+    files = [r["path"] for r in file_rows]
     ranking = ChunkRanking(
-        order=order,
-        scores=np.asarray(scores, dtype=np.float64),
-        files=[r["path"] for r in file_rows],
-        file_scores=scores,
-        details=details,
-        n_chars=n_chars,
+        order, np.asarray(scores, dtype=np.float64), files, scores, details, n_chars
     )
     return GrepResult(ranking, patterns, file_rows)
 
 
 def left_to_right(columns: Sequence[npt.NDArray[np.float64]], size: int) -> npt.NDArray[np.float64]:
     """Elementwise ``((0.0 + c0) + c1) + ...``: the plain left-to-right sum the contract fixes."""
-    total = np.zeros(size, dtype=np.float64)
-    for column in columns:
-        total = total + column
-    return total
+    return functools.reduce(operator.add, columns, np.zeros(size, dtype=np.float64))
 
 
 def search(index: GrepIndex, query_text: str, patterns: list[Pattern] | None = None) -> GrepResult:
@@ -283,11 +356,8 @@ def search(index: GrepIndex, query_text: str, patterns: list[Pattern] | None = N
 
 @dataclass(frozen=True)
 class LineIndex:
-    """A snapshot's chunk file as raw JSON lines (strict mode, all files), rows checked once.
-
-    ``special`` marks lines the prefilter cannot rule out; ``memo`` holds each prefilter
-    regex's line mask, ``prepared`` each query's patterns and candidate lines.
-    """
+    """A snapshot's chunk file as raw JSON lines (strict, all files); ``special`` lines pass every
+    prefilter, ``memo`` holds each prefilter's line mask, ``prepared`` each query's lines."""
 
     mode: PatternMode
     path: Path
@@ -306,13 +376,8 @@ _NO_CHUNKS = pl.DataFrame(schema={c: CHUNK_FIELDS[c] for c in CHUNK_COLUMNS})
 
 
 def prefilter_regex(term: str) -> str | None:
-    """A Polars regex every chunk-file line with ``term`` in a lower-cased field matches.
-
-    The JSON escape of ``term`` up to case: Python's lower-case of a character is in its
-    case-folding class (tested for every character); :data:`SPECIAL_MARKS` lines cover the
-    rest. None for a control character (every line is a candidate). Extra matches are parsed
-    and matched exactly, so they are harmless.
-    """
+    """A regex every line with ``term`` in a lower-cased field matches: its JSON escape up to
+    case (:data:`SPECIAL_MARKS` lines cover the rest); None for a control character."""
     if any(c < " " for c in term):
         return None
     return "(?i)" + _regex_literal(term.replace("\\", "\\\\").replace('"', '\\"'))
@@ -348,9 +413,8 @@ def map_file(path: Path) -> mmap.mmap | None:
 
 
 def read_lines(path: Path, data: mmap.mmap | None = None) -> pl.Series | None:
-    """The lines of a chunk file with their breaks, as Arrow views into the mapped file (no
-    copy); None unless all are JSON objects (or blank) on valid UTF-8 (the full parse then
-    reads it and reports any error)."""
+    """The lines of a chunk file with their breaks, as Arrow views into the mapped file; None
+    unless all are JSON objects (or blank) on valid UTF-8 (the full parse then reports errors)."""
     import pyarrow as pa
 
     data = map_file(path) if data is None else data
@@ -386,11 +450,8 @@ def _line_array(bounds: npt.NDArray[np.int64], data: mmap.mmap) -> Any:
 
 
 def line_index(path: Path, marks: Path | None = None) -> LineIndex | None:
-    """The strict-mode :class:`LineIndex` of a chunk file; None when empty or not plain JSON lines.
-
-    One C pass (:mod:`arbwb.native._jsonlines`) finds and checks the lines; a file it leaves
-    takes :func:`read_lines` then :func:`check_chunk_file`, which locates a bad row.
-    """
+    """The strict-mode :class:`LineIndex` of a chunk file (one :mod:`arbwb.native._jsonlines`
+    pass, else :func:`read_lines` and the located check); None when empty or not JSON lines."""
     from arbwb.native.select import jsonlines
 
     data = map_file(path)
@@ -454,9 +515,11 @@ def candidates(index: LineIndex, patterns: Sequence[Pattern]) -> pl.Series:
     return mask
 
 
-def candidate_lines(index: LineIndex, patterns: Sequence[Pattern]) -> pl.Series:
-    """The lines that may hold one of ``patterns`` (file order), unparsed."""
-    return index.lines.filter(candidates(index, patterns)) if patterns else index.lines.clear()
+def query_lines(index: LineIndex, query_text: str) -> tuple[list[Pattern], pl.Series]:
+    """A query's patterns and the lines that may hold one of them (file order), unparsed."""
+    patterns = extract_patterns(query_text, index.mode)
+    lines = index.lines
+    return patterns, lines.filter(candidates(index, patterns)) if patterns else lines.clear()
 
 
 def prepare_queries(index: GrepIndex | LineIndex, query_texts: Sequence[str]) -> None:
@@ -464,18 +527,15 @@ def prepare_queries(index: GrepIndex | LineIndex, query_texts: Sequence[str]) ->
     if isinstance(index, LineIndex):
         for text in query_texts:
             if text not in index.prepared:
-                patterns = extract_patterns(text, index.mode)
-                index.prepared[text] = (patterns, candidate_lines(index, patterns))
+                index.prepared[text] = query_lines(index, text)
 
 
-def search_lines(index: LineIndex, query_text: str) -> ChunkRanking:
-    """:func:`search` over the candidate lines only (no other line holds a pattern), parsed
-    exactly; the ranking carries their chunk table."""
-    found = index.prepared.get(query_text)
-    if found is None:
-        patterns = extract_patterns(query_text, index.mode)
-        found = patterns, candidate_lines(index, patterns)
-    patterns, rows = found
+def rank_sample(index: GrepIndex | LineIndex, query_text: str) -> ChunkRanking:
+    """Matched files by grep score (``order``: each file's best row); a :class:`LineIndex`
+    parses only the candidate lines, and the ranking carries their chunk table."""
+    if not isinstance(index, LineIndex):
+        return search(index, query_text).ranking
+    patterns, rows = index.prepared.get(query_text) or query_lines(index, query_text)
     if rows.is_empty():
         return _ranked(index.mode, [], patterns, np.zeros(0, dtype=np.int64), []).ranking
     block = b"".join(rows.cast(pl.Binary).to_list())  # each line ends with its break
@@ -484,37 +544,20 @@ def search_lines(index: LineIndex, query_text: str) -> ChunkRanking:
     return dataclasses.replace(ranking, table=chunk_table(chunks))
 
 
-def rank_sample(index: GrepIndex | LineIndex, query_text: str) -> ChunkRanking:
-    """Matched files by grep score; ``order`` holds each file's representative (best) row."""
-    if isinstance(index, LineIndex):
-        return search_lines(index, query_text)
-    return search(index, query_text).ranking
-
-
 @dataclass(frozen=True)
 class Grep:
     """The grep retriever of one pattern mode, scored on gold files only (arb-grep §7-§8);
     ``marks``: cache folder of chunk files whose rows passed the check."""
 
-    mode: PatternMode = "strict"
-    marks: Path | None = None
+    mode: PatternMode
+    marks: Path | None
+    name: str  # grep (strict) or grep-expanded
+    model: str  # the pattern mode as the summary's model label
+    index_ahead: int  # strict snapshots are light mapped lines (2 ahead), expanded ones 1
     ranker: str = "grep"
     gold_only: bool = True
-
-    @property
-    def name(self) -> str:
-        """``grep`` (strict) or ``grep-expanded``."""
-        return "grep" if self.mode == "strict" else "grep-expanded"
-
-    @property
-    def model(self) -> str:
-        """The pattern mode as the summary's model label."""
-        return f"grep-{self.mode}"
-
-    @property
-    def index_ahead(self) -> int:
-        """Snapshots indexed ahead: strict ones are light mapped lines (2), expanded ones 1."""
-        return 2 if self.mode == "strict" else 1
+    rank = staticmethod(rank_sample)
+    prepare_queries = staticmethod(prepare_queries)
 
     def index(self, chunks: pl.DataFrame) -> GrepIndex:
         return build_index(chunks, self.mode)
@@ -533,12 +576,6 @@ class Grep:
         chunks = candidate_chunks(corpus.chunks(snapshot), candidate_filter)
         return (build_index(chunks, self.mode), chunks) if chunks.height else None
 
-    def rank(self, index: GrepIndex | LineIndex, query: str) -> ChunkRanking:
-        return rank_sample(index, query)
-
-    def prepare_queries(self, index: GrepIndex | LineIndex, query_texts: Sequence[str]) -> None:
-        prepare_queries(index, query_texts)
-
     def stats(self) -> dict[str, str]:
         return {"pattern_mode": self.mode}
 
@@ -553,4 +590,6 @@ class Grep:
 
 def method(mode: PatternMode = "strict", marks: Path | None = None) -> RetrievalMethod:
     """The bound :class:`Grep` retriever of one pattern mode."""
-    return bind(Grep(mode, marks))
+    strict = mode == "strict"
+    name = "grep" if strict else "grep-expanded"
+    return bind(Grep(mode, marks, name, f"grep-{mode}", 2 if strict else 1))

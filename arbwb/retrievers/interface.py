@@ -1,15 +1,11 @@
-"""The one retriever interface and how the runner binds one (docs/retrievers.md#interface).
-
-A retriever has ``index(chunks)`` (once per snapshot) and one of ``score``, ``rank_files`` or
-``rank``, plus optional attributes and runner hooks; :func:`bind` reads them once into a
-:class:`RetrievalMethod`, a ``score``/``rank_files`` one behind the plug-in :func:`guard`.
-"""
+"""The one retriever interface (``index`` and ``score``, ``rank_files`` or ``rank``) and
+:func:`bind`, which reads a retriever once for the runner (docs/retrievers.md#interface)."""
 
 from __future__ import annotations
 
 import sys
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -18,8 +14,6 @@ import numpy.typing as npt
 import polars as pl
 
 from arbwb.errors import InputError
-from arbwb.io.corpus import Corpus
-from arbwb.io.pathclass import CandidateFilter
 from arbwb.retrievers.common import (
     ChunkPaths,
     ChunkRanking,
@@ -73,8 +67,10 @@ class _Guarded:
 
     retriever: Any
     name: str
-    family: str | None
+    family: object  # bind names it as a string
     params: Mapping[str, Any]
+    prefetch: Callable[..., None] | None = None  # the plug-in's own hooks, passed on
+    stats: Callable[[], Mapping[str, Any]] | None = None
     reported: bool = False  # the first failure's traceback was printed
 
     def index(self, chunks: pl.DataFrame) -> _Snapshot:
@@ -98,29 +94,17 @@ class _Guarded:
                 lines = traceback.format_exception(exc)
                 print(f"{self.name} raised on {message}\n{''.join(lines)}", file=sys.stderr)
             self.reported = True
-            return _error_ranking(message)
+            empty = np.zeros(0, dtype=np.int64)  # details say status: error (zero metrics)
+            details = {"status": "error", "error": PLUGIN_ERROR, "error_message": message}
+            return ChunkRanking(empty, empty.astype(np.float64), [], [], details=details)
 
     def rank(self, snapshot: _Snapshot, query: str) -> ChunkRanking:
         """A query's ranking outside a sample (library use); errors name no sample."""
         return self.rank_record(snapshot, {"sample_id": "(no id)", "query_text": query})
 
-    def prefetch(
-        self, corpus: Corpus, snapshot_ids: Sequence[str], candidate_filter: CandidateFilter
-    ) -> None:
-        """The plug-in's own ``prefetch`` hook, when it has one (its exception ends the run)."""
-        found = getattr(self.retriever, "prefetch", None)
-        if callable(found):
-            found(corpus, snapshot_ids, candidate_filter)
-
-    def stats(self) -> dict[str, Any]:
-        """The plug-in's own ``stats()`` summary extras, when it has the hook."""
-        found = getattr(self.retriever, "stats", None)
-        return dict(found()) if callable(found) else {}
-
     def _rank(self, snapshot: _Snapshot, query: str) -> ChunkRanking:
         if hasattr(self.retriever, "score"):
-            raw = self.retriever.score(snapshot.index, query)
-            scores = np.asarray(raw, dtype=np.float64)
+            scores = np.asarray(self.retriever.score(snapshot.index, query), dtype=np.float64)
             n_chunks = len(snapshot.paths.codes)
             if scores.shape != (n_chunks,):
                 msg = f"score() returned {scores.shape[0] if scores.ndim else 0} scores for "
@@ -147,17 +131,6 @@ def file_ranking(files: Sequence[str], paths: ChunkPaths) -> ChunkRanking:
     return ChunkRanking(order, scores, ranked, file_scores)
 
 
-def _error_ranking(message: str) -> ChunkRanking:
-    """An empty ranking whose details row says ``status: error`` (zero metrics, counted)."""
-    return ChunkRanking(
-        np.zeros(0, dtype=np.int64),
-        np.zeros(0, dtype=np.float64),
-        [],
-        [],
-        details={"status": "error", "error": PLUGIN_ERROR, "error_message": message},
-    )
-
-
 def guard(retriever: Any, default_name: str, params: Mapping[str, Any] | None = None) -> _Guarded:
     """A ``score`` or ``rank_files`` retriever behind the plug-in guard (``params``: the
     factory and its options, for the resume fingerprint)."""
@@ -171,9 +144,9 @@ def guard(retriever: Any, default_name: str, params: Mapping[str, Any] | None = 
         )
         raise InputError(msg, field="--method")
     name = str(getattr(retriever, "name", None) or default_name)
-    family = getattr(retriever, "family", None)
     found = params if params is not None else getattr(retriever, "params", None)
-    return _Guarded(retriever, name, None if family is None else str(family), dict(found or {}))
+    family, prefetch, stats = (getattr(retriever, a, None) for a in ("family", "prefetch", "stats"))
+    return _Guarded(retriever, name, family, dict(found or {}), prefetch, stats)
 
 
 def bind(retriever: Any, default_name: str = "") -> RetrievalMethod:

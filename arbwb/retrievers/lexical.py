@@ -12,14 +12,12 @@ import polars as pl
 from arbwb.retrievers.common import (
     BonusNeedles,
     ChunkKeys,
-    ChunkPaths,
     ChunkRanking,
     RetrievalMethod,
     TermMatrix,
     TermMemo,
     check_chunks,
     chunk_keys,
-    corpus_order,
     query_terms,
     rank_chunks,
     term_matrix,
@@ -36,13 +34,10 @@ SYMBOL_BONUS = 5.0
 
 @dataclass(frozen=True)
 class LexicalIndex:
-    """Term sets of one snapshot's chunks, the bonus needles and each chunk's normaliser."""
+    """Keys and term sets of a snapshot's chunks, the bonus needles and each chunk's normaliser."""
 
+    keys: ChunkKeys
     terms: TermMatrix
-    n_chunks: int
-    paths: ChunkPaths
-    tiebreak: npt.NDArray[np.int64]
-    symbol_codes: npt.NDArray[np.int64]
     needles: BonusNeedles
     norm: npt.NDArray[np.float64]
 
@@ -55,15 +50,7 @@ def build_index(chunks: pl.DataFrame, memo: TermMemo | None = None) -> LexicalIn
 
 def index_from_terms(keys: ChunkKeys, terms: TermMatrix) -> LexicalIndex:
     """The index of chunks (their :class:`ChunkKeys`) with their terms."""
-    return LexicalIndex(
-        terms=terms,
-        n_chunks=keys.n_chunks,
-        paths=keys.paths,
-        tiebreak=keys.tiebreak,
-        symbol_codes=keys.symbol_codes,
-        needles=keys.bonus(),
-        norm=np.maximum(1.0, np.sqrt(terms.n_unique)),
-    )
+    return LexicalIndex(keys, terms, keys.bonus(), np.maximum(1.0, np.sqrt(terms.n_unique)))
 
 
 def scores(index: LexicalIndex, query_text: str) -> npt.NDArray[np.float64] | None:
@@ -72,24 +59,22 @@ def scores(index: LexicalIndex, query_text: str) -> npt.NDArray[np.float64] | No
     terms = query_terms(query_text)
     if not terms:
         return None
-    n = max(1, index.n_chunks)
-    raw = np.zeros(index.n_chunks, dtype=np.float64)
+    n_chunks, codes = index.keys.n_chunks, index.keys.paths.codes
+    n = max(1, n_chunks)
+    raw = np.zeros(n_chunks, dtype=np.float64)
     for _, n_q, rows, _counts in term_rows(index.terms, terms):
         df = len(rows)
         raw[rows] += (1 + math.log(n_q)) * math.log((n + 1) / (1 + df) + 1)
     path_hit, base_hit, symbol_hit = index.needles.hits(query_text.lower())
-    raw[path_hit[index.paths.codes]] += PATH_BONUS
-    raw[base_hit[index.paths.codes]] += BASENAME_BONUS
-    raw[symbol_hit[index.symbol_codes]] += SYMBOL_BONUS
+    raw[path_hit[codes]] += PATH_BONUS
+    raw[base_hit[codes]] += BASENAME_BONUS
+    raw[symbol_hit[index.keys.symbol_codes]] += SYMBOL_BONUS
     return raw / index.norm
 
 
 def rank_sample(index: LexicalIndex, query_text: str) -> ChunkRanking:
     """Chunks by (score desc, path, chunk_id); a token-free query keeps corpus order, score 0."""
-    chunk_scores = scores(index, query_text)
-    if chunk_scores is None:
-        return corpus_order(index.paths)
-    return rank_chunks(chunk_scores, index.tiebreak, index.paths)
+    return rank_chunks(scores(index, query_text), index.keys.tiebreak, index.keys.paths)
 
 
 def method(source: TermSource | None = None) -> RetrievalMethod:

@@ -1,9 +1,9 @@
 """Plug-in retrievers: a factory ``make(**options) -> retriever``, named by a built-in name,
-``package.module:factory`` or an ``arbwb.retrievers`` entry point (docs/retrievers.md).
-"""
+``package.module:factory`` or an ``arbwb.retrievers`` entry point (docs/retrievers.md)."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import inspect
@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from arbwb.errors import InputError
@@ -24,8 +25,6 @@ from arbwb.retrievers.interface import file_ranking as file_ranking  # re-export
 
 #: The entry-point group installed packages declare their retriever factories in.
 ENTRY_POINT_GROUP = "arbwb.retrievers"
-
-
 #: A plug-in factory: keyword options in, retriever out.
 Factory = Callable[..., Retriever | FileRetriever]
 
@@ -68,8 +67,7 @@ def available() -> list[MethodSpec]:
     from arbwb.retrievers import METHOD_NAMES
 
     builtins = [MethodSpec(n, "built-in", n) for n in METHOD_NAMES]
-    taken = {s.name for s in builtins}
-    return builtins + [s for n, s in sorted(entry_points().items()) if n not in taken]
+    return builtins + [s for n, s in sorted(entry_points().items()) if n not in METHOD_NAMES]
 
 
 def resolve(name: str) -> MethodSpec:
@@ -105,29 +103,12 @@ def load_factory(target: str) -> Factory:
     return factory  # type: ignore[no-any-return]
 
 
-def build(spec: MethodSpec, options: Mapping[str, Any]) -> RetrievalMethod:
-    """The :class:`RetrievalMethod` of a plug-in spec, its factory called with ``options``."""
-    factory = load_factory(spec.target)
-    try:
-        retriever = factory(**options)
-    except TypeError as exc:
-        msg = f"{spec.target} rejected the options {sorted(options)}: {exc}"
-        raise InputError(msg, field="--option") from None
-    default = spec.name if spec.source != "module" else spec.target.partition(":")[0]
-    params = {"factory": spec.target, "options": dict(options), "source_sha256": _source(factory)}
-    return adapt(retriever, default.rsplit(".", 1)[-1], params)
-
-
 def _source(factory: Factory) -> str | None:
     """SHA-256 of the file defining ``factory``: a changed plug-in is never resumed or reused."""
-    try:
+    with contextlib.suppress(TypeError):  # a built-in has no source file
         found = inspect.getsourcefile(factory)
-    except TypeError:
-        return None
-    if found is None:
-        return None
-    with open(found, "rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
+        return None if found is None else hashlib.sha256(Path(found).read_bytes()).hexdigest()
+    return None
 
 
 def adapt(
@@ -140,11 +121,20 @@ def adapt(
 def method_for(
     name: str, options: Mapping[str, Any], builtin: Callable[[], RetrievalMethod]
 ) -> RetrievalMethod:
-    """The :class:`RetrievalMethod` a ``--method`` value names; ``builtin()`` makes a built-in."""
+    """The :class:`RetrievalMethod` a ``--method`` value names: ``builtin()`` for a built-in, else
+    the plug-in spec's factory called with ``options``."""
     spec = resolve(name)
     if spec.source == "built-in":
         if options:
             msg = f"--option applies to plug-in retrievers, not the built-in {name!r}"
             raise InputError(msg, field="--option")
         return builtin()
-    return build(spec, options)
+    factory = load_factory(spec.target)
+    try:
+        retriever = factory(**options)
+    except TypeError as exc:
+        msg = f"{spec.target} rejected the options {sorted(options)}: {exc}"
+        raise InputError(msg, field="--option") from None
+    default = spec.name if spec.source != "module" else spec.target.partition(":")[0]
+    params = {"factory": spec.target, "options": dict(options), "source_sha256": _source(factory)}
+    return adapt(retriever, default.rsplit(".", 1)[-1], params)

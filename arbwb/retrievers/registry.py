@@ -6,17 +6,19 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import polars as pl
 
+from arbwb import schemas
 from arbwb.io.corpus import Corpus
 from arbwb.io.pathclass import CandidateFilter
-from arbwb.retrievers.common import RetrievalMethod, rank_samples
+from arbwb.retrievers import METHOD_NAMES
+from arbwb.retrievers.common import RetrievalMethod, rank_row, snapshot_index
 
 if TYPE_CHECKING:
     from arbwb.retrievers import dense, repomap
-    from arbwb.retrievers.termcache import TermSource
 
 
 @dataclass(frozen=True)
@@ -36,53 +38,34 @@ class MethodOptions:
     checked_dir: Path | None = None
 
 
-def _source(options: MethodOptions) -> TermSource | None:
-    from arbwb.retrievers.termcache import TermSource
+def _make(options: MethodOptions, *, name: str) -> RetrievalMethod:
+    """The built-in ``name``, its module imported only now (dense loads its model)."""
+    if name in ("lexical", "bm25-arb", "bm25"):
+        from arbwb.retrievers import bm25, lexical
+        from arbwb.retrievers.termcache import TermSource
 
-    return TermSource(options.term_cache_dir) if options.stream_terms else None
+        source = TermSource(options.term_cache_dir) if options.stream_terms else None
+        if name == "lexical":
+            return lexical.method(source)
+        return bm25.method(okapi=name == "bm25", source=source)
+    if name in ("grep", "grep-expanded"):
+        from arbwb.retrievers import grep
 
+        return grep.method("strict" if name == "grep" else "expanded", options.checked_dir)
+    if name == "dense":
+        from arbwb.retrievers import dense
 
-def _lexical(options: MethodOptions) -> RetrievalMethod:
-    from arbwb.retrievers import lexical
-
-    return lexical.method(_source(options))
-
-
-def _bm25(options: MethodOptions, *, okapi: bool) -> RetrievalMethod:
-    from arbwb.retrievers import bm25
-
-    return bm25.method(okapi=okapi, source=_source(options))
-
-
-def _grep(options: MethodOptions, *, expanded: bool) -> RetrievalMethod:
-    from arbwb.retrievers import grep
-
-    return grep.method("expanded" if expanded else "strict", options.checked_dir)
-
-
-def _dense(options: MethodOptions) -> RetrievalMethod:
-    from arbwb.retrievers import dense
-
-    return dense.method(options.model, encoder=options.encoder, cache_dir=options.cache_dir)
-
-
-def _repomap(options: MethodOptions) -> RetrievalMethod:
+        return dense.method(options.model, encoder=options.encoder, cache_dir=options.cache_dir)
     from arbwb.retrievers import repomap
 
     weights = options.weights or repomap.Weights()
     return repomap.method(weights, cache_dir=options.index_cache_dir)
 
 
-#: Chunk retrievers by name; each factory imports its module and returns a ready
-#: :class:`RetrievalMethod` (dense loads its model), so ranking with one method loads only its code.
+#: Chunk retrievers by name (every ``METHOD_NAMES`` entry but ``rrf``), each made by
+#: :func:`_make`, so ranking with one method loads only its code.
 METHODS: dict[str, Callable[[MethodOptions], RetrievalMethod]] = {
-    "lexical": _lexical,
-    "bm25-arb": functools.partial(_bm25, okapi=False),
-    "bm25": functools.partial(_bm25, okapi=True),
-    "grep": functools.partial(_grep, expanded=False),
-    "grep-expanded": functools.partial(_grep, expanded=True),
-    "dense": _dense,
-    "repomap": _repomap,
+    name: functools.partial(_make, name=name) for name in METHOD_NAMES if name != "rrf"
 }
 
 
@@ -104,6 +87,19 @@ def rank(
     candidate_filter: CandidateFilter = "all_files",
     options: MethodOptions | None = None,
 ) -> pl.DataFrame:
-    """Full file rankings (RANKINGS frame, run = method name) of ``samples`` over ``corpus``."""
+    """Full file rankings (RANKINGS frame, run = method name) of ``samples`` over ``corpus``; a
+    missing or empty snapshot's samples get no rows (scorers count them as failures)."""
     method = get_method(name, options)
-    return rank_samples(method, samples, corpus, candidate_filter=candidate_filter, run=name)
+    frames = [schemas.empty(schemas.RANKINGS)]
+    for (snapshot,), group in samples.group_by("snapshot_id", maintain_order=True):
+        has = corpus.has(str(snapshot))
+        prepared = snapshot_index(method, corpus, str(snapshot), candidate_filter) if has else None
+        if prepared is None:
+            continue
+        for row in group.iter_rows(named=True):
+            ranking = rank_row(method, prepared[0], row)
+            n = len(ranking.files)
+            columns: dict[str, Any] = {"run": [name] * n, "sample_id": [row["sample_id"]] * n}
+            columns |= {"rank": np.arange(1, n + 1), "path": ranking.files}
+            frames.append(pl.DataFrame(columns | {"score": ranking.file_scores}, schemas.RANKINGS))
+    return pl.concat(frames)

@@ -1,6 +1,5 @@
 """Rank a whole data root with named methods, one run per ``benchmark/<R>/`` (``arbwb report
---method``), reused or resumed as docs/data-layout.md says.
-"""
+--method``), reused or resumed as docs/data-layout.md says."""
 
 from __future__ import annotations
 
@@ -19,20 +18,9 @@ from arbwb.retrievers.plugin import method_for
 from arbwb.retrievers.runner import checkpoint_path, fingerprint, run_method
 
 
-def sample_releases(data: Path) -> list[str]:
-    """Names of the ``benchmark/<R>/`` folders of a root that hold sample files, sorted."""
-    folders = sorted(p for p in (data / "benchmark").glob("*/") if any(p.glob("*.jsonl")))
-    return [p.name for p in folders]
-
-
 def _same(found: Any, expected: Mapping[str, Any]) -> bool:
     """Whether a stored fingerprint equals ``expected`` as JSON (tuples read back as lists)."""
     return bool(found == json.loads(json.dumps(dict(expected))))
-
-
-def fingerprint_path(out: Path) -> Path:
-    """Where the full fingerprint of a finished run ranked by :func:`rank_release` is kept."""
-    return out.with_name(out.name.removesuffix(".jsonl") + ".fingerprint.json")
 
 
 def _checkpoint_matches(out: Path, expected: Mapping[str, Any]) -> bool:
@@ -60,18 +48,19 @@ def rank_release(
     from arbwb.retrievers.registry import get_method
 
     make = builtin or get_method
-    releases = sample_releases(data)
+    # the benchmark/<R>/ folders that hold sample files, sorted
+    releases = sorted(p for p in (data / "benchmark").glob("*/") if any(p.glob("*.jsonl")))
     if not releases:
         raise InputError("no benchmark/<release>/ samples to rank", path=data, field="--method")
     methods = [method_for(n, options or {}, functools.partial(make, n)) for n in names]
     corpus = open_corpus(data)
     written: list[Path] = []
     for release in releases:
-        sample_set = load_samples(data / "benchmark" / release)
+        sample_set = load_samples(release)
         for method in methods:
-            out = runs_dir / release / f"{method.name}_details.jsonl"
+            out = runs_dir / release.name / f"{method.name}_details.jsonl"
             expected = fingerprint(method, sample_set, corpus, "all_files", None)
-            kept = fingerprint_path(out)
+            kept = out.with_name(f"{method.name}_details.fingerprint.json")  # a finished run's
             recorded = read_json(kept) if kept.is_file() and out.is_file() else None
             if not _same(recorded, expected):
                 resume = _checkpoint_matches(out, expected)

@@ -1,14 +1,10 @@
-"""RepoMap baseline, exact (arb-repomap.md, canonical order of §4.4.5): ``--method repomap``.
-
-Per sample: query score (§5), task affinity (§6), personalised PageRank (§7), combined over
-the candidate files (§8), every float operation in the spec's order; the index is built from
-all files (:mod:`arbwb.retrievers.repomap_index`). PageRank's left-to-right sums are one CSR
-mat-vec against ``[1.0]`` per step (``csr_matvec`` adds a row's entries in order from 0).
-"""
+"""RepoMap baseline, exact (arb-repomap.md §5-§8, every float operation in the spec's order);
+PageRank's left-to-right sums are one CSR mat-vec against ``[1.0]`` per step."""
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import threading
@@ -40,7 +36,7 @@ from arbwb.retrievers.repomap_index import (
     load_index,
     save_index,
 )
-from arbwb.retrievers.repomap_texts import TextMemo, Tokenised
+from arbwb.retrievers.repomap_paths import TextMemo, Tokenised
 from arbwb.tokenize import split_identifiers
 
 if TYPE_CHECKING:
@@ -110,16 +106,8 @@ def flow(graph: sp.csr_matrix) -> Flow:
     size = int(sums_ptr[-1])
     sums = sp.csr_matrix((np.zeros(size), np.zeros(size, dtype=np.int32), sums_ptr), shape=(n, 1))
     out = np.asarray(graph.sum(axis=1), dtype=np.float64).ravel()  # exact: multiples of 0.5
-    dangling = np.flatnonzero(out == 0)
-    return Flow(
-        sums,
-        first,
-        slots,
-        graph.data.astype(np.float64),
-        graph.indices.astype(np.int64),
-        out,
-        dangling,
-    )
+    weights, sources = graph.data.astype(np.float64), graph.indices.astype(np.int64)
+    return Flow(sums, first, slots, weights, sources, out, np.flatnonzero(out == 0))
 
 
 def _sequential_sum(values: npt.NDArray[np.float64]) -> float:
@@ -157,15 +145,9 @@ def prepare(index: RepoMapIndex, candidate_filter: CandidateFilter = "all_files"
     )
     path_rank = np.empty(len(paths), dtype=np.int64)
     path_rank[np.argsort(np.array(paths, dtype=object), kind="stable")] = np.arange(len(paths))
-    return Prepared(
-        index=index,
-        token_id=dict(zip(index.vocab, range(len(index.vocab)), strict=True)),
-        lower_paths=[p.lower() for p in paths],
-        lower_names=[rp.name(p).lower() for p in paths],
-        path_rank=path_rank,
-        flow=flow(index.graph),
-        candidates=candidates,
-    )
+    token_id = {token: i for i, token in enumerate(index.vocab)}
+    lowered = [p.lower() for p in paths], [rp.name(p).lower() for p in paths]
+    return Prepared(index, token_id, *lowered, path_rank, flow(index.graph), candidates)
 
 
 def query_scores(prep: Prepared, q: str) -> tuple[npt.NDArray[np.float64], int]:
@@ -272,36 +254,6 @@ def components(
     return Components(raw_q, aff, pr, matched)
 
 
-def rank_components(prep: Prepared, parts: Components, weights: Weights) -> ChunkRanking:
-    """Normalise by the all-node maxima, combine and sort the candidates (§8.2-8.3); details add
-    the arbwb-defined ``query_terms_matched``."""
-    cand = prep.candidates
-    qc = parts.raw_q[cand] / _max_or_one(parts.raw_q)
-    pc = parts.pr[cand] / _max_or_one(parts.pr)
-    ac = parts.aff[cand] / _max_or_one(np.abs(parts.aff))
-    final = (weights.query * qc + weights.pagerank * pc) + weights.affinity * ac
-    order = np.lexsort((prep.path_rank[cand], -final)).astype(np.int64)
-    paths = [prep.index.paths[i] for i in cand[order].tolist()]
-    top = order[:TOP_FILES]
-    scores = [
-        {"affinity": a, "pagerank": p, "path": path, "query": qv, "score": s}
-        for a, p, path, qv, s in zip(
-            ac[top].tolist(),
-            pc[top].tolist(),
-            paths[:TOP_FILES],
-            qc[top].tolist(),
-            final[top].tolist(),
-            strict=True,
-        )
-    ]
-    details = {
-        "top_file_scores": scores,
-        "repo_map_stats": dict(prep.index.stats),
-        "query_terms_matched": parts.matched_terms,
-    }
-    return ChunkRanking(order, final[order], paths, final[order].tolist(), details)
-
-
 def rank_query(
     prep: Prepared,
     q: str,
@@ -311,9 +263,25 @@ def rank_query(
     given: Sequence[str] = (),
     weights: Weights = Weights(),
 ) -> ChunkRanking:
-    """Rank the candidates of ``prep`` for one sample; ``query`` defaults to ``json.loads(q)``."""
-    query = _json_object(q) if query is None else query
-    return rank_components(prep, components(prep, q, query, task, given), weights)
+    """The candidates of ``prep`` for one sample, normalised by the all-node maxima, combined and
+    sorted (§8.2-8.3); ``query`` defaults to ``json.loads(q)``."""
+    parts = components(prep, q, _json_object(q) if query is None else query, task, given)
+    cand = prep.candidates
+    qc = parts.raw_q[cand] / _max_or_one(parts.raw_q)
+    pc = parts.pr[cand] / _max_or_one(parts.pr)
+    ac = parts.aff[cand] / _max_or_one(np.abs(parts.aff))
+    final = (weights.query * qc + weights.pagerank * pc) + weights.affinity * ac
+    order = np.lexsort((prep.path_rank[cand], -final)).astype(np.int64)
+    paths = [prep.index.paths[i] for i in cand[order].tolist()]
+    top = order[:TOP_FILES]
+    columns = {"affinity": ac[top], "pagerank": pc[top], "path": paths[:TOP_FILES]}
+    scores = pl.DataFrame(columns | {"query": qc[top], "score": final[top]})
+    details = {
+        "top_file_scores": scores.to_dicts(),
+        "repo_map_stats": dict(prep.index.stats),
+        "query_terms_matched": parts.matched_terms,
+    }
+    return ChunkRanking(order, final[order], paths, final[order].tolist(), details)
 
 
 def _json_object(text: str | None) -> dict[str, Any]:
@@ -352,17 +320,6 @@ def save_entry(index: RepoMapIndex, target: Path) -> None:
         cache.warn_unwritable(target.parent, exc)
 
 
-@dataclass(frozen=True)
-class Fetched:
-    """A snapshot's cached index, or its :func:`gather` work and the cache file to fill."""
-
-    index: RepoMapIndex | None
-    gathered: Gathered | None
-    chunk_file: Path | None
-    target: Path | None
-    cache_dir: Path | None = None
-
-
 def fetch(
     corpus: Corpus,
     snapshot: str,
@@ -371,51 +328,18 @@ def fetch(
     cache_dir: Path | None,
     memo: TextMemo,
     tokenise: Callable[[list[str]], Future[Tokenised]] | None = None,
-) -> Fetched:
-    """The snapshot's cached index, else its chunks read and gathered (:func:`gather`; reads
-    the memo only, so it may run ahead on a second thread)."""
+) -> tuple[RepoMapIndex | Gathered, Path | None]:
+    """The snapshot's cached index, else its chunks read and gathered (:func:`gather` reads
+    the memo only, so it may run ahead on a second thread); and the cache file to fill."""
     if cache_dir is None:
-        return Fetched(None, gather(corpus.chunks(snapshot), memo, tokenise=tokenise), None, None)
-    chunk_file = corpus.chunk_path(snapshot)
-    target = index_cache_file(cache_dir, chunk_file, cap)
-    index = load_index(target)
-    if index is not None:
-        return Fetched(index, None, chunk_file, target, cache_dir)
-    gathered = gather(corpus.chunks(snapshot), memo, tokenise=tokenise)
-    return Fetched(None, gathered, chunk_file, target, cache_dir)
-
-
-def finish(
-    fetched: Fetched,
-    *,
-    cap: int,
-    memo: TextMemo,
-    save: Callable[[RepoMapIndex, Path], None] = save_entry,
-) -> tuple[RepoMapIndex, bool]:
-    """The fetched index and whether it came from the cache; a fresh build is saved only when
-    the chunk file did not change while read (never a stale index)."""
-    if fetched.index is not None:
-        return fetched.index, True
-    assert fetched.gathered is not None
-    index = assemble(fetched.gathered, cap, memo)
-    chunk_file, target, cache_dir = fetched.chunk_file, fetched.target, fetched.cache_dir
-    if (
-        target is not None
-        and chunk_file is not None
-        and cache_dir is not None
-        and index_cache_file(cache_dir, chunk_file, cap) == target  # unchanged while read
-    ):
-        save(index, target)
-    return index, False
+        return gather(corpus.chunks(snapshot), memo, tokenise=tokenise), None
+    target = index_cache_file(cache_dir, corpus.chunk_path(snapshot), cap)
+    return load_index(target) or gather(corpus.chunks(snapshot), memo, tokenise=tokenise), target
 
 
 class RepoMap:
-    """The ``repomap`` retriever: whole-snapshot index (cached in ``cache_dir``), ranked from the
-    full sample row (``rank_record``).
-
-    While a snapshot is ranked, the next is read on a second thread and its content tokens
-    found on a third; fresh indexes are written on a fourth, awaited by ``stats`` at the end.
-    """
+    """The ``repomap`` retriever: whole-snapshot index (cached in ``cache_dir``); the next
+    snapshot is read, tokenised and fresh indexes written on three helper threads."""
 
     name = "repomap"
     ranker = "repomap"
@@ -432,13 +356,10 @@ class RepoMap:
         self.saving: list[Future[None]] = []
         self.following: dict[str, str] = {}
         self.reader = ThreadPoolExecutor(1, thread_name_prefix="arbwb-repomap-read")
-        self.ahead: dict[str, Future[Fetched]] = {}
+        self.ahead: dict[str, Future[tuple[RepoMapIndex | Gathered, Path | None]]] = {}
         self.tokeniser = ThreadPoolExecutor(1, thread_name_prefix="arbwb-repomap-tokens")
         self.latest: list[Future[Tokenised]] = []
         self.order = threading.Lock()
-
-    def _save_later(self, index: RepoMapIndex, target: Path) -> None:
-        self.saving.append(self.saver.submit(save_entry, index, target))
 
     def _tokenise_later(self, texts: list[str]) -> Future[Tokenised]:
         # The texts the previous snapshot memoises when assembled count as known: not
@@ -456,15 +377,9 @@ class RepoMap:
     def _fetch_ahead(self, corpus: Corpus, snapshot: str) -> None:
         """Start reading ``snapshot`` on the reader thread unless it already is."""
         if snapshot not in self.ahead:
-            self.ahead[snapshot] = self.reader.submit(
-                fetch,
-                corpus,
-                snapshot,
-                cap=self.cap,
-                cache_dir=self.cache_dir,
-                memo=self.memo,
-                tokenise=self._tokenise_later,
-            )
+            memo, tokenise = self.memo, self._tokenise_later
+            read = functools.partial(fetch, cap=self.cap, cache_dir=self.cache_dir, memo=memo)
+            self.ahead[snapshot] = self.reader.submit(read, corpus, snapshot, tokenise=tokenise)
 
     def prefetch(
         self, corpus: Corpus, snapshots: Sequence[str], candidate_filter: CandidateFilter
@@ -482,12 +397,17 @@ class RepoMap:
     ) -> tuple[Prepared, pl.DataFrame] | None:
         """The snapshot's prepared index and pseudo-chunks; None without candidate files."""
         self._fetch_ahead(corpus, snapshot)
-        fetched = self.ahead.pop(snapshot).result()
+        found, target = self.ahead.pop(snapshot).result()
         upcoming = self.following.get(snapshot)
         if upcoming is not None:
             self._fetch_ahead(corpus, upcoming)
-        index, hit = finish(fetched, cap=self.cap, memo=self.memo, save=self._save_later)
+        hit = isinstance(found, RepoMapIndex)
+        index = found if isinstance(found, RepoMapIndex) else assemble(found, self.cap, self.memo)
         self.counts["index_cache_hits" if hit else "index_builds"] += 1
+        if not hit and target is not None and self.cache_dir is not None:
+            now = index_cache_file(self.cache_dir, corpus.chunk_path(snapshot), self.cap)
+            if now == target:  # the chunk file did not change while read: never a stale index
+                self.saving.append(self.saver.submit(save_entry, index, target))
         prep = prepare(index, candidate_filter)
         return (prep, pseudo_chunks(prep)) if len(prep.candidates) else None
 

@@ -1,9 +1,5 @@
-"""The RepoMap file graph W of one snapshot (arb-repomap.md §4): its three edge passes.
-
-Import (§4.3), symbol-reference (§4.4, canonical order of §4.4.5: one sparse product) and
-source-test edges (§4.5) as ``add(u, v, w)`` arrays, summed by :func:`weight_matrix`. No
-Python set is iterated, so W does not depend on ``PYTHONHASHSEED``.
-"""
+"""The RepoMap file graph W of one snapshot (arb-repomap.md §4): import, symbol-reference and
+source-test edges as ``add(u, v, w)`` arrays (no set iterated: no ``PYTHONHASHSEED``)."""
 
 from __future__ import annotations
 
@@ -19,7 +15,7 @@ from arbwb.retrievers import repomap_paths as rp
 if TYPE_CHECKING:
     import scipy.sparse as sp
 
-    from arbwb.retrievers.repomap_texts import TextMemo
+    from arbwb.retrievers.repomap_paths import TextMemo
 
 SCAN_LIMIT = 3000
 MAX_DEFINERS = 8
@@ -54,6 +50,13 @@ def _edges(u: Any, v: Any, weight: float) -> Edges:
     return us, np.asarray(v, dtype=np.int64), np.full(len(us), weight, dtype=np.float64)
 
 
+def _flat(lists: Sequence[Sequence[str]], owner: str, value: str) -> pl.DataFrame:
+    """One (owner, value) row per value of each list: the list's number and the value, in order."""
+    schema: dict[str, pl.DataType] = {owner: pl.Int64(), value: pl.List(pl.String)}
+    frame = pl.DataFrame({owner: range(len(lists)), value: lists}, schema)
+    return frame.explode(value).drop_nulls()
+
+
 def import_edges(paths: list[str], texts: list[str], memo: TextMemo) -> Edges:
     """Import edges (§4.3): each spec occurrence to each target ≠ the importer, resolved once
     per distinct (spec, folder) in Polars (string sort = code-point order)."""
@@ -61,21 +64,12 @@ def import_edges(paths: list[str], texts: list[str], memo: TextMemo) -> Edges:
     counts = [len(s) for s in specs]
     if not any(counts):
         return _edges([], [], IMPORT_WEIGHT)
-    n = len(paths)
-    nodes = pl.DataFrame(
-        {
-            "i": np.arange(n, dtype=np.int64),
-            "path": pl.Series(paths, dtype=pl.String),
-            "folder": pl.Series([rp.parent(p) for p in paths], dtype=pl.String),
-        }
-    )
-    uses = pl.DataFrame(
-        {
-            "i": np.repeat(np.arange(n, dtype=np.int64), counts),
-            "spec": pl.Series([x for found in specs for x in found], dtype=pl.String),
-        }
-    ).join(nodes.select("i", "folder"), on="i", how="left")
+    folders = [rp.parent(p) for p in paths]
+    schema = {"i": pl.Int64, "path": pl.String, "folder": pl.String}
+    nodes = pl.DataFrame({"i": range(len(paths)), "path": paths, "folder": folders}, schema)
+    uses = _flat(specs, "i", "spec").join(nodes.select("i", "folder"), on="i", how="left")
     pairs = uses.select("spec", "folder").unique(maintain_order=True).with_row_index("pair")
+    pairs = pairs.cast({"pair": pl.Int64})
     known = memo.spec_keys
     keys: list[tuple[str, ...]] = []
     for spec, folder in pairs.select("spec", "folder").iter_rows():
@@ -84,19 +78,8 @@ def import_edges(paths: list[str], texts: list[str], memo: TextMemo) -> Edges:
             importer = f"{folder}/-" if folder else "-"
             found = known[(spec, folder)] = tuple(rp.spec_keys(spec, importer))
         keys.append(found)
-    wanted = pl.DataFrame(
-        {
-            "pair": np.repeat(np.arange(pairs.height, dtype=np.uint32), [len(k) for k in keys]),
-            "key": pl.Series([k for found in keys for k in found], dtype=pl.String),
-        }
-    )
-    facts = [memo.path_facts(p)[1] for p in paths]
-    index = pl.DataFrame(
-        {
-            "node": np.repeat(np.arange(n, dtype=np.int64), [len(k) for k in facts]),
-            "key": pl.Series([k for found in facts for k in found], dtype=pl.String),
-        }
-    )
+    wanted = _flat(keys, "pair", "key")
+    index = _flat([memo.path_facts(p)[1] for p in paths], "node", "key")
     targets = (
         wanted.join(index, on="key")
         .select("pair", "node")
@@ -222,29 +205,24 @@ def reference_edges(
 
 
 def source_test_edges(paths: list[str], kinds: npt.NDArray[np.int8], memo: TextMemo) -> Edges:
-    """Source-test edges (§4.5): first 20 sources x first 20 tests of every shared key."""
-    sources: dict[str, list[int]] = {}
-    tests: dict[str, list[int]] = {}
-    for i, (path, kind) in enumerate(zip(paths, kinds.tolist(), strict=True)):
-        if kind == rp.KIND_OTHER:
-            continue
-        bucket = tests if kind == rp.KIND_TEST else sources
-        for key in memo.path_facts(path)[2]:
-            bucket.setdefault(key, []).append(i)
-    us: list[int] = []
-    vs: list[int] = []
-    for key, test_nodes in tests.items():
-        for s in sources.get(key, [])[:SOURCE_TEST_FANOUT]:
-            us.extend([s] * len(test_nodes[:SOURCE_TEST_FANOUT]))
-            vs.extend(test_nodes[:SOURCE_TEST_FANOUT])
-    return _edges(us, vs, SOURCE_TEST_WEIGHT)
+    """Source-test edges (§4.5): first 20 sources x first 20 tests (node order) of every key."""
+    keyed = [
+        (i, kind, key)
+        for i, (path, kind) in enumerate(zip(paths, kinds.tolist(), strict=True))
+        if kind != rp.KIND_OTHER
+        for key in memo.path_facts(path)[2]
+    ]
+    schema = {"node": pl.Int64, "kind": pl.Int8, "key": pl.String}
+    found = pl.DataFrame(keyed, schema=schema, orient="row")
+    first = found.group_by("kind", "key", maintain_order=True).head(SOURCE_TEST_FANOUT)
+    test = pl.col("kind") == rp.KIND_TEST
+    pairs = first.filter(~test).join(first.filter(test), on="key")  # W sums in any order
+    return _edges(pairs["node"].to_numpy(), pairs["node_right"].to_numpy(), SOURCE_TEST_WEIGHT)
 
 
 def weight_matrix(n: int, passes: Sequence[Edges]) -> sp.csr_matrix:
-    """Symmetric W from ``add(u, v, w)`` calls (§4.1): self-loops dropped, repeats summed.
-
-    Every weight is a sum of 1.5, 1.0 and 2.0, so the sums are exact in any order.
-    """
+    """Symmetric W from ``add(u, v, w)`` calls (§4.1): self-loops dropped, repeats summed
+    (sums of 1.5, 1.0 and 2.0: exact in any order)."""
     import scipy.sparse as sp
 
     u = np.concatenate([p[0] for p in passes])

@@ -1,9 +1,5 @@
-"""RepoMap index of one snapshot (arb-repomap.md §3-§4): file nodes, token sets, IDF, file graph.
-
-Built from **all** chunk rows and cached as one ``.npz`` (no pickle, atomic write). Building
-is split (arbwb-defined): :func:`gather` only reads the memo, so the next snapshot's may run
-on another thread; :func:`assemble` does the rest.
-"""
+"""RepoMap index of one snapshot from all its chunk rows (arb-repomap.md §3-§4), cached as one
+``.npz``; :func:`gather` only reads the memo, so it may run ahead on another thread."""
 
 from __future__ import annotations
 
@@ -28,7 +24,7 @@ from arbwb.retrievers.repomap_graph import (
     source_test_edges,
     weight_matrix,
 )
-from arbwb.retrievers.repomap_texts import PY_WHITESPACE, TextMemo, Tokenised
+from arbwb.retrievers.repomap_paths import PY_WHITESPACE, TextMemo, Tokenised
 from arbwb.tokenize import token_lists
 
 if TYPE_CHECKING:
@@ -42,11 +38,8 @@ PATH_FACTOR, SYMBOL_FACTOR, CONTENT_FACTOR = 3.0, 2.0, 1.0
 
 @dataclass(frozen=True)
 class RepoMapIndex:
-    """Everything ranking needs from one snapshot, nodes in node order (§3.1).
-
-    ``terms[f, t]``: the §5 factor of token t in node f; ``graph``: symmetric W (CSR);
-    ``chunk_chars``: each node's pseudo-chunk length (§9), all details rows need of the texts.
-    """
+    """Everything ranking needs from one snapshot, in node order (§3.1): ``terms[f, t]`` the §5
+    factor of token t in node f, ``graph`` symmetric W, ``chunk_chars`` pseudo-chunk lengths."""
 
     paths: list[str]
     chunk_chars: npt.NDArray[np.int64]
@@ -74,10 +67,9 @@ def _texts(rows: pl.DataFrame, n: int) -> list[str]:
         .group_by("node", maintain_order=True)
         .agg(pl.col("text").first())
     )
-    texts = [""] * n
-    for node, text in first.iter_rows():
-        texts[node] = text
-    return texts
+    nodes = pl.DataFrame({"node": np.arange(n, dtype=np.int64)})
+    joined = nodes.join(first, on="node", how="left", maintain_order="left")
+    return joined["text"].fill_null("").to_list()
 
 
 def _symbols(rows: pl.DataFrame) -> pl.DataFrame:
@@ -229,30 +221,20 @@ def build_index(chunks: pl.DataFrame, cap: int = 80, memo: TextMemo | None = Non
     return assemble(gather(chunks, memo), cap, memo)
 
 
+#: The index's arrays and sparse matrices as saved (a matrix as its three CSR/CSC arrays).
+_ARRAYS = ("chunk_chars", "kinds", "n_terms", "idf")
+_MATRICES, _PARTS = ("terms", "graph"), ("data", "indices", "indptr")
+
+
 def save_index(index: RepoMapIndex, path: Path) -> None:
     """Write the index to ``path`` as one ``.npz`` (strings as a JSON blob), atomically."""
-    meta = {
-        "version": FORMAT_VERSION,
-        "paths": index.paths,
-        "vocab": index.vocab,
-        "stats": index.stats,
-    }
+    meta = {"version": FORMAT_VERSION} | {k: getattr(index, k) for k in ("paths", "vocab", "stats")}
     blob = np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
+    arrays = {k: getattr(index, k) for k in _ARRAYS}
+    for name in _MATRICES:
+        arrays |= {f"{name}_{p}": getattr(getattr(index, name), p) for p in _PARTS}
     with atomic_open(path, "wb", durable=False) as handle:  # a cache entry: rebuilt if lost
-        np.savez(
-            handle,
-            meta=blob,
-            chunk_chars=index.chunk_chars,
-            kinds=index.kinds,
-            terms_data=index.terms.data,
-            terms_indices=index.terms.indices,
-            terms_indptr=index.terms.indptr,
-            n_terms=index.n_terms,
-            idf=index.idf,
-            graph_data=index.graph.data,
-            graph_indices=index.graph.indices,
-            graph_indptr=index.graph.indptr,
-        )
+        np.savez(handle, meta=blob, **arrays)
 
 
 def load_index(path: Path) -> RepoMapIndex | None:
@@ -268,20 +250,10 @@ def load_index(path: Path) -> RepoMapIndex | None:
     if not isinstance(meta, dict) or meta.get("version") != FORMAT_VERSION:
         return None
     n, n_vocab = len(meta["paths"]), len(meta["vocab"])
-    terms = sp.csc_matrix(
-        (arrays["terms_data"], arrays["terms_indices"], arrays["terms_indptr"]), shape=(n, n_vocab)
-    )
-    graph = sp.csr_matrix(
-        (arrays["graph_data"], arrays["graph_indices"], arrays["graph_indptr"]), shape=(n, n)
-    )
+    terms, graph = (tuple(arrays[f"{name}_{p}"] for p in _PARTS) for name in _MATRICES)
     return RepoMapIndex(
-        meta["paths"],
-        arrays["chunk_chars"],
-        arrays["kinds"],
-        meta["vocab"],
-        terms,
-        arrays["n_terms"],
-        arrays["idf"],
-        graph,
-        meta["stats"],
+        terms=sp.csc_matrix(terms, shape=(n, n_vocab)),
+        graph=sp.csr_matrix(graph, shape=(n, n)),
+        **{k: meta[k] for k in ("paths", "vocab", "stats")},
+        **{k: arrays[k] for k in _ARRAYS},
     )

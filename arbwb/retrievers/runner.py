@@ -1,9 +1,5 @@
-"""The evaluation loop of spec §4.1 for one chunk retriever, with a per-sample checkpoint.
-
-Snapshots are indexed once each (sorted by id), rows written in input order; the checkpoint
-(``<out>.checkpoint.jsonl``, first line the inputs' :func:`fingerprint`) makes a run resumable
-with byte-identical output (docs/retrievers.md#evaluation-loop).
-"""
+"""The evaluation loop of spec §4.1 for one chunk retriever; a per-sample checkpoint makes a run
+resumable with byte-identical output (docs/retrievers.md#evaluation-loop)."""
 
 from __future__ import annotations
 
@@ -15,7 +11,7 @@ import os
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,21 +42,15 @@ from arbwb.retrievers.common import RetrievalMethod, rank_row, snapshot_index
 SYNC_SECONDS = 1.0
 
 #: Summary ``mode`` per details ``ranker`` (spec §4.8).
-MODES = {
-    "lexical": "corpus",
-    "bm25": "corpus",
-    "bm25-okapi": "corpus",
-    "grep": "grep",
-    "repomap": "repomap",
-    "embedding": "embedding",
-}
+MODES = dict.fromkeys(("lexical", "bm25", "bm25-okapi"), "corpus")
+MODES |= {m: m for m in ("grep", "repomap", "embedding")}
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """One sample's result: a details row, or the skip reason (spec §4.1), and wall time."""
+    """Sample ``i``'s result: a details row, or the skip reason (spec §4.1), and wall time."""
 
-    index: int
+    i: int
     row: dict[str, Any] | None
     skip: str | None
     seconds: float
@@ -95,8 +85,7 @@ def chunk_file_identity(path: Path) -> dict[str, int]:
     """``IDENTITY_FIELDS`` of a chunk file from ``os.stat``, kept apart so a refused resume
     can say which changed."""
     st = path.stat()
-    values = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
-    return dict(zip(IDENTITY_FIELDS, values, strict=True))
+    return {k: getattr(st, f"st_{k}") for k in IDENTITY_FIELDS}
 
 
 def fingerprint(
@@ -109,9 +98,7 @@ def fingerprint(
     """What a resume must agree on: method, options, filter, tasks, samples, manifest SHA-256
     and the identity of every chunk file the run reads."""
     sources = sorted(set(sample_set.samples["source"].to_list()))
-    digest = hashlib.sha256()
-    for source in sources:
-        digest.update(sha256_file(source).encode("ascii"))
+    digest = hashlib.sha256("".join(sha256_file(s) for s in sources).encode("ascii"))
     snapshots = sorted(s for s in set(sample_set.samples["snapshot_id"].to_list()) if corpus.has(s))
     paths = sorted({str(corpus.chunk_path(s)) for s in snapshots})
     return {
@@ -124,12 +111,6 @@ def fingerprint(
         "chunk_files": {path: chunk_file_identity(Path(path)) for path in paths},
         "arbwb": __version__,
     } | ({"params": dict(method.params)} if method.params else {})
-
-
-def summary_fingerprint(expected: Mapping[str, Any]) -> dict[str, Any]:
-    """The fingerprint without the chunk files' local identities (a rebuilt release stays
-    byte-identical; the manifest SHA-256 stands for the corpus)."""
-    return {k: v for k, v in expected.items() if k != "chunk_files"}
 
 
 def changed_chunk_files(found: Mapping[str, Any], expected: Mapping[str, Any]) -> list[str]:
@@ -161,21 +142,15 @@ def _read_checkpoint(path: Path, expected: Mapping[str, Any]) -> dict[int, Outco
     found = _checkpoint_line(path, 1, complete[0]).get("fingerprint")
     found = found if isinstance(found, dict) else {}
     changed = sorted(k for k in set(found) | set(expected) if found.get(k) != expected.get(k))
+    why = f"the checkpoint was made with different inputs ({changed})" if changed else None
     files = found.get("chunk_files")
     if changed == ["chunk_files"] and isinstance(files, dict):  # only the corpus changed
         listed = changed_chunk_files(files, expected["chunk_files"])
         more = len(listed) - NAMED_CHANGES
         named = "; ".join(listed[:NAMED_CHANGES]) + (f"; and {more} more" if more > 0 else "")
-        msg = (
-            f"refusing to resume: chunk files changed since the checkpoint: {named}; "
-            "rerun without --resume to start over"
-        )
-        raise InputError(msg, path=path, line=1, field="fingerprint")
-    if changed:
-        msg = (
-            f"refusing to resume: the checkpoint was made with different inputs ({changed}); "
-            "rerun without --resume to start over"
-        )
+        why = f"chunk files changed since the checkpoint: {named}"
+    if why is not None:
+        msg = f"refusing to resume: {why}; rerun without --resume to start over"
         raise InputError(msg, path=path, line=1, field="fingerprint")
     done: dict[int, Outcome] = {}
     for number, text in enumerate(complete[1:], start=2):
@@ -186,7 +161,7 @@ def _read_checkpoint(path: Path, expected: Mapping[str, Any]) -> dict[int, Outco
                 what = "lacks this field" if value is _ABSENT else f"has unexpected {value!r}"
                 msg = f"checkpoint line {what}; rerun without --resume to start over"
                 raise InputError(msg, path=path, line=number, field=name)
-        done[entry["i"]] = Outcome(entry["i"], entry["row"], entry["skip"], entry["seconds"])
+        done[entry["i"]] = Outcome(**{name: entry[name] for name in ENTRY_FIELDS})
     return done
 
 
@@ -202,27 +177,14 @@ def _checkpoint_line(path: Path, number: int, text: str) -> dict[str, Any]:
     return entry
 
 
-def _selective(sample_set: SampleSet) -> bool:
-    return bool((sample_set.samples["stratum"] != "positive").any())
-
-
-def _record(frame_row: Mapping[str, Any]) -> dict[str, Any]:
-    """The parts of a raw sample record the leakage filter reads (spec §2.10)."""
-    return {
-        "task_type": frame_row["task"],
-        "query": loads_strict(frame_row["query"]),
-        "gold": loads_strict(frame_row["gold"]),
-        "metadata": loads_strict(frame_row["metadata"]),
-    }
-
-
 def _pre_skip(
     target: det.SampleTarget, frame_row: Mapping[str, Any], selective: bool
 ) -> str | None:
     """Skip reasons decided before ranking: empty target, then query leakage (spec §4.1, §4.7)."""
     if not target.gold and not target.no_gold:
         return "no_gold_unlabeled" if selective else "no_gold"
-    if query_has_leakage(_record(frame_row)):
+    fields = {k: loads_strict(frame_row[k]) for k in ("query", "gold", "metadata")}
+    if query_has_leakage({"task_type": frame_row["task"]} | fields):  # spec §2.10
         return "query_leakage"
     return None
 
@@ -238,14 +200,11 @@ def run_method(
     resume: bool = False,
     on_sample: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
-    """Rank every sample, write details JSONL and summary JSON; return the summary.
-
-    A missing snapshot gives an ``error: "missing_corpus"`` row (arbwb-defined);
-    ``on_sample(i)`` runs after sample i is checkpointed (tests simulate a crash).
-    """
+    """Rank every sample, write details JSONL and summary JSON, return the summary (a missing
+    snapshot: a ``missing_corpus`` error row); ``on_sample(i)`` runs once i is checkpointed."""
     samples = sample_set.samples
     targets = det.sample_targets(samples, sample_set.labels, sample_set.spans)
-    selective = _selective(sample_set)
+    selective = bool((samples["stratum"] != "positive").any())
     expected = fingerprint(method, sample_set, corpus, candidate_filter, tasks)
     ckpt = checkpoint_path(out)
     done = _read_checkpoint(ckpt, expected) if resume and ckpt.is_file() else {}
@@ -269,7 +228,8 @@ def run_method(
             start = time.perf_counter()
             present = corpus.has(snapshot)
             index = None if prepared is None else prepared[0]
-            table = None if prepared is None else _table(prepared[1])
+            chunks = None if prepared is None else prepared[1]
+            table = chunk_table(chunks) if isinstance(chunks, pl.DataFrame) else chunks
             index_seconds += time.perf_counter() - start
             for i in members:
                 start = time.perf_counter()
@@ -295,41 +255,32 @@ def run_method(
                 bar.update(1)
                 if on_sample is not None:
                     on_sample(i)
-            prepared = index = table = None  # free this snapshot before the next is read
+            prepared = index = table = chunks = None  # free this snapshot before the next is read
     outcomes = [done[i] for i in range(len(targets))]
     rows = [o.row for o in outcomes if o.row is not None]
     skipped = dict(Counter(o.skip for o in outcomes if o.skip is not None))
-    mode = MODES.get(method.ranker, "other")
+    row_stats = method.hook("row_stats")  # summary extras the retriever computes from the rows
+    # without the chunk files' local identities: a rebuilt release stays byte-identical
+    fingerprint_kept = {k: v for k, v in expected.items() if k != "chunk_files"}
     runtime = det.runtime_stats([o.seconds for o in outcomes if o.row is not None])
     runtime |= {"index_s": index_seconds}
     summary = det.summarize(
         rows,
-        mode=f"selective_{method.ranker}" if selective else mode,
+        mode=f"selective_{method.ranker}" if selective else MODES.get(method.ranker, "other"),
         ranker=method.ranker,
         model=method.model,
         candidate_filter=candidate_filter,
         skipped=skipped,
         runtime=runtime,
-        extras={"method": method.name, "fingerprint": summary_fingerprint(expected)}
+        extras={"method": method.name, "fingerprint": fingerprint_kept}
         | ({"family": method.family} if method.family else {})
         | method.stats()
-        | _row_stats(method, rows),
+        | ({} if row_stats is None else dict(row_stats(rows))),
     )
     write_jsonl(out, rows)
     write_json(det.summary_path(out), summary)
     ckpt.unlink(missing_ok=True)
     return summary
-
-
-def _row_stats(method: RetrievalMethod, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Summary extras the retriever computes from the details rows (its ``row_stats`` hook)."""
-    found = method.hook("row_stats")
-    return {} if found is None else dict(found(rows))
-
-
-def _table(chunks: pl.DataFrame | ChunkTable) -> ChunkTable:
-    """The details table of a snapshot's ranked chunks (cached term entries bring their own)."""
-    return chunk_table(chunks) if isinstance(chunks, pl.DataFrame) else chunks
 
 
 def _indexes(
@@ -383,20 +334,14 @@ def _open_checkpoint(
     """Rewrite the checkpoint (fingerprint + kept outcomes) atomically, then append to it."""
     with atomic_open(path, "w") as handle:
         handle.write(json.dumps({"fingerprint": dict(expected)}, sort_keys=True) + "\n")
-        for outcome in sorted(done.values(), key=lambda o: o.index):
+        for outcome in sorted(done.values(), key=lambda o: o.i):
             handle.write(_entry(outcome))
     with path.open("a", encoding="utf-8") as handle:
         yield handle
 
 
 def _entry(outcome: Outcome) -> str:
-    entry = {
-        "i": outcome.index,
-        "row": outcome.row,
-        "skip": outcome.skip,
-        "seconds": outcome.seconds,
-    }
-    return dumps_upstream(entry) + "\n"
+    return dumps_upstream(vars(outcome)) + "\n"
 
 
 def _append(handle: IO[str], outcome: Outcome, synced: list[float]) -> None:
