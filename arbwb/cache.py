@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from arbwb.errors import InputError
-from arbwb.jsonio import atomic_open
+from arbwb.jsonio import atomic_open, sha256_file
 
 if TYPE_CHECKING:  # numpy and polars load with the entries, not with every cache user
     import numpy.typing as npt
@@ -60,6 +60,7 @@ KINDS: Mapping[str, str] = {
     "repomap": "RepoMap snapshot indexes",
     "checked": "empty marks of chunk files whose rows passed grep's check",
     "corpus-scale": "a snapshot's chunk, file and text-byte counts (the corpus table)",
+    "sha256": "SHA-256 digests of input files (the report's manifest)",
 }
 _HEX = r"[0-9a-f]{32,64}"
 #: The files arbwb writes in each kind folder, as (sub-folder, file name) patterns; ``clear``
@@ -68,6 +69,7 @@ _HEX = r"[0-9a-f]{32,64}"
 _ENTRY_NAMES: Mapping[str, tuple[str, str]] = {
     "file-costs": (r"(?:bundles/)?", rf"{_HEX}(?:\.paths)?\.parquet(?:\{RACY_MARK})?"),
     "corpus-scale": ("", rf"{_HEX}\.npz(?:\{RACY_MARK})?"),
+    "sha256": ("", rf"{_HEX}\.sha256(?:\{RACY_MARK})?"),
     "terms": ("", rf"{_HEX}\.npz(?:\{RACY_MARK})?"),
     "embeddings": (r"[0-9a-f]{16}/", r"shard-[0-9]+-[0-9]+\.npz(?:\.tmp\.npz)?"),
     "repomap": ("", rf"{_HEX}\.npz(?:\{RACY_MARK})?"),
@@ -255,6 +257,23 @@ def write_arrays(path: Path, arrays: Mapping[str, npt.NDArray[Any]], *, warn: bo
         np.savez(handle, **dict(arrays))  # type: ignore[arg-type]
 
     return store(path, write, warn=warn)
+
+
+def sha256_of(source: Path) -> str:
+    """Hex SHA-256 of a file's bytes, kept under its key (kind ``sha256``): a report's manifest
+    lists every input's digest, and re-reading gigabytes of unchanged chunk files for it cost
+    seconds per run."""
+    folder = kind_dir("sha256")
+    entry = None if folder is None else entry_path(folder, source, "sha256-v1", ".sha256")
+    if entry is not None and entry.is_file():
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            kept = entry.read_text(encoding="ascii")
+            if re.fullmatch("[0-9a-f]{64}", kept):
+                return kept
+    digest = sha256_file(source)
+    if entry is not None:
+        store(entry, lambda handle: handle.write(digest.encode("ascii")))
+    return digest
 
 
 def _walk(folder: Path) -> list[tuple[str, Path]]:

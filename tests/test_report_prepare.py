@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from pathlib import Path
 
@@ -51,3 +52,19 @@ def test_a_broken_chunk_file_is_left_to_the_notebooks(
     assert corpus.cache_dir is not None
     assert not costcache.has_complete(corpus.cache_dir, corpus.chunk_path(broken))
     assert all(costcache.has_complete(corpus.cache_dir, corpus.chunk_path(s)) for s in rest)
+
+
+def test_input_digests_are_kept_until_the_file_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ARBWB_CACHE_DIR", str(tmp_path / "cache"))
+    source = tmp_path / "chunks.jsonl"
+    source.write_text("one\n", encoding="utf-8")
+    first = cache.sha256_of(source)
+    assert first == hashlib.sha256(b"one\n").hexdigest()
+    monkeypatch.setattr(cache, "sha256_file", lambda path: pytest.fail("read again"))
+    assert cache.sha256_of(source) == first  # from its entry
+    monkeypatch.undo()
+    monkeypatch.setenv("ARBWB_CACHE_DIR", str(tmp_path / "cache"))
+    source.write_text("two\n", encoding="utf-8")  # same size, same second: the digest differs
+    assert cache.sha256_of(source) == hashlib.sha256(b"two\n").hexdigest()

@@ -12,7 +12,6 @@ Inputs that match nothing (an empty root, a runs glob without a match) fail befo
 from __future__ import annotations
 
 import glob
-import hashlib
 import os
 import platform
 import shutil
@@ -27,6 +26,7 @@ from pathlib import Path
 from queue import Empty, SimpleQueue
 from typing import TYPE_CHECKING, Any
 
+from arbwb import cache
 from arbwb.errors import InputError
 from arbwb.io.release import DEFAULT_RUNS_GLOB
 from arbwb.jsonio import new_file_mode, read_json, write_json, write_text_atomic
@@ -308,11 +308,6 @@ def declared_parameters(notebook: Path) -> set[str]:
     return set(papermill.inspect_notebook(str(notebook)))
 
 
-def _sha256(path: Path) -> str:
-    with path.open("rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
-
-
 def _inputs(
     data_dir: Path,
     runs_glob: str | None,
@@ -324,7 +319,7 @@ def _inputs(
     files: set[Path] = set() if methods is None else {methods.resolve()}
     for pattern in patterns:
         files.update(_files(data_dir, pattern))
-    return [{"path": str(p), "sha256": _sha256(p)} for p in sorted(files)]
+    return [{"path": str(p), "sha256": cache.sha256_of(p)} for p in sorted(files)]
 
 
 def _manifest(
