@@ -54,7 +54,7 @@ RACY_WINDOW_NS = 3 * 10**9
 RACY_MARK = ".racy"
 #: Every kind of entry arbwb writes: its folder under the root, and what it holds.
 KINDS: Mapping[str, str] = {
-    "file-costs": "per-file token costs of a snapshot (BCY), and bundles of them",
+    "file-costs": "per-file token costs and line counts of a snapshot (BCY), and bundles",
     "terms": "lexical/BM25 term statistics of a snapshot",
     "embeddings": "dense passage vectors by model and text SHA-256",
     "repomap": "RepoMap snapshot indexes",
@@ -67,7 +67,7 @@ _HEX = r"[0-9a-f]{32,64}"
 #: removes only these, and the temporaries of interrupted writes (``.<name>.<random>.tmp``,
 #: :func:`arbwb.jsonio.atomic_open`).
 _ENTRY_NAMES: Mapping[str, tuple[str, str]] = {
-    "file-costs": (r"(?:bundles/)?", rf"{_HEX}(?:\.paths)?\.parquet(?:\{RACY_MARK})?"),
+    "file-costs": (r"(?:bundles/)?", rf"{_HEX}(?:\.paths|\.lines)?\.parquet(?:\{RACY_MARK})?"),
     "corpus-scale": ("", rf"{_HEX}\.npz(?:\{RACY_MARK})?"),
     "sha256": ("", rf"{_HEX}\.sha256(?:\{RACY_MARK})?"),
     "terms": ("", rf"{_HEX}\.npz(?:\{RACY_MARK})?"),

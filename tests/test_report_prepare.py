@@ -37,6 +37,9 @@ def test_every_snapshot_gets_its_entries(
     )
     for sid in corpus.snapshot_ids():
         assert_frame_equal(corpus.files(sid), fresh.files(sid))
+        assert costcache.load_lines(corpus.cache_dir, corpus.chunk_path(sid)) is not None
+        paths = [*fresh.files(sid)["path"].to_list()[::2], "not/there.py"]
+        assert_frame_equal(corpus.line_counts(sid, paths), fresh.line_counts(sid, paths))
 
 
 def test_a_broken_chunk_file_is_left_to_the_notebooks(

@@ -150,19 +150,19 @@ class Corpus:
 
     def line_counts(self, snapshot_id: str, paths: Iterable[str]) -> pl.DataFrame:
         """``path, file_lines`` (largest ``end_line`` over the path's chunk rows: the full physical
-        line count, spec §11) of the wanted paths that have rows (row count checked)."""
-        from arbwb.io.chunkscan import read_chunk_file
-
+        line count, spec §11) of the wanted paths that have rows (row count checked); every
+        path's count is kept in the cost cache (:func:`arbwb.io.costcache.load_lines`)."""
         path = self.chunk_path(snapshot_id)
-        rows = read_chunk_file(path, ["path", "end_line"])
-        self.check_counts(snapshot_id, path, rows.height)
+        lines = costcache.load_lines(self.cache_dir, path)
+        if lines is None:
+            from arbwb.io.chunkscan import read_chunk_file
+
+            rows = read_chunk_file(path, ["path", "end_line"])
+            self.check_counts(snapshot_id, path, rows.height)
+            lines = rows.group_by("path").agg(file_lines=pl.col("end_line").max())
+            costcache.save_lines(self.cache_dir, path, lines)
         wanted = pl.Series(sorted(set(paths)), dtype=pl.String).implode()
-        return (
-            rows.filter(pl.col("path").is_in(wanted))
-            .group_by("path")
-            .agg(file_lines=pl.col("end_line").max())
-            .sort("path")
-        )
+        return lines.filter(pl.col("path").is_in(wanted)).sort("path")
 
     def files(self, snapshot_id: str) -> pl.DataFrame:
         """FILES frame of a snapshot: one row per ``kind=file`` path (the last row wins, at its

@@ -1,7 +1,8 @@
 """Per-file token costs of a snapshot (FILES rows) and their on-disk cache entries: the
 complete table, else the partial one of the paths looked up so far (absent ones as null
-costs), keyed by the chunk file. Entries looked up together are also bundled into one file,
-keyed by those entries' identities, so the next such lookup reads one file (arbwb-defined).
+costs), keyed by the chunk file; beside them every path's line count (spec §11). Entries
+looked up together are also bundled into one file, keyed by those entries' identities, so the
+next such lookup reads one file (arbwb-defined).
 """
 
 from __future__ import annotations
@@ -62,6 +63,22 @@ def _paths(folder: Path, chunk_file: Path) -> tuple[Path, Path]:
     """The (complete, partial) entry paths of a chunk file."""
     complete = cache.entry_path(folder, chunk_file, VERSION, ".parquet")
     return complete, cache.entry_path(folder, chunk_file, VERSION, ".paths.parquet")
+
+
+def load_lines(folder: Path | None, chunk_file: Path) -> pl.DataFrame | None:
+    """The cached ``path, file_lines`` of every path of a chunk file, or None."""
+    entry = None if folder is None else _lines_path(folder, chunk_file)
+    return None if entry is None or not entry.is_file() else cache.read_frame(entry)
+
+
+def save_lines(folder: Path | None, chunk_file: Path, lines: pl.DataFrame) -> None:
+    """Keep a chunk file's ``path, file_lines`` (no-op without a folder)."""
+    if folder is not None:
+        cache.write_frame(_lines_path(folder, chunk_file), lines)
+
+
+def _lines_path(folder: Path, chunk_file: Path) -> Path:
+    return cache.entry_path(folder, chunk_file, VERSION, ".lines.parquet")
 
 
 def has_complete(folder: Path, chunk_file: Path) -> bool:

@@ -1,11 +1,11 @@
 """What several report notebooks read from the corpus, computed once before they start.
 
-Every snapshot's file token costs (BCY in notebooks 01, 02, 05 and 08), corpus-scale counts
-(notebook 00) and chunk file SHA-256 (the manifest) are written to the on-disk cache by
-``jobs`` processes, largest chunk file first, so the notebooks, which run side by side, read
-cache entries instead of each scanning the whole corpus (arbwb-defined; the numbers are those
-the notebooks compute on a cold cache). A snapshot that cannot be read is left to the
-notebooks, which report it in their sections.
+Every snapshot's file token costs (BCY in notebooks 01, 02, 05 and 08), file line counts
+(03), corpus-scale counts (00) and chunk file SHA-256 (the manifest) are written to the
+on-disk cache by ``jobs`` processes, largest chunk file first, so the notebooks, which run
+side by side, read cache entries instead of each scanning the whole corpus (arbwb-defined;
+the numbers are those the notebooks compute on a cold cache). A snapshot that cannot be read
+is left to the notebooks, which report it in their sections.
 """
 
 from __future__ import annotations
@@ -52,7 +52,8 @@ def _missing(corpus: Corpus, folder: Path, snapshot_id: str) -> bool:
     assert corpus.cache_dir is not None
     path = corpus.chunk_path(snapshot_id)
     scale = cache.entry_path(folder, path, corpus_scale.VERSION, ".npz")
-    return not (scale.is_file() and costcache.has_complete(corpus.cache_dir, path))
+    lines = costcache.load_lines(corpus.cache_dir, path) is not None
+    return not (scale.is_file() and lines and costcache.has_complete(corpus.cache_dir, path))
 
 
 def _warm(data_dir: Path, snapshot_ids: list[str]) -> None:
@@ -62,6 +63,7 @@ def _warm(data_dir: Path, snapshot_ids: list[str]) -> None:
     for sid in snapshot_ids:
         try:
             corpus.files(sid)
+            corpus.line_counts(sid, ())
             corpus_scale.cached_scan(corpus.chunk_path(sid), folder)
             cache.sha256_of(corpus.chunk_path(sid))  # for the manifest, while the file is cached
         except Exception:  # a bad chunk file fails in its notebooks, which name it
