@@ -55,7 +55,7 @@ def corpus_scale(corpus: Corpus, progress: Callable[[str], None] | None = None) 
         status_of.setdefault(row.snapshot_id, "missing")
     rows: list[dict[str, object]] = []
     extensions: list[pl.DataFrame] = []
-    distinct: list[pl.DataFrame] = []  # each scanned snapshot's (hash, size, row)
+    distinct: dict[int, pl.DataFrame] = {}  # each scanned snapshot's (hash, size) by row
     problems: list[str] = []
     for sid in sorted(set(status_of) | set(corpus.snapshot_ids())):
         repo = sid.rpartition("@")[0]
@@ -76,7 +76,7 @@ def corpus_scale(corpus: Corpus, progress: Callable[[str], None] | None = None) 
         if problem is not None:
             problems.append(f"{path}: {problem}")
         status = "ok" if problem is None else "incomplete"
-        distinct.append(texts.with_columns(row=pl.lit(len(rows), pl.Int64)))
+        distinct[len(rows)] = texts
         rows.append({"snapshot_id": sid, "repo": repo, "status": status, **stats})
         extensions.append(exts.with_columns(repo=pl.lit(repo)))
     ext = (
@@ -92,15 +92,17 @@ def corpus_scale(corpus: Corpus, progress: Callable[[str], None] | None = None) 
     )
 
 
-def _with_new_bytes(frame: pl.DataFrame, distinct: list[pl.DataFrame]) -> pl.DataFrame:
+def _with_new_bytes(frame: pl.DataFrame, distinct: dict[int, pl.DataFrame]) -> pl.DataFrame:
     """``new_text_bytes``: per row, the bytes of its distinct texts no earlier row holds (the
     first occurrence of each hash in row order, found by one ``np.unique``)."""
     new = np.zeros(frame.height, dtype=np.int64)
     if distinct:
-        texts = pl.concat(distinct)
-        _, first = np.unique(texts["hash"].to_numpy(), return_index=True)
-        rows, sizes = texts["row"].to_numpy()[first], texts["size"].to_numpy()[first]
-        np.add.at(new, rows, sizes)
+        hashes = np.concatenate([texts["hash"].to_numpy() for texts in distinct.values()])
+        _, first = np.unique(hashes, return_index=True)
+        del hashes
+        owner = np.repeat(np.fromiter(distinct, np.int64), [t.height for t in distinct.values()])
+        sizes = np.concatenate([texts["size"].to_numpy() for texts in distinct.values()])
+        np.add.at(new, owner[first], sizes[first])
     return frame.with_columns(new_text_bytes=pl.Series(new))
 
 
