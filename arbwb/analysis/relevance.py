@@ -25,7 +25,7 @@ LABELS: tuple[str, ...] = (
 CORE_TASKS: tuple[str, ...] = ("code2test", "comment2context", "trace2code")
 CONFIDENCES: tuple[str, ...] = ("high", "medium", "low")
 STOP: frozenset[str] = frozenset(
-    {
+    [
         "about",
         "after",
         "also",
@@ -62,10 +62,10 @@ STOP: frozenset[str] = frozenset(
         "using",
         "when",
         "with",
-    }
+    ]
 )
 NON_PATH_KEYS: frozenset[str] = frozenset(
-    {
+    [
         "pr_title",
         "pr_body",
         "review_comment",
@@ -73,7 +73,7 @@ NON_PATH_KEYS: frozenset[str] = frozenset(
         "failure_excerpt",
         "command",
         "changed_file_summary",
-    }
+    ]
 )
 PATH_KEYS: frozenset[str] = frozenset(
     {"changed_file", "given_file", "path", "implementation_files"}
@@ -95,23 +95,6 @@ _FAMILY_DROP = frozenset({"src", "test", "tests"})
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]{2,}")
 _PUNCT = str.maketrans({"_": " ", "-": " ", "/": " ", ".": " "})
-
-# Exact upstream record fields of spec §10.6, in the spec's order.
-RECORD_FIELDS: tuple[str, ...] = (
-    "sample_id",
-    "task_type",
-    "repo",
-    "primary_relevance_type",
-    "secondary_relevance_types",
-    "confidence",
-    "gold_files",
-    "query_token_overlap",
-    "path_token_overlap",
-    "semantic_overlap_score",
-    "structural_signal_count",
-    "workflow_signal_count",
-    "evidence",
-)
 
 # Flag code -> explanation (arbwb-defined). Codes in INPUT_FLAGS make up ``reason``.
 FLAG_TEXT: dict[str, str] = {
@@ -153,6 +136,7 @@ INPUT_FLAGS: tuple[str, ...] = (
 )
 
 SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
+    # the exact upstream record fields of spec §10.6, in the spec's order (RECORD_FIELDS)
     "sample_id": pl.String,
     "task_type": pl.String,
     "repo": pl.String,
@@ -186,6 +170,7 @@ SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "source": pl.String,
     "line": pl.Int64,
 }
+RECORD_FIELDS: tuple[str, ...] = tuple(SCHEMA)[:13]
 
 
 def tokenize(text: str) -> set[str]:
