@@ -25,7 +25,7 @@ LABELS: tuple[str, ...] = (
 CORE_TASKS: tuple[str, ...] = ("code2test", "comment2context", "trace2code")
 CONFIDENCES: tuple[str, ...] = ("high", "medium", "low")
 STOP: frozenset[str] = frozenset(
-    [
+    {
         "about",
         "after",
         "also",
@@ -62,10 +62,10 @@ STOP: frozenset[str] = frozenset(
         "using",
         "when",
         "with",
-    ]
+    }
 )
 NON_PATH_KEYS: frozenset[str] = frozenset(
-    [
+    {
         "pr_title",
         "pr_body",
         "review_comment",
@@ -73,7 +73,7 @@ NON_PATH_KEYS: frozenset[str] = frozenset(
         "failure_excerpt",
         "command",
         "changed_file_summary",
-    ]
+    }
 )
 PATH_KEYS: frozenset[str] = frozenset(
     {"changed_file", "given_file", "path", "implementation_files"}
