@@ -4,7 +4,7 @@ runs; reference rows come from :func:`.rank_analysis.depth_rows` (full-depth MRR
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import polars as pl
 
@@ -25,15 +25,21 @@ def fuse(rankings: pl.DataFrame, components: Sequence[str], *, name: str) -> pl.
     if len(lists) < 2:
         msg = f"a fusion needs at least two runs, got {list(components)}"
         raise ValueError(msg)
-    common = sorted(set(lists[0]).intersection(*lists[1:]))
+    fused = fused_rankings(lists, sorted(set(lists[0]).intersection(*lists[1:])), name)
+    return schemas.validate(fused, schemas.RANKINGS, name="fused rankings")
+
+
+def fused_rankings(
+    lists: Sequence[Mapping[str, list[str]]], sample_ids: Iterable[str], name: str
+) -> pl.DataFrame:
+    """RANKINGS of run ``name``: the RRF of each sample's top lists (a list without the
+    sample adds nothing), samples in the order given."""
     rows = [
         {"run": name, "sample_id": sid, "rank": rank, "path": path, "score": score}
-        for sid in common
-        for rank, (path, score) in enumerate(rrf([top[sid] for top in lists]), start=1)
+        for sid in sample_ids
+        for rank, (path, score) in enumerate(rrf([top.get(sid, []) for top in lists]), start=1)
     ]
-    return schemas.validate(
-        pl.DataFrame(rows, schema=dict(schemas.RANKINGS)), schemas.RANKINGS, name="fused rankings"
-    )
+    return pl.DataFrame(rows, schema=dict(schemas.RANKINGS))
 
 
 def _with_overall(metrics: pl.DataFrame, samples: pl.DataFrame) -> pl.DataFrame:
