@@ -300,19 +300,13 @@ def _metric(value: float | None) -> str:
 def markdown(result: Mapping[str, Any]) -> str:
     """The three tables of spec §13.5 and the unresolved-file warning, then arbwb's
     re-ranked line packing (labelled arbwb-defined)."""
-    sizes, spans = result["file_sizes"], result["span_evidence"]
     size_rows = (
-        [name, str(g["samples"]), str(g["gold_file_occurrences"])]
-        + [_int(g["file_lines"][k]) for k in ("median", "p90", "p95", "max")]
-        + [_pct(g["fraction_over_lines"][str(t)]) for t in LINE_THRESHOLDS]
-        for name, g in sizes.items()
+        [task, str(samples), str(files), *map(_int, row[:4]), *map(_pct, row[4:])]
+        for task, samples, files, *row in file_size_table(result).iter_rows()
     )
     span_rows = (
-        [name, f"{g['samples_with_spans']}/{g['samples']}", str(g["span_file_occurrences"])]
-        + [_int(g["evidence_lines"]["median"]), _int(g["evidence_lines"]["p90"])]
-        + [_pct(g["evidence_ratio"]["median"])]
-        + [_pct(g["fraction_ratio_at_most"][t]) for t in RATIO_THRESHOLDS]
-        for name, g in spans.items()
+        [task, f"{spans}/{samples}", str(pairs), _int(median), _int(p90), *map(_pct, shares)]
+        for task, samples, spans, pairs, median, p90, *shares in span_table(result).iter_rows()
     )
     method_rows = (
         [r["method"], str(r["samples"])]
@@ -491,7 +485,7 @@ def run(release: Release, options: GranularityOptions) -> GranularityResult:
     boot = {"n_boot": options.resampling.n_boot, "seed": options.resampling.seed}
     missing = unresolved(sizes)
     reranked = {
-        name: {"status": plan.status} | (checks[name].as_dict() if name in checks else {})
+        name: {"status": plan.status} | (vars(checks[name]) if name in checks else {})
         for name, plan in plans.items()
     }
     line_packing = packing_summary(packing, **boot).to_dicts()

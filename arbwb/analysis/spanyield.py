@@ -68,10 +68,6 @@ class Checks:
     stored_line_mismatch: int = 0
     missing_query: int = 0
 
-    def as_dict(self) -> dict[str, int]:
-        """Plain dict for JSON."""
-        return dict(vars(self))
-
 
 def rerank_plan(run: RunData) -> Rerank:
     """The method that made ``run`` (from its summary) when arbwb can re-run it: its own
