@@ -233,8 +233,8 @@ class _Record:
     raw: Mapping[str, Any]
     flags: list[str]
 
-    def obj(self, key: str, *, source: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        value = (self.raw if source is None else source).get(key)
+    def obj(self, key: str) -> dict[str, Any]:
+        value = self.raw.get(key)
         return value if isinstance(value, dict) else {}
 
     def items(self, value: Any) -> list[Any]:
@@ -538,14 +538,8 @@ def annotate_records(
 ) -> pl.DataFrame:
     """The annotation frame (:data:`SCHEMA`) of raw records or ``(source, line, record)``
     triples, one row each, in input order."""
-    rows = []
-    for item in records:
-        if isinstance(item, tuple):
-            source, line, record = item
-            rows.append(annotate_record(record, source=source, line=line))
-        else:
-            rows.append(annotate_record(item))
-    return _frame(rows)
+    triples = (item if isinstance(item, tuple) else (None, None, item) for item in records)
+    return _frame([annotate_record(rec, source=src, line=line) for src, line, rec in triples])
 
 
 def _frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
@@ -561,14 +555,12 @@ def annotate_path(path: str | Path) -> pl.DataFrame:
 def annotate_samples(samples: pl.DataFrame) -> pl.DataFrame:
     """Annotate a SAMPLES frame from each row's raw record; a row whose record cannot be
     re-read is annotated from the frame's JSON and flagged ``raw_record_unavailable``."""
-    wanted: dict[str, set[int]] = {}
-    for source, line in samples.select("source", "line").iter_rows():
-        if source is not None and line is not None:
-            wanted.setdefault(source, set()).add(line)
+    wanted = samples.drop_nulls(["source", "line"]).group_by("source").agg("line")
     raw: dict[tuple[str, int], dict[str, Any]] = {}
-    for source, lines in wanted.items():
+    for source, lines in wanted.iter_rows():
         if Path(source).is_file():
-            raw.update(((source, n), record) for n, record in iter_jsonl(source) if n in lines)
+            keep = set(lines)
+            raw.update(((source, n), record) for n, record in iter_jsonl(source) if n in keep)
     rows = []
     for row in samples.iter_rows(named=True):
         record = raw.get((row["source"], row["line"]))
