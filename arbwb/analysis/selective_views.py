@@ -80,9 +80,12 @@ def risk_coverage(
         denom = weights @ accepted_pos.T
         with np.errstate(invalid="ignore", divide="ignore"):
             hit_b = np.where(denom > 0, (weights @ (accepted_pos & hit).T) / denom, np.nan)
-        s_low, s_high = _interval(succ_b, level)
-        h_low, h_high = _interval(hit_b, level)
-        c_low, c_high = _interval(cov_b, level)
+        bands = {"coverage": cov_b, "success": succ_b, "hit": hit_b}
+        ends = {
+            f"{name}_{end}": bounds
+            for name, reps in bands.items()
+            for end, bounds in zip(("low", "high"), _interval(reps, level), strict=True)
+        }
         observed = sweep(part).select(
             "threshold_index",
             "threshold",
@@ -91,17 +94,7 @@ def risk_coverage(
             "accepted_positive_hit@20",
             "positive_returned",
         )
-        parts.append(
-            observed.with_columns(
-                run=pl.lit(run),
-                coverage_low=c_low,
-                coverage_high=c_high,
-                success_low=s_low,
-                success_high=s_high,
-                hit_low=h_low,
-                hit_high=h_high,
-            )
-        )
+        parts.append(observed.with_columns(run=pl.lit(run), **ends))
     return pl.concat(parts).select("run", pl.exclude("run"))
 
 
