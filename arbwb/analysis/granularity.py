@@ -482,13 +482,14 @@ def run(release: Release, options: GranularityOptions) -> GranularityResult:
     )
     missing_files = missing_chunk_files(corpus, sizes["snapshot_id"].to_list())
     analysis = Analysis(sizes, span_density(samples, spans, sizes), packing, plans, checks)
-    boot = {"n_boot": options.resampling.n_boot, "seed": options.resampling.seed}
+    n_boot, seed = options.resampling.n_boot, options.resampling.seed
+    boot = {"n_boot": n_boot, "seed": seed}
     missing = unresolved(sizes)
     reranked = {
         name: {"status": plan.status} | (vars(checks[name]) if name in checks else {})
         for name, plan in plans.items()
     }
-    line_packing = packing_summary(packing, **boot).to_dicts()
+    line_packing = packing_summary(packing, n_boot=n_boot, seed=seed).to_dicts()
     summary = {
         "file_sizes": file_size_summary(sizes, samples),
         "span_evidence": span_summary(analysis.density, samples, spans),

@@ -161,8 +161,9 @@ def separability(
             out.append(
                 row | dict(zip(SEPARABILITY, [*map(float, values), prevalence], strict=True))
             )
-    schema = dict.fromkeys(("run", "stratum"), pl.String) | {"positive": pl.Int64}
-    schema |= {"no_gold": pl.Int64} | dict.fromkeys(SEPARABILITY, pl.Float64)
+    schema: dict[str, type[pl.DataType]] = dict.fromkeys(("run", "stratum"), pl.String)
+    schema |= dict.fromkeys(("positive", "no_gold"), pl.Int64)
+    schema |= dict.fromkeys(SEPARABILITY, pl.Float64)
     return pl.DataFrame(out, schema=schema)
 
 

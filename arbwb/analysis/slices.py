@@ -188,7 +188,7 @@ def slice_scores(
     """Per (group, view, slice, task, run, metric): n, mean and a percentile-bootstrap
     interval over the cell's samples, shared by its runs (arbwb-defined)."""
     keys = ("group", "view", "slice", "task", "run", "metric")
-    schema = dict.fromkeys(keys, pl.String) | {"n": pl.Int64}
+    schema: dict[str, type[pl.DataType]] = {**dict.fromkeys(keys, pl.String), "n": pl.Int64}
     schema |= dict.fromkeys(("value", "ci_low", "ci_high"), pl.Float64)
     frames = [pl.DataFrame(schema=schema)]
     for cell in _cells(_joined(metrics, annotations, run_group)):

@@ -264,8 +264,8 @@ def packing_table(
             if queries.get(sid) is None:
                 checks[name].missing_query += 1
                 continue
-            snapshot = todo.setdefault(f"{target.repo}@{target.base_commit}", {})
-            snapshot.setdefault(name, []).append(target)
+            by_run = todo.setdefault(f"{target.repo}@{target.base_commit}", {})
+            by_run.setdefault(name, []).append(target)
     stored_lines = {name: _stored_lines(run) for name, (run, _) in plans.items()}
     stored_top = {name: _stored_top(run) for name, (run, _) in plans.items()}
     rows: list[dict[str, Any]] = []
