@@ -273,10 +273,6 @@ def metric_label(metric: str) -> str:
     return f"{head}@{k}" if k else head
 
 
-def _cell(value: float, low: float, high: float) -> str:
-    return f"{value:.4f} [{low:.4f}, {high:.4f}]"
-
-
 def summary_table(
     board: pl.DataFrame, *, group: str, scope: str = "overall", subset: str = "all"
 ) -> pl.DataFrame:
@@ -296,7 +292,7 @@ def summary_table(
             pl.col("metric").map_elements(metric_label, return_dtype=pl.String),
         ).alias("column"),
         pl.struct("value", "ci_low", "ci_high")
-        .map_elements(lambda s: _cell(s["value"], s["ci_low"], s["ci_high"]), pl.String)
+        .map_elements(lambda s: "{value:.4f} [{ci_low:.4f}, {ci_high:.4f}]".format(**s), pl.String)
         .alias("cell"),
     )
     order_cols = (
@@ -309,9 +305,8 @@ def summary_table(
     )
     sort_by = [c for c in ("mrr", "recall@20") if c in wide.columns]
     wide = wide.sort([*sort_by, "run"], descending=[*[True] * len(sort_by), False])
-    columns = cells.unique(["column"], maintain_order=True).with_columns(
-        rank=pl.col("column").str.starts_with("Macro ").cast(pl.Int8)
-        + 2 * pl.col("column").str.starts_with("Repo ").cast(pl.Int8)
+    ordered = sorted(
+        cells["column"].unique(maintain_order=True),
+        key=lambda c: c.startswith("Macro ") + 2 * c.startswith("Repo "),
     )
-    ordered = columns.sort("rank", maintain_order=True)["column"].to_list()
     return wide.select("run", *counts, *ordered).rename({"run": "Run"})
