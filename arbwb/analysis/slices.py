@@ -15,6 +15,7 @@ import polars as pl
 from arbwb import schemas
 from arbwb.analysis.board import intervals
 from arbwb.analysis.fusion_report import fused_rankings
+from arbwb.analysis.leaderboard import release_metrics
 from arbwb.analysis.relevance import CORE_TASKS, LABELS
 from arbwb.analysis.result import Resampling, Table
 from arbwb.io.release import Release
@@ -442,18 +443,17 @@ def _best_record(frame: pl.DataFrame) -> dict[str, dict[str, Any]]:
 
 def slice_board(
     release: Release,
-    metrics: pl.DataFrame,
     annotations: pl.DataFrame,
     *,
-    metric_names: Sequence[str],
     rrf_max: int = 20,
     resampling: Resampling | None = None,
 ) -> SliceBoard:
-    """All slice tables of ``metrics`` (``metric_names`` of each run, scored on its own
-    group's samples) and of up to ``rrf_max`` RRF pairs/triples per group of stored runs
-    (fusions named ``rrf*`` are not re-fused)."""
+    """All slice tables of the release's runs (each scored on its own group's samples) and of
+    up to ``rrf_max`` RRF pairs/triples per group of stored runs (fusions named ``rrf*`` are
+    not re-fused)."""
     boot = resampling or Resampling()
-    names = tuple(metric_names)
+    names = slice_metric_names(release)
+    metrics = release_metrics(release, metrics=names)
     groups = release.run_group
     table = slice_table(metrics, annotations, run_group=groups)
     boards = {label: label_leaderboard(table, label=label) for label in LABELS}
@@ -481,7 +481,7 @@ def slice_board(
         best_rrf=best_per_slice(
             pl.concat([metrics, fused.metrics]),
             annotations,
-            run_group={**groups, **fused.run_group},
+            run_group=groups | fused.run_group,
             n_perm=boot.n_perm,
             seed=boot.seed,
         ),

@@ -10,7 +10,6 @@ from typing import Any
 
 import polars as pl
 
-from arbwb.analysis import leaderboard as lb
 from arbwb.analysis import slices as sl
 from arbwb.analysis.relevance import CORE_TASKS, LABELS, annotate_samples
 from arbwb.analysis.result import Resampling, Table
@@ -222,14 +221,8 @@ def run(release: Release, options: TaxonomyOptions) -> TaxonomyResult:
     names = sl.slice_metric_names(release)
     board = None
     if release.runs:
-        metrics = lb.release_metrics(release, metrics=names)
         board = sl.slice_board(
-            release,
-            metrics,
-            annotations,
-            metric_names=names,
-            rrf_max=options.rrf_max,
-            resampling=options.resampling,
+            release, annotations, rrf_max=options.rrf_max, resampling=options.resampling
         )
     browser = examples(labelled, per_label=options.examples_per_label)
     return TaxonomyResult(
