@@ -154,10 +154,10 @@ def gold_file_sizes(samples: pl.DataFrame, labels: pl.DataFrame, corpus: Corpus)
         on="sample_id",
         maintain_order="left",
     )
-    wanted: dict[str, set[str]] = {}
-    for sid, path in occurrences.select("snapshot_id", "path").iter_rows():
-        wanted.setdefault(sid, set()).add(path)
-    counts = line_counts(corpus, wanted).filter(pl.col("file_lines") > 0)
+    by_snapshot = occurrences.group_by("snapshot_id").agg("path").iter_rows()
+    counts = line_counts(corpus, {sid: set(paths) for sid, paths in by_snapshot}).filter(
+        pl.col("file_lines") > 0
+    )
     known = pl.col("snapshot_id").is_in(pl.Series(corpus.snapshot_ids(), dtype=pl.String).implode())
     frame = occurrences.join(
         counts, on=["snapshot_id", "path"], how="left", maintain_order="left"
