@@ -109,73 +109,59 @@ def scores(
 ) -> pl.DataFrame:
     """Long leaderboard: one row per (group, run, scope, subset, aggregation, metric) with
     n, n_groups, value and a percentile-bootstrap interval (over ``cluster`` values if given)."""
-    rows: list[dict[str, object]] = []
+    frames = [pl.DataFrame(schema=SCORES_SCHEMA)]
     for group, metric, paired in _paired_cells(metrics, samples, run_group, cluster):
         for scope, subset, mask in _scopes(paired.attrs):
-            rows += _scope_rows(paired, group, metric, scope, subset, mask, n_boot, seed, level)
-    return pl.DataFrame(rows, schema=SCORES_SCHEMA, orient="row")
+            keys = {"group": group, "scope": scope, "subset": subset, "metric": metric}
+            frames += _scope_rows(paired, keys, mask, n_boot, seed, level)
+    return pl.concat(frames)
 
 
 #: Columns of :func:`scores` (one row per group, run, scope, subset, aggregation, metric).
 SCORES_SCHEMA = {
-    "group": pl.String,
-    "run": pl.String,
-    "scope": pl.String,
-    "subset": pl.String,
-    "aggregation": pl.String,
-    "metric": pl.String,
-    "n": pl.Int64,
-    "n_groups": pl.Int64,
-    "value": pl.Float64,
-    "ci_low": pl.Float64,
-    "ci_high": pl.Float64,
+    **dict.fromkeys(("group", "run", "scope", "subset", "aggregation", "metric"), pl.String),
+    **dict.fromkeys(("n", "n_groups"), pl.Int64),
+    **dict.fromkeys(("value", "ci_low", "ci_high"), pl.Float64),
 }
+
+
+def intervals(reps: npt.NDArray[np.float64], level: float = 0.95) -> dict[str, list[float]]:
+    """``ci_low`` and ``ci_high``: the percentile interval of each column of replicates."""
+    bounds = [percentile_interval(reps[:, j], level=level) for j in range(reps.shape[1])]
+    return {"ci_low": [low for low, _ in bounds], "ci_high": [high for _, high in bounds]}
 
 
 def _scope_rows(
     paired: _Paired,
-    group: str,
-    metric: str,
-    scope: str,
-    subset: str,
+    keys: Mapping[str, str],
     mask: npt.NDArray[np.bool_],
     n_boot: int,
     seed: int,
     level: float,
-) -> list[dict[str, object]]:
+) -> list[pl.DataFrame]:
     values = paired.values[mask]
     n = values.shape[0]
     clusters = None if paired.clusters is None else list(compress(paired.clusters, mask))
     weights = bootstrap_weights(n, n_boot=n_boot, seed=seed, clusters=clusters)
-    ones = np.ones((1, n))
-    levels: dict[str, tuple[npt.NDArray[np.int64] | None, int | None]] = {"weighted": (None, None)}
-    if scope != "task":
-        task_codes = paired.scope_codes("task", mask)
-        levels["task_macro"] = (task_codes, int(task_codes.max()) + 1)
-    repo_codes = paired.scope_codes("repo", mask)
-    levels["repo_macro"] = (repo_codes, int(repo_codes.max()) + 1)
-    rows: list[dict[str, object]] = []
-    for aggregation, (codes, n_groups) in levels.items():
-        point = level_means(ones, values, codes)[0]
-        reps = level_means(weights, values, codes)
-        for j, run in enumerate(paired.runs):
-            low, high = percentile_interval(reps[:, j], level=level)
-            rows.append(
-                {
-                    "group": group,
-                    "run": run,
-                    "scope": scope,
-                    "subset": subset,
-                    "aggregation": aggregation,
-                    "metric": metric,
-                    "n": n,
-                    "n_groups": n_groups,
-                    "value": float(point[j]),
-                    "ci_low": low,
-                    "ci_high": high,
-                }
-            )
-    return rows
+    levels: dict[str, npt.NDArray[np.int64] | None] = {"weighted": None}
+    if keys["scope"] != "task":
+        levels["task_macro"] = paired.scope_codes("task", mask)
+    levels["repo_macro"] = paired.scope_codes("repo", mask)
+    return [
+        pl.DataFrame(
+            {
+                **keys,
+                "run": paired.runs,
+                "aggregation": aggregation,
+                "n": n,
+                "n_groups": None if codes is None else int(codes.max()) + 1,
+                "value": level_means(np.ones((1, n)), values, codes)[0],
+                **intervals(level_means(weights, values, codes), level),
+            },
+            schema=SCORES_SCHEMA,
+        )
+        for aggregation, codes in levels.items()
+    ]
 
 
 def _groups(metrics: pl.DataFrame, run_group: Mapping[str, str] | None) -> dict[str, list[str]]:
@@ -198,45 +184,41 @@ def pairwise_tests(
 ) -> pl.DataFrame:
     """Paired sign-flip test of every pair of runs per (group, metric), Holm-corrected within
     each (group, metric); sign flips are per sample, or per ``cluster`` value."""
-    rows: list[dict[str, object]] = []
+    frames = [pl.DataFrame(schema=TESTS_SCHEMA)]
     for group, metric, paired in _paired_cells(metrics, samples, run_group, cluster):
         pairs = list(combinations(range(len(paired.runs)), 2))
         if not pairs:
             continue
-        diffs = np.column_stack([paired.values[:, i] - paired.values[:, j] for i, j in pairs])
+        first, second = (list(side) for side in zip(*pairs, strict=True))
+        diffs = paired.values[:, first] - paired.values[:, second]
         p = sign_flip_pvalues(diffs, n_perm=n_perm, seed=seed, clusters=paired.clusters)
-        means = paired.values.mean(axis=0)
-        for (i, j), p_value, p_holm in zip(pairs, p, holm(p), strict=True):
-            rows.append(
+        means, adjusted = paired.values.mean(axis=0), holm(p)
+        frames.append(
+            pl.DataFrame(
                 {
                     "group": group,
                     "metric": metric,
-                    "run_a": paired.runs[i],
-                    "run_b": paired.runs[j],
+                    "run_a": [paired.runs[i] for i in first],
+                    "run_b": [paired.runs[j] for j in second],
                     "n": paired.values.shape[0],
-                    "mean_a": float(means[i]),
-                    "mean_b": float(means[j]),
-                    "diff": float(means[i] - means[j]),
-                    "p_value": float(p_value),
-                    "p_holm": float(p_holm),
-                    "significant": bool(p_holm < alpha),
-                }
+                    "mean_a": means[first],
+                    "mean_b": means[second],
+                    "diff": means[first] - means[second],
+                    "p_value": p,
+                    "p_holm": adjusted,
+                    "significant": adjusted < alpha,
+                },
+                schema=TESTS_SCHEMA,
             )
-    return pl.DataFrame(rows, schema=TESTS_SCHEMA, orient="row")
+        )
+    return pl.concat(frames)
 
 
 #: Columns of :func:`pairwise_tests`.
 TESTS_SCHEMA = {
-    "group": pl.String,
-    "metric": pl.String,
-    "run_a": pl.String,
-    "run_b": pl.String,
+    **dict.fromkeys(("group", "metric", "run_a", "run_b"), pl.String),
     "n": pl.Int64,
-    "mean_a": pl.Float64,
-    "mean_b": pl.Float64,
-    "diff": pl.Float64,
-    "p_value": pl.Float64,
-    "p_holm": pl.Float64,
+    **dict.fromkeys(("mean_a", "mean_b", "diff", "p_value", "p_holm"), pl.Float64),
     "significant": pl.Boolean,
 }
 
@@ -253,7 +235,12 @@ def rank_table(
 ) -> pl.DataFrame:
     """Per (group, metric, run): mean, rank, bootstrap rank interval and the tie group from
     ``tests`` (runs not separable from the group's leader, arbwb-defined)."""
-    rows: list[dict[str, object]] = []
+    schema = {
+        **dict.fromkeys(("group", "metric", "run"), pl.String),
+        "mean": pl.Float64,
+        **dict.fromkeys(("rank", "rank_best", "rank_worst", "tie_group"), pl.Int64),
+    }
+    frames = [pl.DataFrame(schema=schema)]
     for group, metric, paired in _paired_cells(metrics, samples, run_group, cluster):
         rank, best, worst = rank_intervals(
             paired.values, n_boot=n_boot, seed=seed, clusters=paired.clusters
@@ -266,31 +253,15 @@ def rank_table(
             for a, b, p in family.select("run_a", "run_b", "p_holm").iter_rows()
         }
         ties = tie_groups(order, adjusted)
-        for j, run in enumerate(paired.runs):
-            rows.append(
-                {
-                    "group": group,
-                    "metric": metric,
-                    "run": run,
-                    "mean": float(means[j]),
-                    "rank": int(rank[j]),
-                    "rank_best": int(best[j]),
-                    "rank_worst": int(worst[j]),
-                    "tie_group": ties[run],
-                }
+        columns = {"mean": means, "rank": rank, "rank_best": best, "rank_worst": worst}
+        frames.append(
+            pl.DataFrame(
+                {"group": group, "metric": metric, "run": paired.runs, **columns}
+                | {"tie_group": [ties[run] for run in paired.runs]},
+                schema=schema,
             )
-    schema = {
-        "group": pl.String,
-        "metric": pl.String,
-        "run": pl.String,
-        "mean": pl.Float64,
-        "rank": pl.Int64,
-        "rank_best": pl.Int64,
-        "rank_worst": pl.Int64,
-        "tie_group": pl.Int64,
-    }
-    frame = pl.DataFrame(rows, schema=schema, orient="row")
-    return frame.sort("group", "metric", "rank", "run")
+        )
+    return pl.concat(frames).sort("group", "metric", "rank", "run")
 
 
 def metric_label(metric: str) -> str:
@@ -300,10 +271,6 @@ def metric_label(metric: str) -> str:
     if k.isdigit() and int(k) >= 1000 and int(k) % 1000 == 0:
         k = f"{int(k) // 1000}k"
     return f"{head}@{k}" if k else head
-
-
-def _cell(value: float, low: float, high: float) -> str:
-    return f"{value:.4f} [{low:.4f}, {high:.4f}]"
 
 
 def summary_table(
@@ -325,7 +292,7 @@ def summary_table(
             pl.col("metric").map_elements(metric_label, return_dtype=pl.String),
         ).alias("column"),
         pl.struct("value", "ci_low", "ci_high")
-        .map_elements(lambda s: _cell(s["value"], s["ci_low"], s["ci_high"]), pl.String)
+        .map_elements(lambda s: "{value:.4f} [{ci_low:.4f}, {ci_high:.4f}]".format(**s), pl.String)
         .alias("cell"),
     )
     order_cols = (
@@ -338,9 +305,8 @@ def summary_table(
     )
     sort_by = [c for c in ("mrr", "recall@20") if c in wide.columns]
     wide = wide.sort([*sort_by, "run"], descending=[*[True] * len(sort_by), False])
-    columns = cells.unique(["column"], maintain_order=True).with_columns(
-        rank=pl.col("column").str.starts_with("Macro ").cast(pl.Int8)
-        + 2 * pl.col("column").str.starts_with("Repo ").cast(pl.Int8)
+    ordered = sorted(
+        cells["column"].unique(maintain_order=True),
+        key=lambda c: c.startswith("Macro ") + 2 * c.startswith("Repo "),
     )
-    ordered = columns.sort("rank", maintain_order=True)["column"].to_list()
     return wide.select("run", *counts, *ordered).rename({"run": "Run"})

@@ -18,15 +18,9 @@ CURVE_BUDGETS = (250, 500, 1000, 2000, 4000, 8000, 16000, 32000)
 CURVE_TAUS = (1, 16, 32, 64, 128)
 #: Columns of :func:`arbwb.metrics.budget.bcy_curves` (an empty frame of them when skipped).
 CURVES_SCHEMA = {
-    "run": pl.String,
-    "task": pl.String,
-    "budget": pl.Int64,
-    "tau": pl.Int64,
-    "n": pl.Int64,
-    "bcy": pl.Float64,
-    "ci_low": pl.Float64,
-    "ci_high": pl.Float64,
-    "lower_bound_share": pl.Float64,
+    **dict.fromkeys(("run", "task"), pl.String),
+    **dict.fromkeys(("budget", "tau", "n"), pl.Int64),
+    **dict.fromkeys(("bcy", "ci_low", "ci_high", "lower_bound_share"), pl.Float64),
     "missing_snapshots": pl.Int64,
     "used_tokens": pl.Float64,
 }

@@ -50,14 +50,12 @@ def corpus_scale(corpus: Corpus, progress: Callable[[str], None] | None = None) 
     incomplete snapshots are counted and named in ``problems``. Each chunk file's counts are
     kept in the on-disk cache (kind ``corpus-scale``) when the corpus is cached."""
     folder = None if corpus.cache_dir is None else cache.kind_dir(KIND)
-    status_of: dict[str, str] = {}
-    for row in manifest_rows(corpus.manifests):
-        status_of.setdefault(row.snapshot_id, "missing")
+    listed = {row.snapshot_id for row in manifest_rows(corpus.manifests)}
     rows: list[dict[str, object]] = []
     extensions: list[pl.DataFrame] = []
     distinct: dict[int, pl.DataFrame] = {}  # each scanned snapshot's (hash, size) by row
     problems: list[str] = []
-    for sid in sorted(set(status_of) | set(corpus.snapshot_ids())):
+    for sid in sorted(listed | set(corpus.snapshot_ids())):
         repo = sid.rpartition("@")[0]
         empty = dict.fromkeys(list(SNAPSHOTS)[3:], 0)
         if not corpus.has(sid):
@@ -79,11 +77,8 @@ def corpus_scale(corpus: Corpus, progress: Callable[[str], None] | None = None) 
         distinct[len(rows)] = texts
         rows.append({"snapshot_id": sid, "repo": repo, "status": status, **stats})
         extensions.append(exts.with_columns(repo=pl.lit(repo)))
-    ext = (
-        pl.concat(extensions).group_by("repo", "extension").agg(pl.col("files").sum())
-        if extensions
-        else pl.DataFrame(schema=EXTENSIONS)
-    )
+    ext = pl.concat([pl.DataFrame(schema=EXTENSIONS), *extensions], how="diagonal")
+    ext = ext.group_by("repo", "extension").agg(pl.col("files").sum())
     frame = pl.DataFrame(rows, schema={**SNAPSHOTS, "new_text_bytes": pl.Int64}, orient="row")
     return Scale(
         _with_new_bytes(frame, distinct),

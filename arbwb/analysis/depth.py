@@ -108,30 +108,33 @@ def details_gold(runs: dict[str, RunData]) -> tuple[pl.DataFrame, pl.DataFrame]:
     return gold, samples
 
 
-def _records(frame: pl.DataFrame | None) -> list[dict[str, Any]] | None:
-    return None if frame is None else frame.to_dicts()
+def _hits(report: DepthReport) -> dict[str, dict[str, int]]:
+    """Per task: samples by the number of runs hitting them at 20."""
+    dist: dict[str, dict[str, int]] = {}
+    for task, hits, n in report.distribution.iter_rows():
+        dist.setdefault(task, {})[str(hits)] = n
+    return dist
 
 
 def to_json(report: DepthReport) -> dict[str, Any]:
     """The JSON document: upstream's ``depth_rows`` and ``cross_model_coverage``, then extras."""
-    dist: dict[str, dict[str, int]] = {}
-    for task, hits, n in report.distribution.iter_rows():
-        dist.setdefault(task, {})[str(hits)] = n
-    coverage = [
-        {**row, "hit_model_count_distribution": dist.get(row["task"], {})}
-        for row in report.coverage.to_dicts()
-    ]
-    doc: dict[str, Any] = {
+    dist = _hits(report)
+    extras = {
+        "given_file_at_rank_1": report.given_top,
+        "rank_fusion": report.fusion,
+        "rank_fusion_reference": report.reference,
+        "candidate_filter_ablation": report.ablation,
+    }
+    return {
         "depth_rows": report.depth_rows.to_dicts(),
-        "cross_model_coverage": coverage,
+        "cross_model_coverage": [
+            {**row, "hit_model_count_distribution": dist.get(row["task"], {})}
+            for row in report.coverage.to_dicts()
+        ],
         "all_models_miss@20": report.all_miss.to_dicts(),
-        "given_file_at_rank_1": _records(report.given_top),
-        "rank_fusion": _records(report.fusion),
-        "rank_fusion_reference": _records(report.reference),
-        "candidate_filter_ablation": _records(report.ablation),
+        **{k: None if frame is None else frame.to_dicts() for k, frame in extras.items()},
         "runs": report.info.to_dicts(),
     }
-    return doc
 
 
 def to_markdown(report: DepthReport) -> str:
@@ -147,12 +150,10 @@ def to_markdown(report: DepthReport) -> str:
         part = rows.filter(pl.col("task") == task).sort("mean_mrr", "run", descending=[True, False])
         lines += [f"## First-gold depth: {task}", ""]
         lines += [rows_to_markdown(header, [list(r) for r in part.select(cols).iter_rows()]), ""]
-    dist: dict[str, list[str]] = {}
-    for task, hits, n in report.distribution.iter_rows():
-        dist.setdefault(task, []).append(f"{hits}:{n}")
+    dist = {t: " ".join(f"{h}:{n}" for h, n in hits.items()) for t, hits in _hits(report).items()}
     lines += ["## Cross-run coverage at 20", ""]
     header = ["Task", "Samples", "Runs", "All miss@20", "Any hit@20", "Runs hitting: samples"]
-    coverage = [[*r, " ".join(dist.get(r[0], []))] for r in report.coverage.iter_rows()]
+    coverage = [[*r, dist.get(r[0], "")] for r in report.coverage.iter_rows()]
     lines += [rows_to_markdown(header, coverage), ""]
     for title, frame in (
         ("Rank fusion (spec 13.7)", report.fusion),

@@ -4,7 +4,7 @@ runs; reference rows come from :func:`.rank_analysis.depth_rows` (full-depth MRR
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import polars as pl
 
@@ -25,15 +25,21 @@ def fuse(rankings: pl.DataFrame, components: Sequence[str], *, name: str) -> pl.
     if len(lists) < 2:
         msg = f"a fusion needs at least two runs, got {list(components)}"
         raise ValueError(msg)
-    common = sorted(set(lists[0]).intersection(*lists[1:]))
+    fused = fused_rankings(lists, sorted(set(lists[0]).intersection(*lists[1:])), name)
+    return schemas.validate(fused, schemas.RANKINGS, name="fused rankings")
+
+
+def fused_rankings(
+    lists: Sequence[Mapping[str, list[str]]], sample_ids: Iterable[str], name: str
+) -> pl.DataFrame:
+    """RANKINGS of run ``name``: the RRF of each sample's top lists (a list without the
+    sample adds nothing), samples in the order given."""
     rows = [
         {"run": name, "sample_id": sid, "rank": rank, "path": path, "score": score}
-        for sid in common
-        for rank, (path, score) in enumerate(rrf([top[sid] for top in lists]), start=1)
+        for sid in sample_ids
+        for rank, (path, score) in enumerate(rrf([top.get(sid, []) for top in lists]), start=1)
     ]
-    return schemas.validate(
-        pl.DataFrame(rows, schema=dict(schemas.RANKINGS)), schemas.RANKINGS, name="fused rankings"
-    )
+    return pl.DataFrame(rows, schema=dict(schemas.RANKINGS))
 
 
 def _with_overall(metrics: pl.DataFrame, samples: pl.DataFrame) -> pl.DataFrame:
@@ -66,14 +72,9 @@ def fusion_table(
             table.with_columns(fusion=pl.lit(name), components=pl.lit(" + ".join(components)))
         )
     if not frames:
+        schema = dict.fromkeys(("fusion", "components", "task"), pl.String)
         return pl.DataFrame(
-            schema={
-                "fusion": pl.String,
-                "components": pl.String,
-                "task": pl.String,
-                "samples": pl.Int64,
-                **dict.fromkeys(FUSION_METRICS, pl.Float64),
-            }
+            schema=schema | {"samples": pl.Int64} | dict.fromkeys(FUSION_METRICS, pl.Float64)
         )
     table = pl.concat(frames).rename({"hit@20": "any@20"})
     table = table.sort(
@@ -117,17 +118,9 @@ def methods_without_base(ablation: pl.DataFrame) -> list[str]:
 def ablation_table(depth: pl.DataFrame) -> pl.DataFrame:
     """Spec §13.8 per method, candidate filter and task, with MRR minus the method's
     all_files run (null when it has none for that task)."""
-    rows = depth.select(
-        "method",
-        "candidate_filter",
-        "task",
-        "samples",
-        pl.col("gold_recall@5").alias("recall@5"),
-        pl.col("gold_recall@10").alias("recall@10"),
-        pl.col("gold_recall@20").alias("recall@20"),
-        pl.col("mean_mrr").alias("mrr"),
-        pl.col("mean_gold_coverage@8k").alias("gold_coverage@8k"),
-    )
+    renamed = {f"recall@{k}": f"gold_recall@{k}" for k in (5, 10, 20)} | {"mrr": "mean_mrr"}
+    renamed["gold_coverage@8k"] = "mean_gold_coverage@8k"
+    rows = depth.select("method", "candidate_filter", "task", "samples", **renamed)
     base = rows.filter(pl.col("candidate_filter") == BASE_FILTER).select(
         "method", "task", base_mrr="mrr"
     )
@@ -141,15 +134,4 @@ def ablation_table(depth: pl.DataFrame) -> pl.DataFrame:
         "task",
         pl.col("candidate_filter").replace_strict(order, default=len(order), return_dtype=pl.Int64),
     )
-    return out.select(
-        "method",
-        "candidate_filter",
-        "task",
-        "samples",
-        "recall@5",
-        "recall@10",
-        "recall@20",
-        "mrr",
-        "delta_mrr_vs_all_files",
-        "gold_coverage@8k",
-    )
+    return out.select(pl.exclude("base_mrr", "gold_coverage@8k"), "gold_coverage@8k")

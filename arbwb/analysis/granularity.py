@@ -22,7 +22,6 @@ from arbwb.analysis.spanyield import (
 )
 from arbwb.errors import InputError
 from arbwb.io.corpus import Corpus
-from arbwb.io.rankings import RunData
 from arbwb.io.release import Release
 from arbwb.metrics.aggregate import percentile
 from arbwb.metrics.budget import DEFAULT_BUDGETS
@@ -155,10 +154,10 @@ def gold_file_sizes(samples: pl.DataFrame, labels: pl.DataFrame, corpus: Corpus)
         on="sample_id",
         maintain_order="left",
     )
-    wanted: dict[str, set[str]] = {}
-    for sid, path in occurrences.select("snapshot_id", "path").iter_rows():
-        wanted.setdefault(sid, set()).add(path)
-    counts = line_counts(corpus, wanted).filter(pl.col("file_lines") > 0)
+    by_snapshot = occurrences.group_by("snapshot_id").agg("path").iter_rows()
+    counts = line_counts(corpus, {sid: set(paths) for sid, paths in by_snapshot}).filter(
+        pl.col("file_lines") > 0
+    )
     known = pl.col("snapshot_id").is_in(pl.Series(corpus.snapshot_ids(), dtype=pl.String).implode())
     frame = occurrences.join(
         counts, on=["snapshot_id", "path"], how="left", maintain_order="left"
@@ -266,71 +265,6 @@ class Analysis:
     packing: pl.DataFrame
     plans: dict[str, Rerank]
     checks: dict[str, Checks]
-    missing_chunk_files: list[str]
-
-
-def analyse(
-    samples: pl.DataFrame,
-    labels: pl.DataFrame,
-    spans: pl.DataFrame,
-    corpus: Corpus,
-    runs: Sequence[RunData],
-    *,
-    budgets: Sequence[int] = DEFAULT_BUDGETS,
-    rerank: bool = True,
-) -> Analysis:
-    """Gold-file sizes, span density and (``rerank``) the re-ranked runs' line packing."""
-    sizes = gold_file_sizes(samples, labels, corpus)
-    plans = {run.run: rerank_plan(run) for run in runs} if rerank else {}
-    pairs = [(run, plans[run.run]) for run in runs if run.run in plans]
-    packing, checks = packing_table(pairs, samples, labels, spans, corpus, budgets=budgets)
-    return Analysis(
-        sizes=sizes,
-        density=span_density(samples, spans, sizes),
-        packing=packing,
-        plans=plans,
-        checks=checks,
-        missing_chunk_files=missing_chunk_files(corpus, sizes["snapshot_id"].to_list()),
-    )
-
-
-def report(
-    analysis: Analysis,
-    samples: pl.DataFrame,
-    spans: pl.DataFrame,
-    runs: Sequence[RunData],
-    *,
-    n_boot: int = 2000,
-    seed: int = 0,
-) -> dict[str, Any]:
-    """The ``arbwb granularity`` JSON: spec §11's sections, and everything arbwb-defined
-    under ``arbwb`` (docs/granularity.md)."""
-    summary = packing_summary(analysis.packing, n_boot=n_boot, seed=seed)
-    missing = unresolved(analysis.sizes)
-    return {
-        "file_sizes": file_size_summary(analysis.sizes, samples),
-        "span_evidence": span_summary(analysis.density, samples, spans),
-        "method_sensitivity": file_vs_line(runs),
-        "unresolved": missing.drop("occurrences").to_dicts(),
-        "arbwb": {
-            "note": (
-                "arbwb-defined: percentile-bootstrap intervals (n_boot, seed), line packing of "
-                "re-ranked arbwb baselines (legacy_chars = spec 5.8; files/chunks = canonical "
-                "5.7 token packing credited with the packed text lines) and span yield"
-            ),
-            "n_boot": n_boot,
-            "seed": seed,
-            "intervals": diagnostic_intervals(runs, n_boot=n_boot, seed=seed),
-            "reranked": {
-                name: {"status": plan.status}
-                | (analysis.checks[name].as_dict() if name in analysis.checks else {})
-                for name, plan in analysis.plans.items()
-            },
-            "line_packing": summary.to_dicts(),
-            "missing_chunk_files": analysis.missing_chunk_files,
-            "unresolved_occurrences": int(missing["occurrences"].sum()),
-        },
-    }
 
 
 _SIZE_HEADER = (
@@ -366,19 +300,13 @@ def _metric(value: float | None) -> str:
 def markdown(result: Mapping[str, Any]) -> str:
     """The three tables of spec §13.5 and the unresolved-file warning, then arbwb's
     re-ranked line packing (labelled arbwb-defined)."""
-    sizes, spans = result["file_sizes"], result["span_evidence"]
     size_rows = (
-        [name, str(g["samples"]), str(g["gold_file_occurrences"])]
-        + [_int(g["file_lines"][k]) for k in ("median", "p90", "p95", "max")]
-        + [_pct(g["fraction_over_lines"][str(t)]) for t in LINE_THRESHOLDS]
-        for name, g in sizes.items()
+        [task, str(samples), str(files), *map(_int, row[:4]), *map(_pct, row[4:])]
+        for task, samples, files, *row in file_size_table(result).iter_rows()
     )
     span_rows = (
-        [name, f"{g['samples_with_spans']}/{g['samples']}", str(g["span_file_occurrences"])]
-        + [_int(g["evidence_lines"]["median"]), _int(g["evidence_lines"]["p90"])]
-        + [_pct(g["evidence_ratio"]["median"])]
-        + [_pct(g["fraction_ratio_at_most"][t]) for t in RATIO_THRESHOLDS]
-        for name, g in spans.items()
+        [task, f"{spans}/{samples}", str(pairs), _int(median), _int(p90), *map(_pct, shares)]
+        for task, samples, spans, pairs, median, p90, *shares in span_table(result).iter_rows()
     )
     method_rows = (
         [r["method"], str(r["samples"])]
@@ -545,19 +473,42 @@ def run(release: Release, options: GranularityOptions) -> GranularityResult:
     if positive_samples(release.samples).is_empty():
         return GranularityResult(f"no positive samples in {where}: nothing to measure")
     runs = [run for run in release.runs.values() if run.details is not None]
-    samples, spans = release.samples, release.spans
-    analysis = analyse(
-        samples,
-        release.labels,
-        spans,
-        release.corpus,
-        runs,
-        budgets=options.budgets,
-        rerank=options.rerank,
+    samples, spans, corpus = release.samples, release.spans, release.corpus
+    sizes = gold_file_sizes(samples, release.labels, corpus)
+    plans = {run.run: rerank_plan(run) for run in runs} if options.rerank else {}
+    pairs = [(run, plans[run.run]) for run in runs if run.run in plans]
+    packing, checks = packing_table(
+        pairs, samples, release.labels, spans, corpus, budgets=options.budgets
     )
-    resampling = options.resampling
-    summary = report(analysis, samples, spans, runs, n_boot=resampling.n_boot, seed=resampling.seed)
-    reranked = [{"run": k} | v for k, v in summary["arbwb"]["reranked"].items()]
+    missing_files = missing_chunk_files(corpus, sizes["snapshot_id"].to_list())
+    analysis = Analysis(sizes, span_density(samples, spans, sizes), packing, plans, checks)
+    n_boot, seed = options.resampling.n_boot, options.resampling.seed
+    boot = {"n_boot": n_boot, "seed": seed}
+    missing = unresolved(sizes)
+    reranked = {
+        name: {"status": plan.status} | (vars(checks[name]) if name in checks else {})
+        for name, plan in plans.items()
+    }
+    line_packing = packing_summary(packing, n_boot=n_boot, seed=seed).to_dicts()
+    summary = {
+        "file_sizes": file_size_summary(sizes, samples),
+        "span_evidence": span_summary(analysis.density, samples, spans),
+        "method_sensitivity": file_vs_line(runs),
+        "unresolved": missing.drop("occurrences").to_dicts(),
+        "arbwb": {
+            "note": (
+                "arbwb-defined: percentile-bootstrap intervals (n_boot, seed), line packing of "
+                "re-ranked arbwb baselines (legacy_chars = spec 5.8; files/chunks = canonical "
+                "5.7 token packing credited with the packed text lines) and span yield"
+            ),
+            **boot,
+            "intervals": diagnostic_intervals(runs, **boot),
+            "reranked": reranked,
+            "line_packing": line_packing,
+            "missing_chunk_files": missing_files,
+            "unresolved_occurrences": int(missing["occurrences"].sum()),
+        },
+    }
     return GranularityResult(
         skipped=None,
         analysis=analysis,
@@ -565,7 +516,9 @@ def run(release: Release, options: GranularityOptions) -> GranularityResult:
         file_sizes=file_size_table(summary),
         evidence_density=span_table(summary),
         methods=pl.DataFrame(summary["method_sensitivity"], infer_schema_length=None),
-        reranked=pl.DataFrame(reranked, infer_schema_length=None),
-        line_packing=pl.DataFrame(summary["arbwb"]["line_packing"], infer_schema_length=None),
-        unresolved=unresolved(analysis.sizes),
+        reranked=pl.DataFrame(
+            [{"run": k} | v for k, v in reranked.items()], infer_schema_length=None
+        ),
+        line_packing=pl.DataFrame(line_packing, infer_schema_length=None),
+        unresolved=missing,
     )

@@ -158,71 +158,69 @@ def _wide(
     columns: Sequence[tuple[str, str, str]],
     *,
     group: str,
+    family: Mapping[str, str] | None = None,
     scope: str = "overall",
     subset: str = "all",
-) -> pl.DataFrame:
-    """One row per run of ``group``: the counts and one value column per (aggregation, metric)."""
+) -> tuple[pl.DataFrame, list[str]]:
+    """One row per run of ``group``: its ``family`` (when given), the counts and one value
+    column per (aggregation, metric, label) the board has; and the labels present."""
     part = board.filter(
         pl.col("group") == group, pl.col("scope") == scope, pl.col("subset") == subset
     )
     rows = part.select("run", *_COUNTS).unique("run", keep="first", maintain_order=True)
+    if family is not None:
+        named = pl.col("run").replace_strict(dict(family), default=None, return_dtype=pl.String)
+        rows = rows.with_columns(family=named)
+    labels = []
     for aggregation, metric, label in columns:
         values = part.filter(pl.col("aggregation") == aggregation, pl.col("metric") == metric)
         if values.height:
             rows = rows.join(
                 values.select("run", pl.col("value").alias(label)), on="run", how="left"
             )
-    return rows
-
-
-def _with_family(frame: pl.DataFrame, family: Mapping[str, str], name: str) -> pl.DataFrame:
-    return frame.with_columns(
-        pl.col("run").replace_strict(dict(family), default=None, return_dtype=pl.String).alias(name)
-    )
+            labels.append(label)
+    return rows, labels
 
 
 def v2_table(board: pl.DataFrame, family: Mapping[str, str], *, group: str) -> pl.DataFrame:
     """Spec §13.1 v2 aggregate (Model, Family, counts, R@5/10/20, MRR, BCY@8k, macros), by
     weighted MRR, R@20, model; BCY columns only with a corpus."""
-    wide = _with_family(_wide(board, _AGGREGATE, group=group), family, "Family")
+    wide, labels = _wide(board, _AGGREGATE, group=group, family=family)
     wide = wide.sort(["MRR", "R@20", "run"], descending=[True, True, False], nulls_last=True)
-    labels = [label for _, _, label in _AGGREGATE if label in wide.columns]
-    return wide.select(pl.col("run").alias("Model"), "Family", *_COUNTS, *labels)
+    return wide.select(
+        pl.col("run").alias("Model"), pl.col("family").alias("Family"), *_COUNTS, *labels
+    )
 
 
 def task_table(board: pl.DataFrame, *, group: str, task: str) -> pl.DataFrame:
     """Spec §13.1 v2 per task: Model, counts, R@5/10/20, MRR, BCY@8k; MRR desc, then model."""
-    wide = _wide(board, _PER_TASK, group=group, scope="task", subset=task)
+    wide, labels = _wide(board, _PER_TASK, group=group, scope="task", subset=task)
     wide = wide.sort(["MRR", "run"], descending=[True, False], nulls_last=True)
-    labels = [label for _, _, label in _PER_TASK if label in wide.columns]
     return wide.select(pl.col("run").alias("Model"), *_COUNTS, *labels)
 
 
-def _ranked(wide: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
-    """Sorted by ``keys`` then method, all descending, missing values last; Rank from 1."""
-    present = [k for k in keys if k in wide.columns]
-    ordered = wide.sort([*present, "run"], descending=[True] * (len(present) + 1), nulls_last=True)
-    return ordered.with_row_index("Rank", offset=1).with_columns(pl.col("Rank").cast(pl.Int64))
+def _ranked(wide: pl.DataFrame, labels: Sequence[str], keys: Sequence[str]) -> pl.DataFrame:
+    """Rank, Method, Type, counts and ``labels``, sorted by ``keys`` then method, all
+    descending, missing values last."""
+    ordered = wide.sort([*keys, "run"], descending=[True] * (len(keys) + 1), nulls_last=True)
+    ranked = ordered.with_row_index("Rank", offset=1).with_columns(pl.col("Rank").cast(pl.Int64))
+    return ranked.select(
+        "Rank", pl.col("run").alias("Method"), pl.col("family").alias("Type"), *_COUNTS, *labels
+    )
 
 
 def layered_table(board: pl.DataFrame, family: Mapping[str, str], *, group: str) -> pl.DataFrame:
     """Spec §13.1 layered main table: Rank, Method, Type, counts, R@20, MRR, BCY@8k, sorted
     by (MRR, R@20, method) descending (ContextSelect-F1@3 is not computed)."""
-    wide = _with_family(_wide(board, _LAYERED, group=group), family, "Type")
-    ranked = _ranked(wide, ["MRR", "R@20"])
-    labels = [label for _, _, label in _LAYERED if label in ranked.columns]
-    return ranked.select("Rank", pl.col("run").alias("Method"), "Type", *_COUNTS, *labels)
+    wide, labels = _wide(board, _LAYERED, group=group, family=family)
+    return _ranked(wide, labels, [k for k in ("MRR", "R@20") if k in labels])
 
 
 def bcy_table(board: pl.DataFrame, family: Mapping[str, str], *, group: str) -> pl.DataFrame:
     """Spec §13.1 layered BCY table (Rank, Method, Type, counts, BCY@4k-32k) by BCY@8k, method;
     empty when the board has no BCY."""
-    wide = _with_family(_wide(board, _BCY, group=group), family, "Type")
-    labels = [label for _, _, label in _BCY if label in wide.columns]
-    if "BCY@8k" not in labels:
-        return pl.DataFrame()
-    ranked = _ranked(wide, ["BCY@8k"])
-    return ranked.select("Rank", pl.col("run").alias("Method"), "Type", *_COUNTS, *labels)
+    wide, labels = _wide(board, _BCY, group=group, family=family)
+    return _ranked(wide, labels, ["BCY@8k"]) if "BCY@8k" in labels else pl.DataFrame()
 
 
 @dataclass(frozen=True)

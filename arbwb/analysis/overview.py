@@ -22,6 +22,7 @@ REPO_MANIFEST = "repo_manifest.jsonl"
 UNKNOWN_LANGUAGE = "unknown"
 POSITIVE_TASKS = ("code2test", "comment2context", "trace2code", "edit2ripple")
 NO_GOLD_STRATA = ("natural", "counterfactual")
+LANGUAGES = {"repo": pl.String, "language": pl.String}
 
 
 def repo_languages(data_dir: str | Path) -> pl.DataFrame:
@@ -36,10 +37,7 @@ def repo_languages(data_dir: str | Path) -> pl.DataFrame:
                     f"expected OWNER/NAME, got {repo!r}", path=path, line=line, field="repo"
                 )
             rows[repo] = language if isinstance(language, str) and language else UNKNOWN_LANGUAGE
-    return pl.DataFrame(
-        {"repo": list(rows), "language": list(rows.values())},
-        schema={"repo": pl.String, "language": pl.String},
-    )
+    return pl.DataFrame({"repo": list(rows), "language": list(rows.values())}, schema=LANGUAGES)
 
 
 def _with_language(samples: pl.DataFrame, languages: pl.DataFrame | None) -> pl.DataFrame:
@@ -225,7 +223,8 @@ def run(release: Release, options: OverviewOptions | None = None) -> OverviewRes
     """Composition of ``release`` and one pass over its corpus; no samples is a skip with a
     reason, not an error."""
     samples = release.samples
-    declared = repo_languages(release.root) if release.root is not None else _no_languages()
+    root = release.root
+    declared = repo_languages(root) if root is not None else pl.DataFrame(schema=LANGUAGES)
     scale = cs.corpus_scale(release.corpus) if release.corpus is not None else None
     inferred = infer_languages(scale.extensions) if scale is not None else declared.clear()
     language_of = fill_languages(declared, inferred)
@@ -246,7 +245,3 @@ def run(release: Release, options: OverviewOptions | None = None) -> OverviewRes
             else "no corpus/<release>/corpus_manifest.jsonl under the data root"
         ),
     )
-
-
-def _no_languages() -> pl.DataFrame:
-    return pl.DataFrame(schema={"repo": pl.String, "language": pl.String})

@@ -69,11 +69,9 @@ def per_sample(
         first_gold_rank=pl.col("first_gold_rank").cast(pl.Int64),
         **{f"gold_recall@{k}": pl.col(f"recall@{k}") for k in DEPTHS},
     )
+    stores = pl.col(GOLD_COVERAGE).is_not_null().any().over("run")
     frame = frame.join(_gold_coverage(stored), on=["run", "sample_id"], how="left")
-    has_cov = frame.group_by("run").agg(has=pl.col(GOLD_COVERAGE).is_not_null().any())
-    frame = frame.join(has_cov, on="run").with_columns(
-        pl.when(pl.col("has")).then(pl.col(GOLD_COVERAGE).fill_null(0.0)).alias(GOLD_COVERAGE)
-    )
+    frame = frame.with_columns(pl.when(stores).then(pl.col(GOLD_COVERAGE).fill_null(0.0)))
     answered = rankings.select("run", "sample_id")
     if submitted is not None:
         answered = pl.concat([answered, submitted.select("run", "sample_id")])

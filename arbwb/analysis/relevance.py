@@ -96,23 +96,6 @@ _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]{2,}")
 _PUNCT = str.maketrans({"_": " ", "-": " ", "/": " ", ".": " "})
 
-# Exact upstream record fields of spec §10.6, in the spec's order.
-RECORD_FIELDS: tuple[str, ...] = (
-    "sample_id",
-    "task_type",
-    "repo",
-    "primary_relevance_type",
-    "secondary_relevance_types",
-    "confidence",
-    "gold_files",
-    "query_token_overlap",
-    "path_token_overlap",
-    "semantic_overlap_score",
-    "structural_signal_count",
-    "workflow_signal_count",
-    "evidence",
-)
-
 # Flag code -> explanation (arbwb-defined). Codes in INPUT_FLAGS make up ``reason``.
 FLAG_TEXT: dict[str, str] = {
     "quirk_edit2ripple_always_structural": (
@@ -153,6 +136,7 @@ INPUT_FLAGS: tuple[str, ...] = (
 )
 
 SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
+    # the exact upstream record fields of spec §10.6, in the spec's order (RECORD_FIELDS)
     "sample_id": pl.String,
     "task_type": pl.String,
     "repo": pl.String,
@@ -186,6 +170,7 @@ SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "source": pl.String,
     "line": pl.Int64,
 }
+RECORD_FIELDS: tuple[str, ...] = tuple(SCHEMA)[:13]
 
 
 def tokenize(text: str) -> set[str]:
@@ -248,8 +233,8 @@ class _Record:
     raw: Mapping[str, Any]
     flags: list[str]
 
-    def obj(self, key: str, *, source: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        value = (self.raw if source is None else source).get(key)
+    def obj(self, key: str) -> dict[str, Any]:
+        value = self.raw.get(key)
         return value if isinstance(value, dict) else {}
 
     def items(self, value: Any) -> list[Any]:
@@ -553,14 +538,8 @@ def annotate_records(
 ) -> pl.DataFrame:
     """The annotation frame (:data:`SCHEMA`) of raw records or ``(source, line, record)``
     triples, one row each, in input order."""
-    rows = []
-    for item in records:
-        if isinstance(item, tuple):
-            source, line, record = item
-            rows.append(annotate_record(record, source=source, line=line))
-        else:
-            rows.append(annotate_record(item))
-    return _frame(rows)
+    triples = (item if isinstance(item, tuple) else (None, None, item) for item in records)
+    return _frame([annotate_record(rec, source=src, line=line) for src, line, rec in triples])
 
 
 def _frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
@@ -576,14 +555,12 @@ def annotate_path(path: str | Path) -> pl.DataFrame:
 def annotate_samples(samples: pl.DataFrame) -> pl.DataFrame:
     """Annotate a SAMPLES frame from each row's raw record; a row whose record cannot be
     re-read is annotated from the frame's JSON and flagged ``raw_record_unavailable``."""
-    wanted: dict[str, set[int]] = {}
-    for source, line in samples.select("source", "line").iter_rows():
-        if source is not None and line is not None:
-            wanted.setdefault(source, set()).add(line)
+    wanted = samples.drop_nulls(["source", "line"]).group_by("source").agg("line")
     raw: dict[tuple[str, int], dict[str, Any]] = {}
-    for source, lines in wanted.items():
+    for source, lines in wanted.iter_rows():
         if Path(source).is_file():
-            raw.update(((source, n), record) for n, record in iter_jsonl(source) if n in lines)
+            keep = set(lines)
+            raw.update(((source, n), record) for n, record in iter_jsonl(source) if n in keep)
     rows = []
     for row in samples.iter_rows(named=True):
         record = raw.get((row["source"], row["line"]))

@@ -4,10 +4,10 @@ sample-weighted means overall, per task and per group, as frames a notebook can 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import polars as pl
 
@@ -19,6 +19,7 @@ from arbwb.metrics import DEFAULT_METRICS, coverage, evaluate, parse_metric, sna
 from arbwb.metrics.aggregate import aggregate
 from arbwb.metrics.budget import STORED_PREFIX
 
+T = TypeVar("T")
 SCORES_SCHEMA = {
     "run": pl.String,
     "grouping": pl.String,
@@ -119,13 +120,7 @@ def score_all(
     :func:`~arbwb.metrics.evaluate` and the BCY packer work per (run, sample) anyway."""
     if len({run.run for run in runs}) < len(runs):  # names key the joint evaluation
         return [score_run(run, samples, metrics, corpus) for run in runs]
-    groups: list[list[RunData]] = []
-    for run in runs:
-        group = next((g for g in groups if _same_gold(g[0], run, samples)), None)
-        if group is None:
-            groups.append([run])
-        else:
-            group.append(run)
+    groups = _batches(runs, lambda first, run: _same_gold(first, run, samples))
     if corpus is not None and needs_corpus(metrics) and len(groups) > 1:
         prefetch_costs(runs, samples, corpus)  # each chunk file read once, not per group
     done: dict[str, Scored] = {}
@@ -139,13 +134,23 @@ def _same_gold(first: RunData, other: RunData, samples: SampleSet | None) -> boo
     (their file line numbers aside)."""
     if samples is not None:
         return True
-    if first.labels is None or first.details is None:
+    if first.labels is None or first.details is None or other.labels is None:
         return False
-    if other.labels is None or other.details is None:
-        return False
-    if not first.labels.equals(other.labels):
+    if other.details is None or not first.labels.equals(other.labels):
         return False
     return _same_samples(first.details, other.details)
+
+
+def _batches(items: Sequence[T], same: Callable[[T, T], bool]) -> list[list[T]]:
+    """``items`` in batches, in order: each joins the first batch whose first item is ``same``."""
+    batches: list[list[T]] = []
+    for item in items:
+        batch = next((b for b in batches if same(b[0], item)), None)
+        if batch is None:
+            batches.append([item])
+        else:
+            batch.append(item)
+    return batches
 
 
 def _score_group(
@@ -204,22 +209,14 @@ def _score_group(
 def score_table(scored: Sequence[Scored], by: str | None = None) -> pl.DataFrame:
     """Long means table (run, grouping, group, metric, n, value), grouping by grouping and run
     by run; runs with equal sample frames are aggregated in one call."""
-    batches: list[list[int]] = []
-    for i, s in enumerate(scored):
-        batch = next((b for b in batches if _same_samples(scored[b[0]].samples, s.samples)), None)
-        if batch is None:
-            batches.append([i])
-        else:
-            batch.append(i)
+    batches = _batches(scored, lambda first, s: _same_samples(first.samples, s.samples))
     frames = []
     for key in [None, "task"] + ([by] if by not in (None, "task") else []):
         parts = []
         for batch in batches:
-            metrics = pl.concat([scored[i].metrics for i in batch])
+            metrics = pl.concat([s.metrics for s in batch])
             means = (
-                aggregate(metrics)
-                if key is None
-                else aggregate(metrics, scored[batch[0]].samples, by=key)
+                aggregate(metrics) if key is None else aggregate(metrics, batch[0].samples, by=key)
             )
             parts.append(
                 means.select(

@@ -10,7 +10,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import polars as pl
 
 from arbwb.analysis.selective_metrics import NEG_INF, calibrated_row, metrics_at, set_metrics
@@ -147,17 +146,12 @@ def cross_validate(rows: pl.DataFrame, fold_of: Mapping[str, int]) -> CrossValid
     folds = max(fold_of.values()) + 1
     fold_col = pl.col("repo").replace_strict(dict(fold_of), return_dtype=pl.Int64)
     frame = rows.with_columns(fold=fold_col)
-    threshold_col = np.full(frame.height, np.nan)
     fold_rows: list[dict[str, Any]] = []
-    fold_ids = frame["fold"].to_numpy()
     for fold in range(folds):
-        test_mask = fold_ids == fold
-        train = frame.filter(~pl.Series(test_mask))
-        test = frame.filter(pl.Series(test_mask))
+        train, test = frame.filter(pl.col("fold") != fold), frame.filter(pl.col("fold") == fold)
         check_both_classes(train, f"the training repos of fold {fold} (run {rows['run'][0]!r})")
         chosen = calibrated_row(train)
         threshold = float(chosen["threshold"])
-        threshold_col[test_mask] = threshold
         fold_rows.append(
             {
                 "fold": fold,
@@ -173,9 +167,13 @@ def cross_validate(rows: pl.DataFrame, fold_of: Mapping[str, int]) -> CrossValid
                 "test_metrics": metrics_at(test, threshold),
             }
         )
-    decided = frame.with_columns(
-        threshold=pl.Series(threshold_col),
-    ).with_columns(abstained=pl.col("confidence") < pl.col("threshold"))
+    thresholds = pl.DataFrame(
+        {"fold": range(folds), "threshold": [f["threshold"] for f in fold_rows]},
+        schema={"fold": pl.Int64, "threshold": pl.Float64},
+    )
+    decided = frame.join(thresholds, on="fold", maintain_order="left").with_columns(
+        abstained=pl.col("confidence") < pl.col("threshold")
+    )
     predictions = decided.select(
         "sample_id", "repo", "label", "fold", "confidence", "threshold", "abstained"
     ).sort("sample_id")

@@ -81,10 +81,9 @@ def selective_rows(
     if unknown:
         msg = f"{len(unknown)} samples of run {run.run!r} are not in the samples: {named(unknown)}"
         raise InputError(msg, path=run.path, field="sample_id")
+    positive = pl.col("stratum") == "positive"
     frame = answered.join(known, on="sample_id", how="left").with_columns(
-        label=pl.when(pl.col("stratum") == "positive")
-        .then(pl.lit("positive"))
-        .otherwise(pl.lit("no_gold"))
+        label=pl.when(positive).then(pl.lit("positive")).otherwise(pl.lit("no_gold"))
     )
     if frame["stratum"].is_null().any():
         bad = frame.filter(pl.col("stratum").is_null())["sample_id"].to_list()
@@ -110,12 +109,7 @@ def selective_rows(
             "fix the run, or read them as 0.0 like upstream (missing='zero', spec §9.2)"
         )
         raise InputError(msg, path=run.path, field="confidence")
-    frame = frame.with_columns(
-        confidence=pl.when(pl.col("confidence").is_nan())
-        .then(None)
-        .otherwise(pl.col("confidence"))
-        .fill_null(0.0)
-    )
+    frame = frame.with_columns(pl.col("confidence").fill_nan(None).fill_null(0.0))
     gold = labels.filter(pl.col("role") == "gold").select("sample_id", "path").unique()
     recall = _recall_at_20(run, gold)
     frame = frame.join(recall, on="sample_id", how="left")

@@ -27,6 +27,11 @@ from arbwb.errors import InputError
 FloatArray = npt.NDArray[np.float64]
 STRATA = ("natural", "counterfactual", "all")
 SIGNALS = ("confidence", "top_score", "file_margin", "top1_minus_mean_topk", "repo_z")
+#: The measured columns of :func:`separability`.
+SEPARABILITY = (
+    *("auroc", "auroc_low", "auroc_high", "auprc_no_gold", "auprc_low", "auprc_high"),
+    "no_gold_prevalence",
+)
 
 
 def _interval(replicates: FloatArray, level: float) -> tuple[FloatArray, FloatArray]:
@@ -75,9 +80,12 @@ def risk_coverage(
         denom = weights @ accepted_pos.T
         with np.errstate(invalid="ignore", divide="ignore"):
             hit_b = np.where(denom > 0, (weights @ (accepted_pos & hit).T) / denom, np.nan)
-        s_low, s_high = _interval(succ_b, level)
-        h_low, h_high = _interval(hit_b, level)
-        c_low, c_high = _interval(cov_b, level)
+        bands = {"coverage": cov_b, "success": succ_b, "hit": hit_b}
+        ends = {
+            f"{name}_{end}": bounds
+            for name, reps in bands.items()
+            for end, bounds in zip(("low", "high"), _interval(reps, level), strict=True)
+        }
         observed = sweep(part).select(
             "threshold_index",
             "threshold",
@@ -86,17 +94,7 @@ def risk_coverage(
             "accepted_positive_hit@20",
             "positive_returned",
         )
-        parts.append(
-            observed.with_columns(
-                run=pl.lit(run),
-                coverage_low=c_low,
-                coverage_high=c_high,
-                success_low=s_low,
-                success_high=s_high,
-                hit_low=h_low,
-                hit_high=h_high,
-            )
-        )
+        parts.append(observed.with_columns(run=pl.lit(run), **ends))
     return pl.concat(parts).select("run", pl.exclude("run"))
 
 
@@ -157,31 +155,15 @@ def separability(
             target = np.r_[np.zeros(pos.size, bool), np.ones(neg.size, bool)]
             ap = _average_precision(score, target, np.ones((1, score.size)))[0]
             ap_b = _average_precision(score, target, np.c_[w_pos, w_neg])
-            a_low, a_high = _interval(auroc_b[:, None], level)
-            p_low, p_high = _interval(ap_b[:, None], level)
-            row |= {
-                "auroc": float(kernel.mean()),
-                "auroc_low": float(a_low[0]),
-                "auroc_high": float(a_high[0]),
-                "auprc_no_gold": float(ap),
-                "auprc_low": float(p_low[0]),
-                "auprc_high": float(p_high[0]),
-                "no_gold_prevalence": neg.size / (pos.size + neg.size),
-            }
-            out.append(row)
-    schema = {
-        "run": pl.String,
-        "stratum": pl.String,
-        "positive": pl.Int64,
-        "no_gold": pl.Int64,
-        "auroc": pl.Float64,
-        "auroc_low": pl.Float64,
-        "auroc_high": pl.Float64,
-        "auprc_no_gold": pl.Float64,
-        "auprc_low": pl.Float64,
-        "auprc_high": pl.Float64,
-        "no_gold_prevalence": pl.Float64,
-    }
+            low, high = _interval(np.c_[auroc_b, ap_b], level)
+            values = (kernel.mean(), low[0], high[0], ap, low[1], high[1])
+            prevalence = neg.size / (pos.size + neg.size)
+            out.append(
+                row | dict(zip(SEPARABILITY, [*map(float, values), prevalence], strict=True))
+            )
+    schema: dict[str, type[pl.DataType]] = dict.fromkeys(("run", "stratum"), pl.String)
+    schema |= dict.fromkeys(("positive", "no_gold"), pl.Int64)
+    schema |= dict.fromkeys(SEPARABILITY, pl.Float64)
     return pl.DataFrame(out, schema=schema)
 
 
@@ -227,21 +209,14 @@ def rate_intervals(metrics: Mapping[str, Any]) -> pl.DataFrame:
         "coverage": (pr + nr, total),
         "accepted_positive_hit@20": (hits, pr),
     }
-    rows = []
-    for name, (k, n) in counts.items():
-        low, high = wilson_interval(k, n) if n else (None, None)
-        rows.append(
-            {"metric": name, "k": k, "n": n, "value": metrics[name], "low": low, "high": high}
-        )
-    schema = {
-        "metric": pl.String,
-        "k": pl.Int64,
-        "n": pl.Int64,
-        "value": pl.Float64,
-        "low": pl.Float64,
-        "high": pl.Float64,
-    }
-    return pl.DataFrame(rows, schema=schema)
+    rows = [
+        (name, k, n, metrics[name], *(wilson_interval(k, n) if n else (None, None)))
+        for name, (k, n) in counts.items()
+    ]
+    schema = {"metric": pl.String} | dict.fromkeys(("k", "n"), pl.Int64)
+    return pl.DataFrame(
+        rows, schema | dict.fromkeys(("value", "low", "high"), pl.Float64), orient="row"
+    )
 
 
 def selective_table(calibrations: Sequence[Calibration]) -> pl.DataFrame:

@@ -13,12 +13,15 @@ import numpy as np
 import polars as pl
 
 from arbwb import schemas
+from arbwb.analysis.board import intervals
+from arbwb.analysis.fusion_report import fused_rankings
+from arbwb.analysis.leaderboard import release_metrics
 from arbwb.analysis.relevance import CORE_TASKS, LABELS
 from arbwb.analysis.result import Resampling, Table
 from arbwb.io.release import Release
 from arbwb.metrics import evaluate
-from arbwb.metrics.stats import bootstrap_means, holm, percentile_interval, sign_flip_pvalues
-from arbwb.retrievers.fusion import rrf, top_lists
+from arbwb.metrics.stats import bootstrap_means, holm, sign_flip_pvalues
+from arbwb.retrievers.fusion import top_lists
 
 SLICE_METRICS: tuple[str, ...] = ("recall@20", "mrr")
 BCY_METRIC = "bcy@8000"
@@ -35,19 +38,13 @@ def membership(annotations: pl.DataFrame) -> pl.DataFrame:
     """``sample_id, task, view, slice``: one ``primary`` row per sample of the core tasks with
     complete annotations, one ``multi`` row per label (:func:`exclusions` counts the rest)."""
     kept = annotations.filter(pl.col("task_type").is_in(CORE_TASKS), pl.col("complete"))
-    primary = kept.select(
-        "sample_id",
-        pl.col("task_type").alias("task"),
-        pl.lit("primary").alias("view"),
-        pl.col("primary_relevance_type").alias("slice"),
+    views = {"primary": "primary_relevance_type", "multi": "relevance_types"}
+    return pl.concat(
+        kept.select(
+            "sample_id", task="task_type", view=pl.lit(view), slice=pl.concat_list(column)
+        ).explode("slice")
+        for view, column in views.items()
     )
-    multi = (
-        kept.select("sample_id", pl.col("task_type").alias("task"), "relevance_types")
-        .explode("relevance_types")
-        .select("sample_id", "task", pl.lit("multi").alias("view"), pl.col("relevance_types"))
-        .rename({"relevance_types": "slice"})
-    )
-    return pl.concat([primary, multi])
 
 
 def exclusions(annotations: pl.DataFrame) -> pl.DataFrame:
@@ -156,20 +153,6 @@ def best_by_mode(table: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-_SCORES_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
-    "group": pl.String,
-    "view": pl.String,
-    "slice": pl.String,
-    "task": pl.String,
-    "run": pl.String,
-    "metric": pl.String,
-    "n": pl.Int64,
-    "value": pl.Float64,
-    "ci_low": pl.Float64,
-    "ci_high": pl.Float64,
-}
-
-
 @dataclass(frozen=True)
 class _Cell:
     """One (group, view, slice, task, metric) cell: runs and their paired samples x runs values."""
@@ -205,49 +188,30 @@ def slice_scores(
 ) -> pl.DataFrame:
     """Per (group, view, slice, task, run, metric): n, mean and a percentile-bootstrap
     interval over the cell's samples, shared by its runs (arbwb-defined)."""
-    rows: list[dict[str, object]] = []
+    keys = ("group", "view", "slice", "task", "run", "metric")
+    schema: dict[str, type[pl.DataType]] = {**dict.fromkeys(keys, pl.String), "n": pl.Int64}
+    schema |= dict.fromkeys(("value", "ci_low", "ci_high"), pl.Float64)
+    frames = [pl.DataFrame(schema=schema)]
     for cell in _cells(_joined(metrics, annotations, run_group)):
         reps = bootstrap_means(cell.values, n_boot=n_boot, seed=seed)
-        means = cell.values.mean(axis=0)
-        for j, run in enumerate(cell.runs):
-            low, high = percentile_interval(reps[:, j])
-            group, view, name, task, metric = cell.key
-            rows.append(
-                {
-                    "group": group,
-                    "view": view,
-                    "slice": name,
-                    "task": task,
-                    "run": run,
-                    "metric": metric,
-                    "n": cell.values.shape[0],
-                    "value": float(means[j]),
-                    "ci_low": low,
-                    "ci_high": high,
-                }
-            )
-    frame = pl.DataFrame(rows, schema=_SCORES_SCHEMA, orient="row")
+        columns = {"run": cell.runs, "n": cell.values.shape[0], "value": cell.values.mean(axis=0)}
+        cell_keys = dict(zip(("group", "view", "slice", "task", "metric"), cell.key, strict=True))
+        frames.append(pl.DataFrame(cell_keys | columns | intervals(reps), schema=schema))
     return (
-        frame.with_columns(_label_order("slice"))
+        pl.concat(frames)
+        .with_columns(_label_order("slice"))
         .sort("group", "view", "_slice", "task", "metric", "run")
         .drop("_slice")
     )
 
 
 _BEST_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
-    "group": pl.String,
-    "view": pl.String,
-    "slice": pl.String,
-    "metric": pl.String,
-    "n": pl.Int64,
-    "runs": pl.Int64,
+    **dict.fromkeys(("group", "view", "slice", "metric"), pl.String),
+    **dict.fromkeys(("n", "runs"), pl.Int64),
     "best": pl.String,
     "best_value": pl.Float64,
     "runner_up": pl.String,
-    "runner_up_value": pl.Float64,
-    "diff": pl.Float64,
-    "p_value": pl.Float64,
-    "p_holm": pl.Float64,
+    **dict.fromkeys(("runner_up_value", "diff", "p_value", "p_holm"), pl.Float64),
     "significant": pl.Boolean,
 }
 
@@ -267,40 +231,25 @@ def best_per_slice(
     )
     cells = {c.key: c for c in _cells(joined)}
     rows: list[dict[str, object]] = []
-    for key, cell in cells.items():
-        group, view, name, task, metric = key
+    for (group, view, name, task, metric), cell in cells.items():
         if task != ALL or metric != "mrr":
             continue
         tiebreak = cells.get((group, view, name, ALL, "recall@20"))
-        order = _order(cell, [] if tiebreak is None else [tiebreak])
-        best = order[0]
+        best, *rest = _order(cell, [] if tiebreak is None else [tiebreak])
         means = cell.values.mean(axis=0)
-        row: dict[str, object] = {
-            "group": group,
-            "view": view,
-            "slice": name,
-            "metric": metric,
-            "n": cell.values.shape[0],
-            "runs": len(cell.runs),
-            "best": cell.runs[best],
-            "best_value": float(means[best]),
-            "runner_up": None,
-            "runner_up_value": None,
-            "diff": None,
-            "p_value": None,
-        }
-        if len(order) > 1:
-            second = order[1]
+        row: dict[str, object] = {"group": group, "view": view, "slice": name, "metric": metric}
+        row |= {"n": cell.values.shape[0], "runs": len(cell.runs)}
+        row |= {"best": cell.runs[best], "best_value": float(means[best])}
+        if rest:
+            second = rest[0]
             diffs = cell.values[:, best] - cell.values[:, second]
             row["runner_up"] = cell.runs[second]
             row["runner_up_value"] = float(means[second])
             row["diff"] = float(means[best] - means[second])
             row["p_value"] = float(sign_flip_pvalues(diffs, n_perm=n_perm, seed=seed)[0])
         rows.append(row)
-    frame = pl.DataFrame(
-        rows, schema={k: v for k, v in _BEST_SCHEMA.items() if k not in ("p_holm", "significant")}
-    )
-    return _with_holm(frame)
+    schema = {k: v for k, v in _BEST_SCHEMA.items() if k not in ("p_holm", "significant")}
+    return _with_holm(pl.DataFrame(rows, schema=schema))
 
 
 def _order(cell: _Cell, tiebreak: Sequence[_Cell]) -> list[int]:
@@ -391,14 +340,7 @@ def rrf_metrics(
         name = fused_name(combo)
         groups[name] = group
         skipped[name] = len(with_gold) - len(common)
-        rows = []
-        for sample_id in common:
-            fused = rrf([top.get(sample_id, []) for top in lists])
-            rows += [
-                {"run": name, "sample_id": sample_id, "rank": i, "path": p, "score": s}
-                for i, (p, s) in enumerate(fused, start=1)
-            ]
-        rankings = pl.DataFrame(rows, schema=dict(schemas.RANKINGS))
+        rankings = fused_rankings(lists, common, name)
         labels = gold.filter(pl.col("sample_id").is_in(common))
         if labels.height == 0:
             continue
@@ -501,18 +443,17 @@ def _best_record(frame: pl.DataFrame) -> dict[str, dict[str, Any]]:
 
 def slice_board(
     release: Release,
-    metrics: pl.DataFrame,
     annotations: pl.DataFrame,
     *,
-    metric_names: Sequence[str],
     rrf_max: int = 20,
     resampling: Resampling | None = None,
 ) -> SliceBoard:
-    """All slice tables of ``metrics`` (``metric_names`` of each run, scored on its own
-    group's samples) and of up to ``rrf_max`` RRF pairs/triples per group of stored runs
-    (fusions named ``rrf*`` are not re-fused)."""
+    """All slice tables of the release's runs (each scored on its own group's samples) and of
+    up to ``rrf_max`` RRF pairs/triples per group of stored runs (fusions named ``rrf*`` are
+    not re-fused)."""
     boot = resampling or Resampling()
-    names = tuple(metric_names)
+    names = slice_metric_names(release)
+    metrics = release_metrics(release, metrics=names)
     groups = release.run_group
     table = slice_table(metrics, annotations, run_group=groups)
     boards = {label: label_leaderboard(table, label=label) for label in LABELS}
@@ -540,7 +481,7 @@ def slice_board(
         best_rrf=best_per_slice(
             pl.concat([metrics, fused.metrics]),
             annotations,
-            run_group={**groups, **fused.run_group},
+            run_group=groups | fused.run_group,
             n_perm=boot.n_perm,
             seed=boot.seed,
         ),

@@ -68,10 +68,6 @@ class Checks:
     stored_line_mismatch: int = 0
     missing_query: int = 0
 
-    def as_dict(self) -> dict[str, int]:
-        """Plain dict for JSON."""
-        return dict(vars(self))
-
 
 def rerank_plan(run: RunData) -> Rerank:
     """The method that made ``run`` (from its summary) when arbwb can re-run it: its own
@@ -257,52 +253,46 @@ def packing_table(
     budget_list = normalise_budgets(budgets)
     targets = {t.sample_id: t for t in det.sample_targets(samples, labels, spans)}
     queries = dict(samples.select("sample_id", "query_text").iter_rows())
-    checks = {run.run: Checks() for run, plan in runs if plan.method is not None}
-    todo: dict[str, list[tuple[RunData, Rerank, det.SampleTarget]]] = {}
-    for run, plan in runs:
-        if plan.method is None or run.details is None:
-            continue
-        for sid in run.details["sample_id"].to_list():
+    plans = {run.run: (run, plan) for run, plan in runs if plan.method is not None}
+    checks = {name: Checks() for name in plans}
+    todo: dict[str, dict[str, list[det.SampleTarget]]] = {}  # snapshot -> run -> samples
+    for name, (run, _) in plans.items():
+        for sid in [] if run.details is None else run.details["sample_id"].to_list():
             target = targets.get(sid)
             if target is None or not _has_valid_span(target):
                 continue
             if queries.get(sid) is None:
-                checks[run.run].missing_query += 1
+                checks[name].missing_query += 1
                 continue
-            snapshot = f"{target.repo}@{target.base_commit}"
-            todo.setdefault(snapshot, []).append((run, plan, target))
-    stored_lines = {run.run: _stored_lines(run) for run, plan in runs if plan.method is not None}
-    stored_top = {run.run: _stored_top(run) for run, plan in runs if plan.method is not None}
+            by_run = todo.setdefault(f"{target.repo}@{target.base_commit}", {})
+            by_run.setdefault(name, []).append(target)
+    stored_lines = {name: _stored_lines(run) for name, (run, _) in plans.items()}
+    stored_top = {name: _stored_top(run) for name, (run, _) in plans.items()}
     rows: list[dict[str, Any]] = []
     for snapshot in sorted(todo):
-        members = todo[snapshot]
         if not corpus.has(snapshot):
-            for run, _, _ in members:
-                checks[run.run].missing_snapshot += 1
+            for name, mine in todo[snapshot].items():
+                checks[name].missing_snapshot += len(mine)
             continue
         chunks = corpus.chunks(snapshot)
-        by_run: dict[str, list[tuple[RunData, Rerank, det.SampleTarget]]] = {}
-        for member in members:
-            by_run.setdefault(member[0].run, []).append(member)
-        for group in by_run.values():
-            run, plan = group[0][0], group[0][1]
-            assert plan.method is not None
-            mine = [t for _, _, t in group]
+        for name, mine in todo[snapshot].items():
+            plan, check = plans[name][1], checks[name]
+            method = plan.method
+            assert method is not None
             candidates = candidate_chunks(chunks, plan.candidate_filter)
             if candidates.height == 0:
-                checks[run.run].empty_corpus += len(mine)
+                check.empty_corpus += len(mine)
                 continue
-            index = plan.method.build_index(candidates)
+            index = method.build_index(candidates)
             pieces = Pieces.of(candidates)
             for target in mine:
-                ranking = plan.method.rank_sample(index, queries[target.sample_id])
-                got = sample_rows(run.run, target, ranking, pieces, budget_list)
-                check = checks[run.run]
+                ranking = method.rank_sample(index, queries[target.sample_id])
+                got = sample_rows(name, target, ranking, pieces, budget_list)
                 check.samples += 1
                 legacy = (got[0]["gold_lines"], got[0]["predicted_lines"], got[0]["overlap_lines"])
-                stored = stored_lines[run.run].get(target.sample_id)
+                stored = stored_lines[name].get(target.sample_id)
                 check.stored_line_mismatch += stored is not None and stored != legacy
-                top = stored_top[run.run].get(target.sample_id, [])
+                top = stored_top[name].get(target.sample_id, [])
                 check.top_files_mismatch += ranking.files[: len(top)] != top
                 rows += got
     return pl.DataFrame(rows, schema=PACKING), checks

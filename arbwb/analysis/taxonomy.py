@@ -10,7 +10,6 @@ from typing import Any
 
 import polars as pl
 
-from arbwb.analysis import leaderboard as lb
 from arbwb.analysis import slices as sl
 from arbwb.analysis.relevance import CORE_TASKS, LABELS, annotate_samples
 from arbwb.analysis.result import Resampling, Table
@@ -49,15 +48,11 @@ def distribution(frame: pl.DataFrame) -> pl.DataFrame:
 
 def by_task(frame: pl.DataFrame) -> pl.DataFrame:
     """``Task | <four labels>`` counts of spec 13.4 (zeros shown; tasks sorted)."""
-    counts = frame.group_by("task_type", "primary_relevance_type").agg(pl.len().cast(pl.Int64))
-    tasks = sorted(frame["task_type"].unique().to_list())
-    grid = pl.DataFrame({"Task": tasks}, schema={"Task": pl.String})
-    for label in LABELS:
-        part = counts.filter(pl.col("primary_relevance_type") == label).select(
-            pl.col("task_type").alias("Task"), pl.col("len").alias(label)
-        )
-        grid = grid.join(part, on="Task", how="left").with_columns(pl.col(label).fill_null(0))
-    return grid
+    counts = frame.group_by("task_type").agg(
+        (pl.col("primary_relevance_type") == label).sum().cast(pl.Int64).alias(label)
+        for label in LABELS
+    )
+    return counts.rename({"task_type": "Task"}).sort("Task")
 
 
 def examples(frame: pl.DataFrame, *, per_label: int | None = 4) -> pl.DataFrame:
@@ -226,14 +221,8 @@ def run(release: Release, options: TaxonomyOptions) -> TaxonomyResult:
     names = sl.slice_metric_names(release)
     board = None
     if release.runs:
-        metrics = lb.release_metrics(release, metrics=names)
         board = sl.slice_board(
-            release,
-            metrics,
-            annotations,
-            metric_names=names,
-            rrf_max=options.rrf_max,
-            resampling=options.resampling,
+            release, annotations, rrf_max=options.rrf_max, resampling=options.resampling
         )
     browser = examples(labelled, per_label=options.examples_per_label)
     return TaxonomyResult(

@@ -36,8 +36,8 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Load runs and samples, calibrate under the protocol, print JSON or Markdown."""
     from arbwb.analysis.scoring import load_runs
+    from arbwb.analysis.selective import calibration_json, calibration_markdown
     from arbwb.analysis.selective_folds import calibrate
-    from arbwb.analysis.selective_report import calibration_json, calibration_markdown
     from arbwb.analysis.selective_rows import selective_rows
     from arbwb.io.samples import load_samples
 
