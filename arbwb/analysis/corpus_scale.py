@@ -79,7 +79,7 @@ def corpus_scale(corpus: Corpus, progress: Callable[[str], None] | None = None) 
         extensions.append(exts.with_columns(repo=pl.lit(repo)))
     ext = pl.concat([pl.DataFrame(schema=EXTENSIONS), *extensions], how="diagonal")
     ext = ext.group_by("repo", "extension").agg(pl.col("files").sum())
-    frame = pl.DataFrame(rows, schema={**SNAPSHOTS, "new_text_bytes": pl.Int64}, orient="row")
+    frame = pl.DataFrame(rows, schema=SNAPSHOTS, orient="row")
     return Scale(
         _with_new_bytes(frame, distinct),
         ext.select(list(EXTENSIONS)).sort("repo", "extension"),
