@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
@@ -15,6 +15,9 @@ from arbwb.io.corpus import Corpus
 from arbwb.metrics.spec import MetricSpec
 from arbwb.schemas import METRICS, validate
 from arbwb.tokenize import count_tokens_expr
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 DEFAULT_BUDGETS: tuple[int, ...] = (4000, 8000, 16000, 32000)
 DEFAULT_THRESHOLDS: tuple[int, ...] = (1, 16, 32, 64, 128)
@@ -306,54 +309,53 @@ def bcy_curves(
         raise InputError(msg, field="sample_id")
     both = pl.concat([with_task, with_task.with_columns(task=pl.lit("overall"))])
     rows = []
-    groups = both.partition_by(["run", "task", "budget", "tau"], as_dict=True, maintain_order=True)
-    intervals = _shared_intervals(groups, n_boot=n_boot, seed=seed)
-    for (run, task, budget, tau), group in groups.items():
-        values = group["bcy"].to_numpy()
-        low, high = intervals[(run, task, budget, tau)]
-        rows.append(
-            {
-                "run": run,
-                "task": task,
-                "budget": budget,
-                "tau": tau,
-                "n": len(values),
-                "bcy": float(np.mean(values)),
-                "ci_low": low,
-                "ci_high": high,
-                "lower_bound_share": float(np.mean(group["lower_bound"].to_numpy())),
-                "missing_snapshots": int(group["missing_snapshot"].sum()),
-                "used_tokens": float(np.mean(group["used_tokens"].to_numpy())),
-            }
+    # one (run, task) pair at a time: a frame per (run, task, budget, τ) cost 0.3 GB at scale
+    for (run, task), pair in both.partition_by(["run", "task"], as_dict=True).items():
+        cells = pair.sort("budget", "tau", maintain_order=True)  # rows keep their order
+        keys = cells.select("budget", "tau").rows()
+        starts = [i for i in range(len(keys)) if i == 0 or keys[i] != keys[i - 1]]
+        spans = list(zip(starts, [*starts[1:], len(keys)], strict=True))
+        columns = {c: cells[c].to_numpy() for c in ("bcy", "lower_bound", "used_tokens")}
+        samples = cells["sample_id"].to_numpy()
+        missing = cells["missing_snapshot"].to_numpy()
+        intervals = _shared_intervals(
+            [columns["bcy"][a:b] for a, b in spans],
+            [samples[a:b] for a, b in spans],
+            n_boot=n_boot,
+            seed=seed,
         )
+        for (a, b), (low, high) in zip(spans, intervals, strict=True):
+            rows.append(
+                {
+                    "run": run,
+                    "task": task,
+                    "budget": keys[a][0],
+                    "tau": keys[a][1],
+                    "n": b - a,
+                    "bcy": float(np.mean(columns["bcy"][a:b])),
+                    "ci_low": low,
+                    "ci_high": high,
+                    "lower_bound_share": float(np.mean(columns["lower_bound"][a:b])),
+                    "missing_snapshots": int(missing[a:b].sum()),
+                    "used_tokens": float(np.mean(columns["used_tokens"][a:b])),
+                }
+            )
     return pl.DataFrame(rows).sort("run", "task", "budget", "tau")
 
 
 def _shared_intervals(
-    groups: dict[tuple[object, ...], pl.DataFrame], *, n_boot: int, seed: int
-) -> dict[tuple[object, ...], tuple[float, float]]:
-    """Bootstrap interval of each (run, task, budget, τ) group's mean BCY, drawing one weight
-    matrix per (run, task) when its groups share samples (same draws as one call each)."""
+    values: list[npt.NDArray[Any]], samples: list[npt.NDArray[Any]], *, n_boot: int, seed: int
+) -> list[tuple[float, float]]:
+    """Bootstrap interval of each (budget, τ) cell's mean BCY of one (run, task), drawing one
+    weight matrix when the cells share samples (same draws as one call each)."""
     import numpy as np
 
     from arbwb.metrics.stats import bootstrap_ci, bootstrap_means, percentile_interval
 
-    by_pair: dict[tuple[object, ...], list[tuple[object, ...]]] = {}
-    for key in groups:
-        by_pair.setdefault(key[:2], []).append(key)
-    out: dict[tuple[object, ...], tuple[float, float]] = {}
-    for keys in by_pair.values():
-        first = groups[keys[0]]["sample_id"]
-        if all(groups[k]["sample_id"].equals(first) for k in keys[1:]):
-            matrix = np.column_stack([groups[k]["bcy"].to_numpy() for k in keys])
-            reps = bootstrap_means(matrix, n_boot=n_boot, seed=seed)
-            for j, key in enumerate(keys):
-                out[key] = percentile_interval(reps[:, j])
-        else:
-            for key in keys:
-                values = groups[key]["bcy"].to_numpy()
-                out[key] = bootstrap_ci(values, n_boot=n_boot, seed=seed)
-    return out
+    if all(np.array_equal(ids, samples[0]) for ids in samples[1:]):
+        reps = bootstrap_means(np.column_stack(values), n_boot=n_boot, seed=seed)
+        return [percentile_interval(reps[:, j]) for j in range(len(values))]
+    return [bootstrap_ci(cell, n_boot=n_boot, seed=seed) for cell in values]
 
 
 def _required(value: int | None, name: str) -> int:
