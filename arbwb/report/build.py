@@ -17,7 +17,7 @@ import platform
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -187,9 +187,10 @@ def _jobs(config: ReportConfig, count: int) -> int:
 def _execute_all(
     notebooks: Sequence[Path], work: Path, parameters: dict[str, Any], config: ReportConfig
 ) -> list[Section]:
-    """Every notebook executed and rendered to HTML on ``_jobs`` kernels, each kept for the whole
-    run and driven by one thread of this process (the kernels do the work), which takes the next
-    waiting notebook when its last is done. Sections come back in notebook order whatever order
+    """Every notebook executed on ``_jobs`` kernels, each kept for the whole run and driven by one
+    thread of this process (the kernels do the work), which takes the next waiting notebook when
+    its last is done; one more thread renders each executed notebook's HTML page meanwhile, so no
+    kernel waits for a page. Sections come back in notebook order whatever order
     they finish in, and each notebook writes only its own files, so any ``--jobs`` gives the
     same report."""
     from arbwb.report.kernel import KeptKernel
@@ -198,6 +199,8 @@ def _execute_all(
     waiting: SimpleQueue[Path | None] = SimpleQueue()
     done: SimpleQueue[Path | None] = SimpleQueue()  # finished notebooks; None: a thread stopped
     sections: dict[Path, Section] = {}
+    pages: list[Future[None]] = []  # HTML pages, rendered while the kernels go on
+    render = ThreadPoolExecutor(1, thread_name_prefix="arbwb-render")
 
     def drive() -> None:
         try:
@@ -205,12 +208,13 @@ def _execute_all(
                 with suppress(Exception):  # else each notebook's section names the error
                     kernel.start()  # while the corpus is read below
                 for notebook in iter(waiting.get, None):
-                    sections[notebook] = _execute_and_render(kernel, notebook, work, parameters)
+                    sections[notebook] = _execute(kernel, notebook, work, parameters)
+                    pages.append(render.submit(_render, work / "notebooks" / notebook.name))
                     done.put(notebook)
         finally:
             done.put(None)
 
-    with ThreadPoolExecutor(jobs, thread_name_prefix="arbwb-kernel") as pool:
+    with render, ThreadPoolExecutor(jobs, thread_name_prefix="arbwb-kernel") as pool:
         threads = [pool.submit(drive) for _ in range(jobs)]
         try:
             warm_cache(Path(parameters["data_dir"]), jobs=jobs)
@@ -226,8 +230,8 @@ def _execute_all(
         except BaseException:  # Ctrl-C: each thread stops after its current notebook
             _drop_waiting(waiting, jobs)
             raise
-    for thread in threads:
-        thread.result()  # an error outside a notebook (rendering, stopping a kernel) is raised
+    for future in [*threads, *pages]:
+        future.result()  # an error outside a notebook (stopping a kernel, rendering) is raised
     return [sections[notebook] for notebook in notebooks]
 
 
@@ -251,15 +255,10 @@ def _until_stopped(done: SimpleQueue[Path | None], threads: int) -> Iterator[Pat
             yield notebook
 
 
-def _execute_and_render(
-    kernel: KeptKernel, notebook: Path, work: Path, parameters: dict[str, Any]
-) -> Section:
-    """One notebook executed on ``kernel``, then its HTML page written beside it."""
-    section = _execute(kernel, notebook, work, parameters)
-    executed = work / "notebooks" / notebook.name
+def _render(executed: Path) -> None:
+    """An executed notebook's HTML page, written beside it (none when it was not written)."""
     if executed.is_file():
         write_text_atomic(executed.with_suffix(".html"), render_notebook(executed))
-    return section
 
 
 def _progress(items: Iterable[Path], *, total: int, enabled: bool) -> Iterator[Path]:
