@@ -108,14 +108,15 @@ class KeptKernel:
         self.client.allow_stdin = False
 
     def close(self) -> None:
-        """Stop the kernel, if one runs."""
+        """Stop the kernel, if one runs: at once, since this process holds everything its
+        notebooks produced (a shutdown request waits up to a second for the kernel to exit)."""
         run_sync(self._close_async)()
 
     async def _close_async(self) -> None:
         if self.client is not None:
             self.client.stop_channels()
         if self.manager is not None and self.manager.has_kernel:
-            await self.manager.shutdown_kernel()
+            await self.manager.shutdown_kernel(now=True)
         self.manager = self.client = None
 
 
