@@ -106,8 +106,11 @@ def _in_kernel() -> bool:
     return hasattr(get_ipython(), "kernel")
 
 
-def _tight_box(fig: Figure) -> Bbox:
-    """What ``bbox_inches="tight"`` crops a figure saved at :data:`DPI` to (inches, padded)."""
+def _tight_box(fig: Figure) -> Bbox | str:
+    """What ``bbox_inches="tight"`` crops a figure saved at :data:`DPI` to (inches, padded);
+    "tight" itself for a figure with a layout engine, which lays it out again on every save."""
+    if fig.get_layout_engine() is not None:
+        return "tight"
     shown_dpi = fig.dpi
     fig.set_dpi(DPI)
     try:
