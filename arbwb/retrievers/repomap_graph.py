@@ -52,7 +52,7 @@ def _edges(u: Any, v: Any, weight: float) -> Edges:
 
 def _flat(lists: Sequence[Sequence[str]], owner: str, value: str) -> pl.DataFrame:
     """One (owner, value) row per value of each list: the list's number and the value, in order."""
-    schema: dict[str, pl.DataType] = {owner: pl.Int64(), value: pl.List(pl.String)}
+    schema = {owner: pl.Int64, value: pl.List(pl.String)}
     frame = pl.DataFrame({owner: range(len(lists)), value: lists}, schema)
     return frame.explode(value).drop_nulls()
 
