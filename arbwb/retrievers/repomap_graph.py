@@ -50,13 +50,6 @@ def _edges(u: Any, v: Any, weight: float) -> Edges:
     return us, np.asarray(v, dtype=np.int64), np.full(len(us), weight, dtype=np.float64)
 
 
-def _flat(lists: Sequence[Sequence[str]], owner: str, value: str) -> pl.DataFrame:
-    """One (owner, value) row per value of each list: the list's number and the value, in order."""
-    schema = {owner: pl.Int64, value: pl.List(pl.String)}
-    frame = pl.DataFrame({owner: range(len(lists)), value: lists}, schema)
-    return frame.explode(value).drop_nulls()
-
-
 def import_edges(paths: list[str], texts: list[str], memo: TextMemo) -> Edges:
     """Import edges (§4.3): each spec occurrence to each target ≠ the importer, resolved once
     per distinct (spec, folder) in Polars (string sort = code-point order)."""
@@ -64,12 +57,21 @@ def import_edges(paths: list[str], texts: list[str], memo: TextMemo) -> Edges:
     counts = [len(s) for s in specs]
     if not any(counts):
         return _edges([], [], IMPORT_WEIGHT)
-    folders = [rp.parent(p) for p in paths]
-    schema = {"i": pl.Int64, "path": pl.String, "folder": pl.String}
-    nodes = pl.DataFrame({"i": range(len(paths)), "path": paths, "folder": folders}, schema)
-    uses = _flat(specs, "i", "spec").join(nodes.select("i", "folder"), on="i", how="left")
+    n = len(paths)
+    nodes = pl.DataFrame(
+        {
+            "i": np.arange(n, dtype=np.int64),
+            "path": pl.Series(paths, dtype=pl.String),
+            "folder": pl.Series([rp.parent(p) for p in paths], dtype=pl.String),
+        }
+    )
+    uses = pl.DataFrame(
+        {
+            "i": np.repeat(np.arange(n, dtype=np.int64), counts),
+            "spec": pl.Series([x for found in specs for x in found], dtype=pl.String),
+        }
+    ).join(nodes.select("i", "folder"), on="i", how="left")
     pairs = uses.select("spec", "folder").unique(maintain_order=True).with_row_index("pair")
-    pairs = pairs.cast({"pair": pl.Int64})
     known = memo.spec_keys
     keys: list[tuple[str, ...]] = []
     for spec, folder in pairs.select("spec", "folder").iter_rows():
@@ -78,8 +80,19 @@ def import_edges(paths: list[str], texts: list[str], memo: TextMemo) -> Edges:
             importer = f"{folder}/-" if folder else "-"
             found = known[(spec, folder)] = tuple(rp.spec_keys(spec, importer))
         keys.append(found)
-    wanted = _flat(keys, "pair", "key")
-    index = _flat([memo.path_facts(p)[1] for p in paths], "node", "key")
+    wanted = pl.DataFrame(
+        {
+            "pair": np.repeat(np.arange(pairs.height, dtype=np.uint32), [len(k) for k in keys]),
+            "key": pl.Series([k for found in keys for k in found], dtype=pl.String),
+        }
+    )
+    facts = [memo.path_facts(p)[1] for p in paths]
+    index = pl.DataFrame(
+        {
+            "node": np.repeat(np.arange(n, dtype=np.int64), [len(k) for k in facts]),
+            "key": pl.Series([k for found in facts for k in found], dtype=pl.String),
+        }
+    )
     targets = (
         wanted.join(index, on="key")
         .select("pair", "node")
