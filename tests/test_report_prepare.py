@@ -71,3 +71,21 @@ def test_input_digests_are_kept_until_the_file_changes(
     monkeypatch.setenv("ARBWB_CACHE_DIR", str(tmp_path / "cache"))
     source.write_text("two\n", encoding="utf-8")  # same size, same second: the digest differs
     assert cache.sha256_of(source) == hashlib.sha256(b"two\n").hexdigest()
+
+
+def test_processes_that_cannot_start_leave_the_work_to_the_notebooks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_processes(*args: object, **kwargs: object) -> None:
+        raise OSError("no semaphores here")
+
+    monkeypatch.setenv("ARBWB_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(prepare, "IN_PROCESS_BYTES", 0)
+    monkeypatch.setattr(prepare, "ProcessPoolExecutor", no_processes)
+    prepare.warm_cache(DEMO_DIR, jobs=2)  # no error, nothing cached
+    corpus = open_corpus(DEMO_DIR)
+    assert corpus.cache_dir is not None
+    assert not any(
+        costcache.has_complete(corpus.cache_dir, corpus.chunk_path(s))
+        for s in corpus.snapshot_ids()
+    )

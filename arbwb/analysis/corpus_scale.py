@@ -34,6 +34,7 @@ EXTENSIONS = {"repo": pl.String, "extension": pl.String, "files": pl.Int64}
 KIND = "corpus-scale"  # cache kind of each chunk file's counts; Polars' text hash is in them
 VERSION = f"scale-v1-polars-{pl.__version__}"
 _STATS = (*list(SNAPSHOTS)[3:-1], "file_rows")  # an entry's counts, in this order
+SCAN_COLUMNS = ["kind", "path", "text"]  # what a scan reads of a chunk file
 
 
 @dataclass(frozen=True)
@@ -102,10 +103,10 @@ def _with_new_bytes(frame: pl.DataFrame, distinct: dict[int, pl.DataFrame]) -> p
 
 
 def cached_scan(
-    path: Path, folder: Path | None
+    path: Path, folder: Path | None, rows: pl.DataFrame | None = None
 ) -> tuple[dict[str, int], pl.DataFrame, pl.DataFrame]:
     """:func:`_scan` of one chunk file, from its cache entry when ``folder`` holds one (saved
-    there on a miss)."""
+    there on a miss); ``rows``: its :data:`SCAN_COLUMNS` when the caller already read them."""
     entry = None if folder is None else cache.entry_path(folder, path, VERSION, ".npz")
     arrays = None if entry is None or not entry.is_file() else cache.read_arrays(entry)
     if arrays is not None:
@@ -113,7 +114,7 @@ def cached_scan(
         counts = {"extension": arrays["extension"].tolist(), "files": arrays["files"]}
         texts = pl.DataFrame({"hash": arrays["hash"], "size": arrays["size"]})
         return stats, pl.DataFrame(counts, schema=dict(list(EXTENSIONS.items())[1:])), texts
-    stats, exts, texts = _scan(path)
+    stats, exts, texts = _scan(path, read_chunk_file(path, SCAN_COLUMNS) if rows is None else rows)
     if entry is not None:
         arrays = {
             "stats": np.array([stats[k] for k in _STATS], dtype=np.int64),
@@ -126,9 +127,10 @@ def cached_scan(
     return stats, exts, texts
 
 
-def _scan(path: Path) -> tuple[dict[str, int], pl.DataFrame, pl.DataFrame]:
-    """One chunk file: counts, file extensions, and the bytes of each distinct text (by hash)."""
-    frame = read_chunk_file(path, ["kind", "path", "text"]).with_columns(
+def _scan(path: Path, rows: pl.DataFrame) -> tuple[dict[str, int], pl.DataFrame, pl.DataFrame]:
+    """One chunk file's rows: counts, file extensions, and the bytes of each distinct text (by
+    hash)."""
+    frame = rows.with_columns(
         pl.col("text").str.len_bytes().cast(pl.Int64).alias("size"),
         pl.col("text").hash(seed=0).alias("hash"),
     )

@@ -75,6 +75,11 @@ def _at_least_one(text: str) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     check_output_path(args.out, kind="dir")
+    # nbformat validates notebooks with jsonschema, whose optional IRI format checker builds the
+    # rfc3987_syntax grammar when imported: 0.7 s before every report, for formats no notebook
+    # schema uses. This command's process goes without that one checker (importing it fails);
+    # kernels and a user's own sessions keep it.
+    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
     from arbwb.report.build import RUNS_DIR, ReportConfig, check_report_folder, run_report
     from arbwb.report.html import outcome_summary
 

@@ -148,16 +148,20 @@ class Corpus:
             frame.with_columns(pl.lit(snapshot_id).alias("snapshot_id")), CHUNKS, name="chunks"
         )
 
-    def line_counts(self, snapshot_id: str, paths: Iterable[str]) -> pl.DataFrame:
+    def line_counts(
+        self, snapshot_id: str, paths: Iterable[str], *, rows: pl.DataFrame | None = None
+    ) -> pl.DataFrame:
         """``path, file_lines`` (largest ``end_line`` over the path's chunk rows: the full physical
         line count, spec §11) of the wanted paths that have rows (row count checked); every
-        path's count is kept in the cost cache (:func:`arbwb.io.costcache.load_lines`)."""
+        path's count is kept in the cost cache (:func:`arbwb.io.costcache.load_lines`). ``rows``:
+        the chunk file's rows (with ``path`` and ``end_line``) when the caller already read them."""
         path = self.chunk_path(snapshot_id)
         lines = costcache.load_lines(self.cache_dir, path)
         if lines is None:
             from arbwb.io.chunkscan import read_chunk_file
 
-            rows = read_chunk_file(path, ["path", "end_line"])
+            if rows is None:
+                rows = read_chunk_file(path, ["path", "end_line"])
             self.check_counts(snapshot_id, path, rows.height)
             lines = rows.group_by("path").agg(file_lines=pl.col("end_line").max())
             costcache.save_lines(self.cache_dir, path, lines)

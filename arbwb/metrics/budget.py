@@ -312,9 +312,13 @@ def bcy_curves(
     # one (run, task) pair at a time: a frame per (run, task, budget, τ) cost 0.3 GB at scale
     for (run, task), pair in both.partition_by(["run", "task"], as_dict=True).items():
         cells = pair.sort("budget", "tau", maintain_order=True)  # rows keep their order
-        keys = cells.select("budget", "tau").rows()
-        starts = [i for i in range(len(keys)) if i == 0 or keys[i] != keys[i - 1]]
-        spans = list(zip(starts, [*starts[1:], len(keys)], strict=True))
+        bounds = (
+            cells.with_row_index("at")
+            .group_by("budget", "tau", maintain_order=True)
+            .agg(pl.col("at").first().alias("a"), (pl.col("at").last() + 1).alias("b"))
+        )
+        keys = bounds.select("budget", "tau").rows()
+        spans = bounds.select("a", "b").rows()
         columns = {c: cells[c].to_numpy() for c in ("bcy", "lower_bound", "used_tokens")}
         samples = cells["sample_id"].to_numpy()
         missing = cells["missing_snapshot"].to_numpy()
@@ -324,13 +328,13 @@ def bcy_curves(
             n_boot=n_boot,
             seed=seed,
         )
-        for (a, b), (low, high) in zip(spans, intervals, strict=True):
+        for (budget, tau), (a, b), (low, high) in zip(keys, spans, intervals, strict=True):
             rows.append(
                 {
                     "run": run,
                     "task": task,
-                    "budget": keys[a][0],
-                    "tau": keys[a][1],
+                    "budget": budget,
+                    "tau": tau,
                     "n": b - a,
                     "bcy": float(np.mean(columns["bcy"][a:b])),
                     "ci_low": low,

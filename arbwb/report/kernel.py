@@ -41,8 +41,6 @@ import warnings
 with warnings.catch_warnings():
     pass
 get_ipython().reset(new_session=True)
-import gc
-gc.collect()
 """
 
 

@@ -11,12 +11,14 @@ is left to the notebooks, which report it in their sections.
 from __future__ import annotations
 
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from pathlib import Path
 
 from arbwb import cache
 from arbwb.analysis import corpus_scale
 from arbwb.io import costcache
+from arbwb.io.chunkscan import read_chunk_file
 from arbwb.io.corpus import MANIFEST_NAME, Corpus, open_corpus
 
 IN_PROCESS_BYTES = 64 * 2**20  # less to read than this is read here: processes cost more
@@ -43,8 +45,11 @@ def warm_cache(data_dir: Path, *, jobs: int) -> None:
     if len(shares) < 2 or sum(sizes.values()) < IN_PROCESS_BYTES:
         _warm(data_dir, ordered)
         return
-    with ProcessPoolExecutor(len(shares), mp_context=get_context("spawn")) as pool:
-        list(pool.map(_warm, [data_dir] * len(shares), shares))
+    try:
+        with ProcessPoolExecutor(len(shares), mp_context=get_context("spawn")) as pool:
+            list(pool.map(_warm, [data_dir] * len(shares), shares))
+    except (OSError, BrokenProcessPool):  # no processes, or one died: the notebooks read instead
+        return
 
 
 def _missing(corpus: Corpus, folder: Path, snapshot_id: str) -> bool:
@@ -62,9 +67,12 @@ def _warm(data_dir: Path, snapshot_ids: list[str]) -> None:
     folder = cache.kind_dir(corpus_scale.KIND)
     for sid in snapshot_ids:
         try:
-            corpus.files(sid)
-            corpus.line_counts(sid, ())
-            corpus_scale.cached_scan(corpus.chunk_path(sid), folder)
-            cache.sha256_of(corpus.chunk_path(sid))  # for the manifest, while the file is cached
+            path = corpus.chunk_path(sid)
+            corpus.files(sid)  # a byte scan: only the file rows are decoded
+            rows = read_chunk_file(path, [*corpus_scale.SCAN_COLUMNS, "end_line"])  # one parse
+            corpus.line_counts(sid, (), rows=rows)
+            corpus_scale.cached_scan(path, folder, rows)
+            del rows
+            cache.sha256_of(path)  # for the manifest, while the file is in the page cache
         except Exception:  # a bad chunk file fails in its notebooks, which name it
             continue
