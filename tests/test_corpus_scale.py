@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
@@ -121,3 +122,17 @@ def test_cached_counts_equal_a_fresh_scan(tmp_path: Path, monkeypatch: pytest.Mo
         assert_frame_equal(got.snapshots, fresh.snapshots)
         assert_frame_equal(got.extensions, fresh.extensions)
         assert got.problems == fresh.problems
+
+
+def test_an_entry_missing_an_array_is_recomputed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _corpus(tmp_path / "data")
+    monkeypatch.setenv("ARBWB_CACHE_DIR", str(tmp_path / "cache"))
+    fresh = corpus_scale(open_corpus(root, use_cache=False))
+    corpus_scale(open_corpus(root))  # writes the entries
+    for entry in (tmp_path / "cache" / "corpus-scale").glob("*.npz"):
+        np.savez(entry, stats=np.zeros(2, dtype=np.int64))  # a foreign or older layout
+    again = corpus_scale(open_corpus(root))
+    assert_frame_equal(again.snapshots, fresh.snapshots)
+    assert_frame_equal(again.extensions, fresh.extensions)

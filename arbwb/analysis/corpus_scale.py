@@ -35,6 +35,7 @@ KIND = "corpus-scale"  # cache kind of each chunk file's counts; Polars' text ha
 VERSION = f"scale-v1-polars-{pl.__version__}"
 _STATS = (*list(SNAPSHOTS)[3:-1], "file_rows")  # an entry's counts, in this order
 SCAN_COLUMNS = ["kind", "path", "text"]  # what a scan reads of a chunk file
+_ENTRY_ARRAYS = {"stats", "extension", "files", "hash", "size"}  # else the entry is recomputed
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,11 @@ def cached_scan(
     there on a miss); ``rows``: its :data:`SCAN_COLUMNS` when the caller already read them."""
     entry = None if folder is None else cache.entry_path(folder, path, VERSION, ".npz")
     arrays = None if entry is None or not entry.is_file() else cache.read_arrays(entry)
-    if arrays is not None:
+    if (
+        arrays is not None
+        and arrays.keys() >= _ENTRY_ARRAYS
+        and len(arrays["stats"]) == len(_STATS)
+    ):
         stats = dict(zip(_STATS, map(int, arrays["stats"]), strict=True))
         counts = {"extension": arrays["extension"].tolist(), "files": arrays["files"]}
         texts = pl.DataFrame({"hash": arrays["hash"], "size": arrays["size"]})
