@@ -21,8 +21,10 @@ from arbwb.retrievers import dense
 from arbwb.retrievers.common import RetrievalMethod
 
 INSTALL_HINT = "needs Ray: pip install 'arbwb[ray]'"
-#: Texts per actor call: the single-process cache's batch size, so the batches are the same.
+#: The single-process cache's batch size: each such batch is cut as sentence-transformers cuts it.
 BATCH = 256
+#: sentence-transformers' own encode batch (its default), the texts of one actor call.
+MINI = 32
 #: Texts per prefetch group (``EmbeddingCache.prefetch``'s default): one call, one shard.
 GROUP = 4096
 
@@ -51,8 +53,13 @@ class EncoderActor:
 
 
 class PoolEncoder:
-    """A dense ``Encoder`` mapping ``batch_size`` batches over an ``ActorPool`` made on first use
-    (a fully cached run starts none); counts the texts it sent."""
+    """A dense ``Encoder`` mapping mini-batches over an ``ActorPool`` made on first use (a fully
+    cached run starts none); counts the texts it sent.
+
+    Each ``batch_size`` batch is ordered longest first and cut into ``MINI`` texts, exactly the
+    model batches ``SentenceTransformer.encode`` forms from it in one process (non-flattened
+    inputs, as on CPU), so every text meets the same companions and padding: identical vectors,
+    while small calls keep all actors busy."""
 
     def __init__(self, make_pool: Callable[[], Any], batch_size: int = BATCH) -> None:
         self.make_pool = make_pool
@@ -64,11 +71,19 @@ class PoolEncoder:
         del is_query  # passages only: queries are encoded by the driver's own model
         if self._pool is None:
             self._pool = self.make_pool()
-        size = self.batch_size
-        batches = [list(texts[i : i + size]) for i in range(0, len(texts), size)]
-        parts = list(self._pool.map(lambda actor, batch: actor.encode.remote(batch), batches))
+        order: list[int] = []
+        for start in range(0, len(texts), self.batch_size):
+            lengths = [-len(t) for t in texts[start : start + self.batch_size]]
+            order.extend(start + int(i) for i in np.argsort(lengths))  # st's sort, st's argsort
+        minis = [[texts[i] for i in order[k : k + MINI]] for k in range(0, len(order), MINI)]
+        parts = list(self._pool.map(lambda actor, batch: actor.encode.remote(batch), minis))
         self.encoded += len(texts)
-        return np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
+        if not parts:
+            return np.zeros((0, 0), dtype=np.float32)
+        stacked = np.concatenate(parts)
+        vectors = np.empty_like(stacked)
+        vectors[order] = stacked  # back to the caller's order
+        return vectors
 
 
 @dataclass(frozen=True)
