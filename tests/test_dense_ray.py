@@ -9,7 +9,9 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -135,3 +137,40 @@ def test_missing_ray_is_one_line_install_hint(
     assert main([*args, "--out", str(tmp_path / "x.jsonl")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "pip install 'arbwb[ray]'" in err[0]
+
+
+class _Handle:
+    """Stands in for an actor method handle: ``remote`` runs the call at once."""
+
+    def __init__(self, calls: list[list[str]]) -> None:
+        self.calls = calls
+
+    def remote(self, texts: list[str]) -> np.ndarray:
+        self.calls.append(texts)
+        return np.array([[len(t), int(t.split("#")[1])] for t in texts], dtype=np.float32)
+
+
+class _Pool:
+    """Stands in for ``ray.util.ActorPool``: one actor, results in call order."""
+
+    def __init__(self, calls: list[list[str]]) -> None:
+        self.actor = type("Actor", (), {"encode": _Handle(calls)})()
+
+    def map(self, fn: Any, items: list[list[str]]) -> Iterator[np.ndarray]:
+        return (fn(self.actor, item) for item in items)
+
+
+def test_pool_encoder_sends_sentence_transformers_model_batches() -> None:
+    # 300 texts: batches of 256 and 44; lengths cycle so every batch holds ties
+    texts = ["x" * (i % 7) + f"#{i}" for i in range(300)]
+    calls: list[list[str]] = []
+    encoder = dense_ray.PoolEncoder(lambda: _Pool(calls))
+    vectors = encoder(texts, False)
+    # back in the caller's order: row i is text i's (length, index)
+    assert vectors[:, 1].tolist() == list(range(300))
+    assert vectors[:, 0].tolist() == [len(t) for t in texts]
+    # each 256-batch in sentence-transformers' order (np.argsort of -length), cut into 32s
+    first = [texts[i] for i in np.argsort([-len(t) for t in texts[:256]])]
+    last = [texts[256 + i] for i in np.argsort([-len(t) for t in texts[256:]])]
+    assert calls == [first[k : k + 32] for k in range(0, 256, 32)] + [last[:32], last[32:]]
+    assert encoder.encoded == 300
