@@ -506,3 +506,32 @@ def test_read_only_cache_folder_falls_back(
         assert _bcy(release, capsys) == expected
     finally:
         locked.chmod(0o755)
+
+
+def test_array_entries_read_mapped_and_refuse_what_write_arrays_does_not_store(
+    tmp_path: Path,
+) -> None:
+    import numpy as np
+
+    arrays = {
+        "counts": np.arange(7, dtype=np.uint16),
+        "grid": np.asfortranarray(np.arange(6, dtype=np.float64).reshape(2, 3)),
+        "empty": np.zeros(0, dtype=np.int64),
+        "text": np.frombuffer("naïve".encode(), dtype=np.uint8),
+    }
+    entry = tmp_path / "e.npz"
+    assert cache.write_arrays(entry, arrays)
+    found = cache.read_arrays(entry)
+    assert found is not None and set(found) == set(arrays)
+    for name, want in arrays.items():
+        assert found[name].dtype == want.dtype and np.array_equal(found[name], want), name
+        assert not found[name].flags.writeable  # views of the mapped file
+    assert found["grid"].flags.f_contiguous and found["grid"][1, 2] == 5.0
+    # a torn entry, a compressed one and a non-zip file are misses (recomputed), not errors
+    entry.write_bytes(entry.read_bytes()[:-40])
+    assert cache.read_arrays(entry) is None
+    np.savez_compressed(tmp_path / "z.npz", **arrays)
+    assert cache.read_arrays(tmp_path / "z.npz") is None
+    (tmp_path / "x.npz").write_text("not a zip")
+    assert cache.read_arrays(tmp_path / "x.npz") is None
+    assert cache.read_arrays(tmp_path / "absent.npz") is None
