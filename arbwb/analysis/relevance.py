@@ -13,84 +13,30 @@ from typing import Any
 
 import polars as pl
 
-from arbwb.io.samples import load_samples, target_gold_files
+from arbwb.io.samples import dedupe, load_samples, target_gold_files
 from arbwb.jsonio import iter_jsonl
 
-LABELS: tuple[str, ...] = (
-    "semantic_direct",
-    "structural_indirect",
-    "workflow_conventional",
-    "causal_indirect",
-)
+_LABELS_WORDS = "semantic_direct structural_indirect workflow_conventional causal_indirect"
+LABELS: tuple[str, ...] = tuple(_LABELS_WORDS.split())
 CORE_TASKS: tuple[str, ...] = ("code2test", "comment2context", "trace2code")
 CONFIDENCES: tuple[str, ...] = ("high", "medium", "low")
-STOP: frozenset[str] = frozenset(
-    {
-        "about",
-        "after",
-        "also",
-        "before",
-        "being",
-        "build",
-        "change",
-        "changed",
-        "class",
-        "code",
-        "could",
-        "error",
-        "file",
-        "files",
-        "from",
-        "func",
-        "function",
-        "gold",
-        "have",
-        "here",
-        "impl",
-        "into",
-        "make",
-        "method",
-        "module",
-        "only",
-        "path",
-        "should",
-        "source",
-        "test",
-        "tests",
-        "that",
-        "this",
-        "using",
-        "when",
-        "with",
-    }
-)
-NON_PATH_KEYS: frozenset[str] = frozenset(
-    {
-        "pr_title",
-        "pr_body",
-        "review_comment",
-        "diff_hunk_context",
-        "failure_excerpt",
-        "command",
-        "changed_file_summary",
-    }
-)
-PATH_KEYS: frozenset[str] = frozenset(
-    {"changed_file", "given_file", "path", "implementation_files"}
-)
+_STOP_WORDS = """about after also before being build change changed class code could error file
+files from func function gold have here impl into make method module only path should source test
+tests that this using when with"""
+STOP: frozenset[str] = frozenset(_STOP_WORDS.split())
+_NON_PATH_KEYS_WORDS = """pr_title pr_body review_comment diff_hunk_context failure_excerpt command
+changed_file_summary"""
+NON_PATH_KEYS: frozenset[str] = frozenset(_NON_PATH_KEYS_WORDS.split())
+_PATH_KEYS_WORDS = "changed_file given_file path implementation_files"
+PATH_KEYS: frozenset[str] = frozenset(_PATH_KEYS_WORDS.split())
 ANCHOR_KEYS: tuple[str, ...] = ("changed_file", "given_file", "path")
-STRUCTURAL_SIGNALS: tuple[str, ...] = (
-    "same_module_context",
-    "symbol_or_path_overlap",
-    "source_test_path_overlap",
-)
+_STRUCTURAL_SIGNALS_WORDS = "same_module_context symbol_or_path_overlap source_test_path_overlap"
+STRUCTURAL_SIGNALS: tuple[str, ...] = tuple(_STRUCTURAL_SIGNALS_WORDS.split())
 WORKFLOW_SIGNALS: tuple[str, ...] = (
-    "same_pr_changed_tests",
-    "pr_level_changed_implementation_and_existing_tests",
-    "behavior_test_for_reviewed_change",
-    "review_requests_tests",
+    "same_pr_changed_tests", "pr_level_changed_implementation_and_existing_tests",
+    "behavior_test_for_reviewed_change", "review_requests_tests",
     "implementation_context_for_reviewed_change",
-)
+)  # fmt: skip
 _FAMILY_DROP = frozenset({"src", "test", "tests"})
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]{2,}")
@@ -125,15 +71,9 @@ FLAG_TEXT: dict[str, str] = {
         "characters; other values give no anchors)"
     ),
 }
-INPUT_FLAGS: tuple[str, ...] = (
-    "missing_query",
-    "no_query_fields",
-    "missing_gold",
-    "no_gold",
-    "empty_annotation_gold",
-    "missing_task_type",
-    "raw_record_unavailable",
-)
+_INPUT_FLAGS_WORDS = """missing_query no_query_fields missing_gold no_gold empty_annotation_gold
+missing_task_type raw_record_unavailable"""
+INPUT_FLAGS: tuple[str, ...] = tuple(_INPUT_FLAGS_WORDS.split())
 
 SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     # the exact upstream record fields of spec §10.6, in the spec's order (RECORD_FIELDS)
@@ -197,11 +137,6 @@ def flatten(value: Any) -> list[str]:
 def field_text(query: Mapping[str, Any], keys: frozenset[str]) -> str:
     """Values of ``keys`` flattened and joined with newlines, in the query's key order."""
     return "\n".join(text for key, value in query.items() if key in keys for text in flatten(value))
-
-
-def dedupe(values: Iterable[str]) -> list[str]:
-    """First occurrence of each value, falsy values dropped (spec §0)."""
-    return list(dict.fromkeys(v for v in values if v))
 
 
 def is_test_path(path: str) -> bool:

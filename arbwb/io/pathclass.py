@@ -8,122 +8,26 @@ from typing import Literal
 CandidateFilter = Literal["all_files", "code_only", "tests_only"]
 CANDIDATE_FILTERS: tuple[CandidateFilter, ...] = ("all_files", "code_only", "tests_only")
 
-_LOCKFILES = frozenset(
-    {
-        "package-lock.json",
-        "pnpm-lock.yaml",
-        "yarn.lock",
-        "poetry.lock",
-        "Pipfile.lock",
-        "Cargo.lock",
-        "Gemfile.lock",
-        "go.sum",
-    }
-)
-_GENERATED_PARTS = (
-    "dist/",
-    "build/",
-    "vendor/",
-    "third_party/",
-    "node_modules/",
-    "target/",
-    ".tox/",
-    ".venv/",
-)
-_GENERATED_ENDINGS = (
-    ".lock",
-    ".min.js",
-    ".map",
-    ".snap",
-    ".snapshot",
-    ".pb.go",
-    ".generated.go",
-    ".g.cs",
-)
-_CODE_SUFFIXES = frozenset(
-    {
-        ".bash",
-        ".c",
-        ".cc",
-        ".cpp",
-        ".cs",
-        ".cxx",
-        ".fish",
-        ".go",
-        ".h",
-        ".hpp",
-        ".java",
-        ".js",
-        ".jsx",
-        ".kt",
-        ".kts",
-        ".m",
-        ".mm",
-        ".php",
-        ".proto",
-        ".py",
-        ".pyi",
-        ".rb",
-        ".rs",
-        ".scala",
-        ".sh",
-        ".swift",
-        ".ts",
-        ".tsx",
-        ".zsh",
-    }
-)
-_TEST_PARTS = frozenset(
-    {"__tests__", "test", "tests", "testing", "testdata", "testsuite", "testsuites"}
-)
-_TEST_ENDINGS = (
-    "_test.go",
-    "_test.py",
-    "_test.rs",
-    "_test.cc",
-    "_test.cpp",
-    ".spec.js",
-    ".spec.jsx",
-    ".spec.ts",
-    ".spec.tsx",
-    ".test.js",
-    ".test.jsx",
-    ".test.ts",
-    ".test.tsx",
-)
-_NOISE_PARTS = frozenset(
-    {
-        ".github",
-        ".idea",
-        ".vscode",
-        "benchmark",
-        "benchmarks",
-        "changelog",
-        "changelogs",
-        "doc",
-        "docs",
-        "documentation",
-        "examples",
-        "licenses",
-        "node_modules",
-        "snapshot",
-        "snapshots",
-        "template",
-        "templates",
-        "vendor",
-    }
-)
-_NOISE_NAMES = frozenset(
-    {
-        "changelog",
-        "changelog.md",
-        "contributing.md",
-        "license",
-        "license.md",
-        "readme",
-        "readme.md",
-    }
-)
+_LOCKFILES_WORDS = """package-lock.json pnpm-lock.yaml yarn.lock poetry.lock Pipfile.lock Cargo.lock
+Gemfile.lock go.sum"""
+_LOCKFILES = frozenset(_LOCKFILES_WORDS.split())
+_GENERATED_PARTS_WORDS = "dist/ build/ vendor/ third_party/ node_modules/ target/ .tox/ .venv/"
+_GENERATED_PARTS = tuple(_GENERATED_PARTS_WORDS.split())
+_GENERATED_ENDINGS_WORDS = ".lock .min.js .map .snap .snapshot .pb.go .generated.go .g.cs"
+_GENERATED_ENDINGS = tuple(_GENERATED_ENDINGS_WORDS.split())
+_CODE_SUFFIXES_WORDS = """.bash .c .cc .cpp .cs .cxx .fish .go .h .hpp .java .js .jsx .kt .kts .m
+.mm .php .proto .py .pyi .rb .rs .scala .sh .swift .ts .tsx .zsh"""
+_CODE_SUFFIXES = frozenset(_CODE_SUFFIXES_WORDS.split())
+_TEST_PARTS_WORDS = "__tests__ test tests testing testdata testsuite testsuites"
+_TEST_PARTS = frozenset(_TEST_PARTS_WORDS.split())
+_TEST_ENDINGS_WORDS = """_test.go _test.py _test.rs _test.cc _test.cpp .spec.js .spec.jsx .spec.ts
+.spec.tsx .test.js .test.jsx .test.ts .test.tsx"""
+_TEST_ENDINGS = tuple(_TEST_ENDINGS_WORDS.split())
+_NOISE_PARTS_WORDS = """.github .idea .vscode benchmark benchmarks changelog changelogs doc docs
+documentation examples licenses node_modules snapshot snapshots template templates vendor"""
+_NOISE_PARTS = frozenset(_NOISE_PARTS_WORDS.split())
+_NOISE_NAMES_WORDS = "changelog changelog.md contributing.md license license.md readme readme.md"
+_NOISE_NAMES = frozenset(_NOISE_NAMES_WORDS.split())
 
 
 def is_generated_path(path: str) -> bool:
