@@ -11,53 +11,24 @@ __version__ = "0.1.0"
 
 #: Public name -> the module that defines it (a subpackage is its own module).
 _LAZY: dict[str, str] = {
-    "load_release": "arbwb.io.release",
-    "Release": "arbwb.io.release",
-    "load_rankings": "arbwb.io.rankings",
-    "RunData": "arbwb.io.rankings",
-    "load_samples": "arbwb.io.samples",
-    "SampleSet": "arbwb.io.samples",
-    "open_corpus": "arbwb.io.corpus",
-    "Corpus": "arbwb.io.corpus",
-    "evaluate": "arbwb.metrics.evaluation",
-    "parse_metric": "arbwb.metrics.spec",
-    "Resampling": "arbwb.analysis.result",
-    "Result": "arbwb.analysis.result",
-    "Table": "arbwb.analysis.result",
-    "Recorder": "arbwb.report.record",
-    "show": "arbwb.tables",
-    "Retriever": "arbwb.retrievers.plugin",
-    "FileRetriever": "arbwb.retrievers.plugin",
-    "InputError": "arbwb.errors",
-    "analysis": "arbwb.analysis",
-    "plots": "arbwb.plots",
-}
+    "load_release": "arbwb.io.release", "Release": "arbwb.io.release",
+    "load_rankings": "arbwb.io.rankings", "RunData": "arbwb.io.rankings",
+    "load_samples": "arbwb.io.samples", "SampleSet": "arbwb.io.samples",
+    "open_corpus": "arbwb.io.corpus", "Corpus": "arbwb.io.corpus",
+    "evaluate": "arbwb.metrics.evaluation", "parse_metric": "arbwb.metrics.spec",
+    "Resampling": "arbwb.analysis.result", "Result": "arbwb.analysis.result",
+    "Table": "arbwb.analysis.result", "Recorder": "arbwb.report.record", "show": "arbwb.tables",
+    "Retriever": "arbwb.retrievers.plugin", "FileRetriever": "arbwb.retrievers.plugin",
+    "InputError": "arbwb.errors", "analysis": "arbwb.analysis", "plots": "arbwb.plots",
+}  # fmt: skip
 
 #: Written out for static tools (ruff, mypy, IDEs); tests/test_architecture.py checks it
 #: lists exactly ``__version__`` and the lazy names.
 __all__ = [
-    "Corpus",
-    "FileRetriever",
-    "InputError",
-    "Recorder",
-    "Release",
-    "Resampling",
-    "Result",
-    "Retriever",
-    "RunData",
-    "SampleSet",
-    "Table",
-    "__version__",
-    "analysis",
-    "evaluate",
-    "load_rankings",
-    "load_release",
-    "load_samples",
-    "open_corpus",
-    "parse_metric",
-    "plots",
-    "show",
-]
+    "Corpus", "FileRetriever", "InputError", "Recorder", "Release", "Resampling", "Result",
+    "Retriever", "RunData", "SampleSet", "Table", "__version__", "analysis", "evaluate",
+    "load_rankings", "load_release", "load_samples", "open_corpus", "parse_metric", "plots", "show",
+]  # fmt: skip
 
 if TYPE_CHECKING:
     from arbwb import analysis, plots

@@ -17,12 +17,8 @@ NOTEBOOKS_DIR = PROJECT_DIR / "notebooks"
 #: The published subset releases (their ``corpus/<R>/`` and ``eval/<R>/`` folder names) in spec
 #: §1.4's merge order; other corpus/<R>/ folders follow by name.
 RELEASE_ORDER = (
-    "v2_code2test",
-    "v2_comment2context",
-    "v2_trace2code",
-    "v2_edit2ripple",
-    "v2_abstention",
-)
+    "v2_code2test", "v2_comment2context", "v2_trace2code", "v2_edit2ripple", "v2_abstention",
+)  # fmt: skip
 
 
 def check_output_path(

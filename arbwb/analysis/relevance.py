@@ -16,8 +16,9 @@ import polars as pl
 from arbwb.io.samples import dedupe, load_samples, target_gold_files
 from arbwb.jsonio import iter_jsonl
 
-_LABELS_WORDS = "semantic_direct structural_indirect workflow_conventional causal_indirect"
-LABELS: tuple[str, ...] = tuple(_LABELS_WORDS.split())
+LABELS: tuple[str, ...] = (
+    "semantic_direct", "structural_indirect", "workflow_conventional", "causal_indirect",
+)  # fmt: skip
 CORE_TASKS: tuple[str, ...] = ("code2test", "comment2context", "trace2code")
 CONFIDENCES: tuple[str, ...] = ("high", "medium", "low")
 _STOP_WORDS = """about after also before being build change changed class code could error file
@@ -30,8 +31,9 @@ NON_PATH_KEYS: frozenset[str] = frozenset(_NON_PATH_KEYS_WORDS.split())
 _PATH_KEYS_WORDS = "changed_file given_file path implementation_files"
 PATH_KEYS: frozenset[str] = frozenset(_PATH_KEYS_WORDS.split())
 ANCHOR_KEYS: tuple[str, ...] = ("changed_file", "given_file", "path")
-_STRUCTURAL_SIGNALS_WORDS = "same_module_context symbol_or_path_overlap source_test_path_overlap"
-STRUCTURAL_SIGNALS: tuple[str, ...] = tuple(_STRUCTURAL_SIGNALS_WORDS.split())
+STRUCTURAL_SIGNALS: tuple[str, ...] = (
+    "same_module_context", "symbol_or_path_overlap", "source_test_path_overlap",
+)  # fmt: skip
 WORKFLOW_SIGNALS: tuple[str, ...] = (
     "same_pr_changed_tests", "pr_level_changed_implementation_and_existing_tests",
     "behavior_test_for_reviewed_change", "review_requests_tests",
@@ -71,9 +73,10 @@ FLAG_TEXT: dict[str, str] = {
         "characters; other values give no anchors)"
     ),
 }
-_INPUT_FLAGS_WORDS = """missing_query no_query_fields missing_gold no_gold empty_annotation_gold
-missing_task_type raw_record_unavailable"""
-INPUT_FLAGS: tuple[str, ...] = tuple(_INPUT_FLAGS_WORDS.split())
+INPUT_FLAGS: tuple[str, ...] = (
+    "missing_query", "no_query_fields", "missing_gold", "no_gold", "empty_annotation_gold",
+    "missing_task_type", "raw_record_unavailable",
+)  # fmt: skip
 
 SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     # the exact upstream record fields of spec §10.6, in the spec's order (RECORD_FIELDS)

@@ -31,13 +31,9 @@ POINTS: dict[str, tuple[tuple[str, float] | None, tuple[str, str, str]]] = {
 SELECTION = "best_balanced_accuracy"
 #: The §13.6 report columns, in the paper's order.
 TABLE_METRICS = (
-    "positive_pass_rate",
-    "no_gold_abstain_rate",
-    "balanced_accuracy",
-    "selective_accuracy",
-    "selective_success@20",
-    "coverage",
-)
+    "positive_pass_rate", "no_gold_abstain_rate", "balanced_accuracy", "selective_accuracy",
+    "selective_success@20", "coverage",
+)  # fmt: skip
 
 
 def _arrays(
@@ -168,17 +164,10 @@ def compact(row: Mapping[str, Any]) -> dict[str, Any]:
     """A compact operating-point row of spec §9.7 (threshold_display is "-inf" or the number)."""
     threshold = row["threshold"]
     fields = (
-        "coverage",
-        "positive_pass_rate",
-        "no_gold_abstain_rate",
-        "abstain_precision",
-        "abstain_f1",
-        "selective_accuracy",
-        "balanced_accuracy",
-        "selective_success@20",
-        "accepted_positive_recall@20",
-        "accepted_positive_hit@20",
-    )
+        "coverage", "positive_pass_rate", "no_gold_abstain_rate", "abstain_precision", "abstain_f1",
+        "selective_accuracy", "balanced_accuracy", "selective_success@20",
+        "accepted_positive_recall@20", "accepted_positive_hit@20",
+    )  # fmt: skip
     return {
         "threshold": threshold,
         "threshold_display": "-inf" if threshold == NEG_INF else threshold,

@@ -19,21 +19,10 @@ from arbwb.tables import to_markdown
 
 #: Columns of the example browser (spec 13.4 order keys first, then why each label).
 BROWSER_COLUMNS: tuple[str, ...] = (
-    "primary_relevance_type",
-    "sample_id",
-    "task_type",
-    "repo",
-    "confidence",
-    "semantic_overlap_score",
-    "structural_signal_count",
-    "workflow_signal_count",
-    "secondary_relevance_types",
-    "query_token_overlap",
-    "gold_files",
-    "evidence",
-    "flags",
-    "reason",
-)
+    "primary_relevance_type", "sample_id", "task_type", "repo", "confidence",
+    "semantic_overlap_score", "structural_signal_count", "workflow_signal_count",
+    "secondary_relevance_types", "query_token_overlap", "gold_files", "evidence", "flags", "reason",
+)  # fmt: skip
 
 
 def distribution(frame: pl.DataFrame) -> pl.DataFrame:

@@ -43,15 +43,9 @@ _FAMILY_HINTS = (
 
 #: Summary ``mode`` (spec §4.8; ``selective_`` prefix removed) -> family.
 _MODE_FAMILIES = {
-    "corpus": "lexical",
-    "lexical": "lexical",
-    "bm25": "lexical",
-    "bm25-okapi": "lexical",
-    "grep": "grep",
-    "repomap": "structure",
-    "rank_fusion": "rank fusion",
-    "embedding": "embedding",
-}
+    "corpus": "lexical", "lexical": "lexical", "bm25": "lexical", "bm25-okapi": "lexical",
+    "grep": "grep", "repomap": "structure", "rank_fusion": "rank fusion", "embedding": "embedding",
+}  # fmt: skip
 #: The family of a run nothing identifies.
 OTHER = "other"
 

@@ -24,38 +24,23 @@ TASKS = frozenset(
 NATURAL_REASONS = frozenset({"flaky_ci", "upstream_dependency", "external_service", "user_error"})
 COUNTERFACTUAL_REASON = "counterfactual_wrong_repo"
 _REQUIRED: dict[str, type] = {
-    "id": str,
-    "task_type": str,
-    "repo": str,
-    "base_commit": str,
-    "query": dict,
-    "gold": dict,
-}
+    "id": str, "task_type": str, "repo": str, "base_commit": str, "query": dict, "gold": dict,
+}  # fmt: skip
 _KINDS: dict[type, str] = {dict: "a JSON object", list: "a list", str: "a non-empty string"}
 _RAW_PATCH_RE = re.compile(r"diff --git\b|(^|\n)(---\s+(?:a/|/dev/null)|\+\+\+\s+(?:b/|/dev/null))")
 _PROVENANCE_BY_TASK = {
-    "code2test": "pr_summary",
-    "comment2context": "review_comment",
-    "trace2code": "failure_trace",
+    "code2test": "pr_summary", "comment2context": "review_comment", "trace2code": "failure_trace",
     "testlog2code": "failure_trace",
-}
-_GOLD_PATH_LISTS = (  # gold fields holding path lists (strings or {path} objects), spec §2.3
-    "files",
-    "related_tests",
-    "root_cause_files",
-    "must_context_files",
-    "context_files",
-    "given_files",
-    "supporting_files",
-    "negative_distractors",
-    "hard_negative_files",
-)
+}  # fmt: skip
+# gold fields holding path lists (strings or {path} objects), spec §2.3
+_GOLD_PATH_LISTS = (
+    "files", "related_tests", "root_cause_files", "must_context_files", "context_files",
+    "given_files", "supporting_files", "negative_distractors", "hard_negative_files",
+)  # fmt: skip
 _LABEL_LISTS = (
-    ("root_cause", "root_cause_files"),
-    ("related_test", "related_tests"),
-    ("supporting", "supporting_files"),
-    ("negative", "negative_distractors"),
-)
+    ("root_cause", "root_cause_files"), ("related_test", "related_tests"),
+    ("supporting", "supporting_files"), ("negative", "negative_distractors"),
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

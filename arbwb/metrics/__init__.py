@@ -17,14 +17,9 @@ _HOMES = {
 }
 
 __all__ = [
-    "DEFAULT_METRICS",
-    "VALID_FORMS",
-    "MetricSpec",
-    "coverage",
-    "evaluate",
-    "parse_metric",
+    "DEFAULT_METRICS", "VALID_FORMS", "MetricSpec", "coverage", "evaluate", "parse_metric",
     "snapshot_map",
-]
+]  # fmt: skip
 
 
 def __getattr__(name: str) -> Any:

@@ -15,25 +15,13 @@ from arbwb.metrics.rank import f_beta
 
 CHAR_BUDGET = 8000
 LINE_KEYS = (
-    "line_samples",
-    "line_recall@8k",
-    "line_precision@8k",
-    "line_f1@8k",
-    "line_f0.5@8k",
-    "line_gold_count",
-    "line_predicted_count",
-    "line_overlap_count",
-)
+    "line_samples", "line_recall@8k", "line_precision@8k", "line_f1@8k", "line_f0.5@8k",
+    "line_gold_count", "line_predicted_count", "line_overlap_count",
+)  # fmt: skip
 BLOCK_KEYS = (
-    "block_samples",
-    "block_recall@8k",
-    "block_precision@8k",
-    "block_f1@8k",
-    "block_f0.5@8k",
-    "gold_blocks",
-    "predicted_blocks",
-    "matched_blocks",
-)
+    "block_samples", "block_recall@8k", "block_precision@8k", "block_f1@8k", "block_f0.5@8k",
+    "gold_blocks", "predicted_blocks", "matched_blocks",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -129,22 +129,12 @@ TASK_ORDER = ("code2test", "comment2context", "trace2code", "edit2ripple", "abst
 #: tests/test_plots_style.py), none too pale for a line on white; the first colours are seaborn's
 #: colour-blind palette. A name not listed gets one of :data:`OTHER_COLORS` by a stable hash.
 METHOD_COLORS: dict[str, str] = {
-    "lexical": "#0173b2",
-    "bm25-arb": "#de8f05",
-    "bm25": "#029e73",
-    "lexical_code_only": "#a5694b",
-    "grep": "#cc78bc",
-    "grep-expanded": "#962d5a",
-    "repomap": "#5a4b00",
-    "dense_hash": "#949494",
-    "dense": "#a5c300",
-    "rrf_lexical_dense_hash": "#56b4e9",
-    "Qwen3-Embedding-8B": "#ff2d5a",
-    "Qwen3-Embedding-4B": "#f0a596",
-    "pplx-embed-v1-4b": "#005a2d",
-    "jina-code-embeddings-0.5b": "#8c0800",
-    "nomic-embed-code": "#6900b4",
-}
+    "lexical": "#0173b2", "bm25-arb": "#de8f05", "bm25": "#029e73", "lexical_code_only": "#a5694b",
+    "grep": "#cc78bc", "grep-expanded": "#962d5a", "repomap": "#5a4b00", "dense_hash": "#949494",
+    "dense": "#a5c300", "rrf_lexical_dense_hash": "#56b4e9", "Qwen3-Embedding-8B": "#ff2d5a",
+    "Qwen3-Embedding-4B": "#f0a596", "pplx-embed-v1-4b": "#005a2d",
+    "jina-code-embeddings-0.5b": "#8c0800", "nomic-embed-code": "#6900b4",
+}  # fmt: skip
 KNOWN_METHODS = tuple(METHOD_COLORS)
 #: Colours for methods without a fixed one: seaborn's darker and paler siblings, 15 in all.
 OTHER_COLORS: tuple[Color, ...] = (
@@ -153,19 +143,11 @@ OTHER_COLORS: tuple[Color, ...] = (
 )
 #: Stem spellings of the same methods (upstream's stems and the paper's labels).
 ALIASES = {
-    "lexical_all_files": "lexical",
-    "bm25_all_files": "bm25",
-    "repomap_all_files": "repomap",
-    "Lexical": "lexical",
-    "BM25": "bm25",
-    "RepoMap": "repomap",
-    "v1_3_grep_strict": "grep",
-    "Grep strict": "grep",
-    "qwen3-8b": "Qwen3-Embedding-8B",
-    "qwen3-4b": "Qwen3-Embedding-4B",
-    "pplx-4b": "pplx-embed-v1-4b",
-    "nomic": "nomic-embed-code",
-}
+    "lexical_all_files": "lexical", "bm25_all_files": "bm25", "repomap_all_files": "repomap",
+    "Lexical": "lexical", "BM25": "bm25", "RepoMap": "repomap", "v1_3_grep_strict": "grep",
+    "Grep strict": "grep", "qwen3-8b": "Qwen3-Embedding-8B", "qwen3-4b": "Qwen3-Embedding-4B",
+    "pplx-4b": "pplx-embed-v1-4b", "nomic": "nomic-embed-code",
+}  # fmt: skip
 
 
 def method_key(name: str) -> str:
