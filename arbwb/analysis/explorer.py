@@ -73,8 +73,7 @@ def ranked_lists(
         rankings.filter(pl.col("sample_id") == sample_id, pl.col("rank") <= depth)
         .select("run", "rank", "path", "score")
         .with_columns(
-            pl.col("path").is_in(gold).alias("gold"),
-            pl.col("path").is_in(given).alias("given"),
+            pl.col("path").is_in(gold).alias("gold"), pl.col("path").is_in(given).alias("given")
         )
         .sort("run", "rank")
     )

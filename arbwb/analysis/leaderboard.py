@@ -13,11 +13,7 @@ import polars as pl
 
 from arbwb import schemas
 from arbwb.analysis import method_leaderboard as mb
-from arbwb.analysis.board import (
-    BCY_HEADLINE,
-    leaderboard_metrics,
-    summary_table,
-)
+from arbwb.analysis.board import BCY_HEADLINE, leaderboard_metrics, summary_table
 from arbwb.analysis.method_leaderboard import Comparison, Methods
 from arbwb.analysis.result import Resampling, Table
 from arbwb.io.release import Release, check_missing

@@ -59,8 +59,7 @@ def assign_folds(rows: pl.DataFrame, folds: int = 5) -> dict[str, int]:
     big_p, big_n = sum(pos.values()), sum(neg.values())
     tp, tn, tt, tg = big_p / folds, big_n / folds, (big_p + big_n) / folds, len(repos) / folds
     order = sorted(
-        repos,
-        key=lambda r: (-max(pos[r] / max(tp, 1), neg[r] / max(tn, 1)), -(pos[r] + neg[r]), r),
+        repos, key=lambda r: (-max(pos[r] / max(tp, 1), neg[r] / max(tn, 1)), -(pos[r] + neg[r]), r)
     )
     fold_p, fold_n, fold_g = [0] * folds, [0] * folds, [0] * folds
     fold_of: dict[str, int] = {}

@@ -331,9 +331,7 @@ def confidence_signals(rows: pl.DataFrame, rankings: pl.DataFrame, *, k: int = 5
 
 
 def compare_signals(
-    signals: pl.DataFrame,
-    calibration: Calibration,
-    names: Sequence[str] = SIGNALS,
+    signals: pl.DataFrame, calibration: Calibration, names: Sequence[str] = SIGNALS
 ) -> pl.DataFrame:
     """Out-of-fold §9.6 metrics of each signal as the confidence, on the calibration's own
     folds; a signal with nulls is reported with ``available = False``."""

@@ -76,10 +76,7 @@ def _joined(
 
 
 def slice_table(
-    metrics: pl.DataFrame,
-    annotations: pl.DataFrame,
-    *,
-    run_group: Mapping[str, str] | None = None,
+    metrics: pl.DataFrame, annotations: pl.DataFrame, *, run_group: Mapping[str, str] | None = None
 ) -> pl.DataFrame:
     """Spec 10.7 point table: group, run, relevance_type, task (``all`` = whole slice),
     samples and one mean per metric (nulls ignored)."""
@@ -312,10 +309,7 @@ def fused_name(combo: Sequence[str]) -> str:
 
 
 def rrf_metrics(
-    release: Release,
-    combos: Sequence[Sequence[str]],
-    *,
-    metrics: Sequence[str] | None = None,
+    release: Release, combos: Sequence[Sequence[str]], *, metrics: Sequence[str] | None = None
 ) -> Fused:
     """Score RRF fusions of stored runs of one group (spec §8) on the gold samples every
     component answered; the others are counted in ``not_in_every_run``."""

@@ -85,11 +85,7 @@ def pack(
 
 
 def _pack(
-    ranked: pl.LazyFrame,
-    gold: pl.LazyFrame,
-    *,
-    budgets: Sequence[int],
-    thresholds: Sequence[int],
+    ranked: pl.LazyFrame, gold: pl.LazyFrame, *, budgets: Sequence[int], thresholds: Sequence[int]
 ) -> pl.LazyFrame:
     """:func:`pack` as one lazy query (a dozen eager steps cost more than the packing)."""
     budget_list, tau_list = normalise_budgets(budgets), normalise_thresholds(thresholds)
@@ -292,11 +288,7 @@ def bcy_metrics(
 
 
 def bcy_curves(
-    table: pl.DataFrame,
-    tasks: pl.DataFrame,
-    *,
-    n_boot: int = 2000,
-    seed: int = 0,
+    table: pl.DataFrame, tasks: pl.DataFrame, *, n_boot: int = 2000, seed: int = 0
 ) -> pl.DataFrame:
     """Mean BCY per (run, task, budget, τ) (plus task "overall") with bootstrap intervals,
     n, the lower-bound share and missing-snapshot failures."""

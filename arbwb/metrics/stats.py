@@ -221,10 +221,7 @@ def _min_ranks(means: FloatArray) -> npt.NDArray[np.int64]:
 
 
 def tie_groups(
-    names_by_mean: Sequence[str],
-    adjusted_p: Mapping[frozenset[str], float],
-    *,
-    alpha: float = 0.05,
+    names_by_mean: Sequence[str], adjusted_p: Mapping[frozenset[str], float], *, alpha: float = 0.05
 ) -> dict[str, int]:
     """Tie groups numbered from the best: a new group starts at the first run significantly
     different (adjusted p < alpha) from the current group's leader (arbwb-defined)."""

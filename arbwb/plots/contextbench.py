@@ -179,11 +179,7 @@ def coverage_by_step(
 
 
 def file_level_bars(
-    scores: pl.DataFrame,
-    *,
-    metric: str = "file_recall",
-    demo: bool = False,
-    ax: Axes | None = None,
+    scores: pl.DataFrame, *, metric: str = "file_recall", demo: bool = False, ax: Axes | None = None
 ) -> Axes:
     """A bar per (benchmark, group, run) row of ``metric`` with its interval, grouped by method
     (on both benchmarks first, then ARB-only, then ContextBench-only; colour the method, hatching

@@ -7,14 +7,7 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import MaxNLocator
 
 from arbwb.analysis.overview import NO_GOLD_STRATA, POSITIVE_TASKS
-from arbwb.plots.style import (
-    STRATUM_COLORS,
-    finish,
-    fixed_color,
-    new_axes,
-    task_color,
-    task_order,
-)
+from arbwb.plots.style import STRATUM_COLORS, finish, fixed_color, new_axes, task_color, task_order
 
 
 def composition_bars(table: pl.DataFrame, *, demo: bool = False, ax: Axes | None = None) -> Axes:

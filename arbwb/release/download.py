@@ -57,11 +57,7 @@ class HubFetcher:
             raise InputError(msg) from None
         try:
             got = hf_hub_download(
-                self.repo_id,
-                filename,
-                repo_type="dataset",
-                revision=revision,
-                local_dir=local_dir,
+                self.repo_id, filename, repo_type="dataset", revision=revision, local_dir=local_dir
             )
         except Exception as exc:  # network/hub errors of any kind become one clear message
             msg = (

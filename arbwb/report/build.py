@@ -322,10 +322,7 @@ def _inputs(
 
 
 def _manifest(
-    config: ReportConfig,
-    data_dir: Path,
-    parameters: dict[str, Any],
-    sections: Sequence[Section],
+    config: ReportConfig, data_dir: Path, parameters: dict[str, Any], sections: Sequence[Section]
 ) -> dict[str, Any]:
     versions: dict[str, str | None] = {}
     for name in PACKAGES:
