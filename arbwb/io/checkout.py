@@ -71,6 +71,15 @@ class FileListCheckout(Checkout):
         return self.lines.get(path)
 
 
+def run_git(git_dir: Path, *args: str) -> bytes:
+    """Stdout of ``git -C git_dir *args``; a failure is an InputError with git's message."""
+    proc = subprocess.run(["git", "-C", str(git_dir), *args], capture_output=True, check=False)
+    if proc.returncode != 0:
+        msg = f"git {' '.join(args)} failed: {proc.stderr.decode(errors='replace').strip()}"
+        raise InputError(msg, path=git_dir)
+    return proc.stdout
+
+
 @dataclass
 class GitCheckout(Checkout):
     """Blobs of a git repository (bare or not) at ``commit``, read with ``git cat-file``."""
@@ -80,19 +89,10 @@ class GitCheckout(Checkout):
     _paths: frozenset[str] | None = field(default=None, repr=False)
     _cache: dict[str, bytes] = field(default_factory=dict, repr=False)
 
-    def _git(self, *args: str) -> bytes:
-        proc = subprocess.run(
-            ["git", "-C", str(self.git_dir), *args], capture_output=True, check=False
-        )
-        if proc.returncode != 0:
-            msg = f"git {' '.join(args)} failed: {proc.stderr.decode(errors='replace').strip()}"
-            raise InputError(msg, path=self.git_dir)
-        return proc.stdout
-
     def is_file(self, path: str) -> bool:
         """Regular files (modes 100644/100755) only: symlinks and submodules excluded."""
         if self._paths is None:
-            out = self._git("ls-tree", "-r", "-z", "--full-tree", self.commit)
+            out = run_git(self.git_dir, "ls-tree", "-r", "-z", "--full-tree", self.commit)
             entries = (e.partition(b"\t") for e in out.split(b"\0") if e)
             self._paths = frozenset(
                 name.decode("utf-8", errors="surrogateescape")
@@ -104,7 +104,7 @@ class GitCheckout(Checkout):
     def read(self, path: str) -> bytes | None:
         """The blob's bytes at the commit (cached)."""
         if path not in self._cache and self.is_file(path):
-            self._cache[path] = self._git("cat-file", "blob", f"{self.commit}:{path}")
+            self._cache[path] = run_git(self.git_dir, "cat-file", "blob", f"{self.commit}:{path}")
         return self._cache.get(path)
 
 

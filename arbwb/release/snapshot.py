@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
 from arbwb.errors import InputError
+from arbwb.io.checkout import run_git
 from arbwb.io.corpus import MANIFEST_NAME, repo_slug
 from arbwb.io.pathclass import is_generated_path
 from arbwb.jsonio import atomic_open, dumps_upstream, iter_jsonl
@@ -156,7 +157,7 @@ class TreeEntry:
 
 def list_tree(git_dir: Path, commit: str) -> list[TreeEntry]:
     """Tree entries of ``commit`` in git order, parsed as upstream does (spec §3.2 step 1)."""
-    out = _git(git_dir, "-c", "core.quotePath=true", "ls-tree", "-r", "-l", commit)
+    out = run_git(git_dir, "-c", "core.quotePath=true", "ls-tree", "-r", "-l", commit)
     entries = []
     for line in out.decode("utf-8", errors="replace").splitlines():
         if "\t" not in line:
@@ -292,12 +293,3 @@ def merge_manifest(path: Path, rows: Sequence[dict[str, Any]]) -> None:
     with atomic_open(path, "w") as handle:
         for key in sorted(merged):
             handle.write(dumps_upstream(merged[key]) + "\n")
-
-
-def _git(git_dir: Path, *args: str) -> bytes:
-    proc = subprocess.run(["git", "-C", str(git_dir), *args], capture_output=True, check=False)
-    if proc.returncode != 0:
-        detail = proc.stderr.decode("utf-8", errors="replace").strip()
-        msg = f"git {' '.join(args)} failed: {detail}"
-        raise InputError(msg, path=git_dir)
-    return proc.stdout

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -80,21 +81,20 @@ class Recorder:
 
     def record(self, key: str, value: Any) -> None:
         """Store one JSON-serialisable key number, merged into the notebook's record file."""
-        data: dict[str, Any] = {}
-        if self.record_path.is_file():
-            data = json.loads(self.record_path.read_text(encoding="utf-8"))
-        data[key] = value
-        write_json(self.record_path, data)
+        self._merge_records({key: value})
 
     def record_all(self, result: Result) -> None:
         """Write every table of an analysis result, then its key numbers in one record update."""
         for table in result.tables():
             self.table(table.frame, table.name, latex=table.latex)
-        data: dict[str, Any] = {}
-        if self.record_path.is_file():
-            data = json.loads(self.record_path.read_text(encoding="utf-8"))
-        data.update(result.records())
-        write_json(self.record_path, data)
+        self._merge_records(result.records())
+
+    def _merge_records(self, values: Mapping[str, Any]) -> None:
+        """Read the record file (if any), update it with ``values``, write it back atomically."""
+        path = self.record_path
+        data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        data.update(values)
+        write_json(path, data)
 
 
 def _in_kernel() -> bool:
