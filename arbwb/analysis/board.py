@@ -14,16 +14,8 @@ import numpy.typing as npt
 import polars as pl
 
 from arbwb.io.release import Release
-from arbwb.metrics import DEFAULT_METRICS
+from arbwb.metrics import DEFAULT_METRICS, stats
 from arbwb.metrics.aggregate import group_codes, level_means
-from arbwb.metrics.stats import (
-    bootstrap_weights,
-    holm,
-    percentile_interval,
-    rank_intervals,
-    sign_flip_pvalues,
-    tie_groups,
-)
 
 BCY_HEADLINE = "bcy@8000"
 AGGREGATIONS = ("weighted", "task_macro", "repo_macro")
@@ -127,7 +119,7 @@ SCORES_SCHEMA = {
 
 def intervals(reps: npt.NDArray[np.float64], level: float = 0.95) -> dict[str, list[float]]:
     """``ci_low`` and ``ci_high``: the percentile interval of each column of replicates."""
-    bounds = [percentile_interval(reps[:, j], level=level) for j in range(reps.shape[1])]
+    bounds = [stats.percentile_interval(reps[:, j], level=level) for j in range(reps.shape[1])]
     return {"ci_low": [low for low, _ in bounds], "ci_high": [high for _, high in bounds]}
 
 
@@ -142,7 +134,7 @@ def _scope_rows(
     values = paired.values[mask]
     n = values.shape[0]
     clusters = None if paired.clusters is None else list(compress(paired.clusters, mask))
-    weights = bootstrap_weights(n, n_boot=n_boot, seed=seed, clusters=clusters)
+    weights = stats.bootstrap_weights(n, n_boot=n_boot, seed=seed, clusters=clusters)
     levels: dict[str, npt.NDArray[np.int64] | None] = {"weighted": None}
     if keys["scope"] != "task":
         levels["task_macro"] = paired.scope_codes("task", mask)
@@ -191,8 +183,8 @@ def pairwise_tests(
             continue
         first, second = (list(side) for side in zip(*pairs, strict=True))
         diffs = paired.values[:, first] - paired.values[:, second]
-        p = sign_flip_pvalues(diffs, n_perm=n_perm, seed=seed, clusters=paired.clusters)
-        means, adjusted = paired.values.mean(axis=0), holm(p)
+        p = stats.sign_flip_pvalues(diffs, n_perm=n_perm, seed=seed, clusters=paired.clusters)
+        means, adjusted = paired.values.mean(axis=0), stats.holm(p)
         frames.append(
             pl.DataFrame(
                 {
@@ -242,7 +234,7 @@ def rank_table(
     }
     frames = [pl.DataFrame(schema=schema)]
     for group, metric, paired in _paired_cells(metrics, samples, run_group, cluster):
-        rank, best, worst = rank_intervals(
+        rank, best, worst = stats.rank_intervals(
             paired.values, n_boot=n_boot, seed=seed, clusters=paired.clusters
         )
         means = paired.values.mean(axis=0)
@@ -252,7 +244,7 @@ def rank_table(
             frozenset((a, b)): p
             for a, b, p in family.select("run_a", "run_b", "p_holm").iter_rows()
         }
-        ties = tie_groups(order, adjusted)
+        ties = stats.tie_groups(order, adjusted)
         columns = {"mean": means, "rank": rank, "rank_best": best, "rank_worst": worst}
         frames.append(
             pl.DataFrame(

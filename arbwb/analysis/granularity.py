@@ -10,16 +10,8 @@ from typing import Any
 
 import polars as pl
 
+from arbwb.analysis import spanyield
 from arbwb.analysis.result import Resampling, Table
-from arbwb.analysis.spanyield import (
-    Checks,
-    Rerank,
-    diagnostic_intervals,
-    file_vs_line,
-    packing_summary,
-    packing_table,
-    rerank_plan,
-)
 from arbwb.errors import InputError
 from arbwb.io.corpus import Corpus
 from arbwb.io.release import Release
@@ -263,8 +255,8 @@ class Analysis:
     sizes: pl.DataFrame
     density: pl.DataFrame
     packing: pl.DataFrame
-    plans: dict[str, Rerank]
-    checks: dict[str, Checks]
+    plans: dict[str, spanyield.Rerank]
+    checks: dict[str, spanyield.Checks]
 
 
 _SIZE_HEADER = (
@@ -475,9 +467,9 @@ def run(release: Release, options: GranularityOptions) -> GranularityResult:
     runs = [run for run in release.runs.values() if run.details is not None]
     samples, spans, corpus = release.samples, release.spans, release.corpus
     sizes = gold_file_sizes(samples, release.labels, corpus)
-    plans = {run.run: rerank_plan(run) for run in runs} if options.rerank else {}
+    plans = {run.run: spanyield.rerank_plan(run) for run in runs} if options.rerank else {}
     pairs = [(run, plans[run.run]) for run in runs if run.run in plans]
-    packing, checks = packing_table(
+    packing, checks = spanyield.packing_table(
         pairs, samples, release.labels, spans, corpus, budgets=options.budgets
     )
     missing_files = missing_chunk_files(corpus, sizes["snapshot_id"].to_list())
@@ -489,11 +481,11 @@ def run(release: Release, options: GranularityOptions) -> GranularityResult:
         name: {"status": plan.status} | (vars(checks[name]) if name in checks else {})
         for name, plan in plans.items()
     }
-    line_packing = packing_summary(packing, n_boot=n_boot, seed=seed).to_dicts()
+    line_packing = spanyield.packing_summary(packing, n_boot=n_boot, seed=seed).to_dicts()
     summary = {
         "file_sizes": file_size_summary(sizes, samples),
         "span_evidence": span_summary(analysis.density, samples, spans),
-        "method_sensitivity": file_vs_line(runs),
+        "method_sensitivity": spanyield.file_vs_line(runs),
         "unresolved": missing.drop("occurrences").to_dicts(),
         "arbwb": {
             "note": (
@@ -502,7 +494,7 @@ def run(release: Release, options: GranularityOptions) -> GranularityResult:
                 "5.7 token packing credited with the packed text lines) and span yield"
             ),
             **boot,
-            "intervals": diagnostic_intervals(runs, **boot),
+            "intervals": spanyield.diagnostic_intervals(runs, **boot),
             "reranked": reranked,
             "line_packing": line_packing,
             "missing_chunk_files": missing_files,

@@ -12,15 +12,8 @@ from typing import Any
 
 import polars as pl
 
+from arbwb.analysis import selective_rows as sr
 from arbwb.analysis.selective_metrics import NEG_INF, calibrated_row, metrics_at, set_metrics
-from arbwb.analysis.selective_rows import (
-    PROTOCOLS,
-    Protocol,
-    check_both_classes,
-    check_shared_map,
-    named,
-    protocol_rows,
-)
 from arbwb.errors import InputError
 
 
@@ -32,8 +25,8 @@ def _fold_error(rows: pl.DataFrame, fold_of: Mapping[str, int], folds: int) -> N
             if not (members["label"] == label).any():
                 ids = members["sample_id"].to_list()
                 msg = (
-                    f"fold {fold} of {folds} has no {label} sample (repos {named(repos)}; "
-                    f"samples {named(ids) or 'none'}); use fewer folds or add {label} samples "
+                    f"fold {fold} of {folds} has no {label} sample (repos {sr.named(repos)}; "
+                    f"samples {sr.named(ids) or 'none'}); use fewer folds or add {label} samples "
                     "in more repositories"
                 )
                 raise InputError(msg, field="repo")
@@ -53,7 +46,7 @@ def assign_folds(rows: pl.DataFrame, folds: int = 5) -> dict[str, int]:
     if len(repos) < folds:
         msg = (
             f"{folds} repo-grouped folds need at least {folds} repositories, got {len(repos)} "
-            f"({named(repos)}); use --folds {max(2, len(repos))} or add repositories"
+            f"({sr.named(repos)}); use --folds {max(2, len(repos))} or add repositories"
         )
         raise InputError(msg, field="folds")
     big_p, big_n = sum(pos.values()), sum(neg.values())
@@ -140,7 +133,7 @@ def cross_validate(rows: pl.DataFrame, fold_of: Mapping[str, int]) -> CrossValid
     """Per fold: select on train repos, decide test repos; aggregate out-of-fold (spec §9.6)."""
     missing = sorted(set(rows["repo"]) - set(fold_of))
     if missing:
-        msg = f"repos without a fold (not in the reference run): {named(missing)}"
+        msg = f"repos without a fold (not in the reference run): {sr.named(missing)}"
         raise InputError(msg, field="repo")
     folds = max(fold_of.values()) + 1
     fold_col = pl.col("repo").replace_strict(dict(fold_of), return_dtype=pl.Int64)
@@ -148,7 +141,7 @@ def cross_validate(rows: pl.DataFrame, fold_of: Mapping[str, int]) -> CrossValid
     fold_rows: list[dict[str, Any]] = []
     for fold in range(folds):
         train, test = frame.filter(pl.col("fold") != fold), frame.filter(pl.col("fold") == fold)
-        check_both_classes(train, f"the training repos of fold {fold} (run {rows['run'][0]!r})")
+        sr.check_both_classes(train, f"the training repos of fold {fold} (run {rows['run'][0]!r})")
         chosen = calibrated_row(train)
         threshold = float(chosen["threshold"])
         fold_rows.append(
@@ -190,7 +183,7 @@ def cross_validate(rows: pl.DataFrame, fold_of: Mapping[str, int]) -> CrossValid
 class Calibration:
     """Every run's cross-validation under one protocol, with the reference fold assignment."""
 
-    protocol: Protocol
+    protocol: sr.Protocol
     folds: int
     repo_folds: dict[str, int]
     composition: pl.DataFrame
@@ -199,13 +192,13 @@ class Calibration:
 
 
 def calibrate(
-    rows_by_run: Mapping[str, pl.DataFrame], *, protocol: Protocol = "mixed", folds: int = 5
+    rows_by_run: Mapping[str, pl.DataFrame], *, protocol: sr.Protocol = "mixed", folds: int = 5
 ) -> Calibration:
     """Spec §9.6 for several runs: shared sample map, folds from the first (reference) run."""
-    check_shared_map(rows_by_run)
-    subsets = {name: protocol_rows(rows, protocol) for name, rows in rows_by_run.items()}
+    sr.check_shared_map(rows_by_run)
+    subsets = {name: sr.protocol_rows(rows, protocol) for name, rows in rows_by_run.items()}
     for name, rows in subsets.items():
-        check_both_classes(rows, f"run {name!r} under the {protocol} protocol")
+        sr.check_both_classes(rows, f"run {name!r} under the {protocol} protocol")
     reference = next(iter(subsets.values()))
     fold_of = assign_folds(reference, folds)
     return Calibration(
@@ -219,7 +212,7 @@ def calibrate(
 
 
 def feasible_folds(
-    rows: pl.DataFrame, folds: int, protocols: Sequence[Protocol] = PROTOCOLS
+    rows: pl.DataFrame, folds: int, protocols: Sequence[sr.Protocol] = sr.PROTOCOLS
 ) -> tuple[int, list[str]]:
     """The largest k <= ``folds`` (>= 2) whose §9.6 assignment works under every protocol, and
     why larger k failed (arbwb-defined fallback for small releases)."""
@@ -227,7 +220,7 @@ def feasible_folds(
     for k in range(folds, 1, -1):
         try:
             for protocol in protocols:
-                assign_folds(protocol_rows(rows, protocol), k)
+                assign_folds(sr.protocol_rows(rows, protocol), k)
         except InputError as exc:
             reasons.append(f"{k} folds ({protocol}): {exc.reason}")
             continue

@@ -13,15 +13,8 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from arbwb.analysis import selective_metrics as sm
 from arbwb.analysis.selective_folds import Calibration, cross_validate
-from arbwb.analysis.selective_metrics import (
-    NEG_INF,
-    TABLE_METRICS,
-    calibrated_row,
-    candidate_thresholds,
-    metrics_at,
-    sweep,
-)
 from arbwb.errors import InputError
 
 FloatArray = npt.NDArray[np.float64]
@@ -68,7 +61,7 @@ def risk_coverage(
         conf = part["confidence"].to_numpy().astype(np.float64)
         is_pos = (part["label"] == "positive").to_numpy()
         hit = part["recall@20"].to_numpy() > 0
-        thresholds = np.array(candidate_thresholds(conf))
+        thresholds = np.array(sm.candidate_thresholds(conf))
         returned = conf[None, :] >= thresholds[:, None]  # (K, n): not abstained
         success = (returned & is_pos & hit) | (~returned & ~is_pos)
         accepted_pos = returned & is_pos
@@ -86,7 +79,7 @@ def risk_coverage(
             for name, reps in bands.items()
             for end, bounds in zip(("low", "high"), _interval(reps, level), strict=True)
         }
-        observed = sweep(part).select(
+        observed = sm.sweep(part).select(
             "threshold_index",
             "threshold",
             "coverage",
@@ -226,7 +219,7 @@ def selective_table(calibrations: Sequence[Calibration]) -> pl.DataFrame:
         for run, cv in cal.runs.items():
             for point, metrics in (("no abstain", cv.no_abstain), ("out-of-fold", cv.out_of_fold)):
                 row = {"run": run, "protocol": cal.protocol, "folds": cal.folds, "point": point}
-                row |= {m: metrics[m] for m in TABLE_METRICS}
+                row |= {m: metrics[m] for m in sm.TABLE_METRICS}
                 low, high = _wilson(metrics)
                 out.append(row | {"success_low": low, "success_high": high})
     return pl.DataFrame(out)
@@ -253,7 +246,7 @@ def fold_table(calibrations: Sequence[Calibration]) -> pl.DataFrame:
                         "test_samples": fold["test_samples"],
                         "test_positive": fold["test_positive"],
                         "test_no_gold": fold["test_no_gold"],
-                        **{m: test[m] for m in TABLE_METRICS},
+                        **{m: test[m] for m in sm.TABLE_METRICS},
                     }
                 )
     return pl.DataFrame(out, schema_overrides={"threshold": pl.Float64})
@@ -261,7 +254,7 @@ def fold_table(calibrations: Sequence[Calibration]) -> pl.DataFrame:
 
 def _finite(threshold: float) -> float | None:
     """A threshold for a table: null for -inf (never abstain)."""
-    return None if threshold == NEG_INF else threshold
+    return None if threshold == sm.NEG_INF else threshold
 
 
 def threshold_transfer(calibration: Calibration) -> pl.DataFrame:
@@ -274,11 +267,11 @@ def threshold_transfer(calibration: Calibration) -> pl.DataFrame:
         fold_of = pl.col("repo").replace_strict(calibration.repo_folds, return_dtype=pl.Int64)
         for fold in cv.folds:
             test = rows.filter(fold_of == fold["fold"])
-            oracle = calibrated_row(test)
+            oracle = sm.calibrated_row(test)
             transferred = fold["threshold"]
-            at_transfer = metrics_at(test, transferred)
-            at_oracle = metrics_at(test, oracle["threshold"])
-            finite = transferred != NEG_INF and oracle["threshold"] != NEG_INF
+            at_transfer = sm.metrics_at(test, transferred)
+            at_oracle = sm.metrics_at(test, oracle["threshold"])
+            finite = transferred != sm.NEG_INF and oracle["threshold"] != sm.NEG_INF
             out.append(
                 {
                     "run": run,
@@ -350,7 +343,7 @@ def compare_signals(
                 out.append(row | {"available": False})
                 continue
             cv = cross_validate(part.with_columns(confidence=values), calibration.repo_folds)
-            row |= {"available": True} | {m: cv.out_of_fold[m] for m in TABLE_METRICS}
+            row |= {"available": True} | {m: cv.out_of_fold[m] for m in sm.TABLE_METRICS}
             row["no_abstain_success@20"] = cv.no_abstain["selective_success@20"]
             out.append(row)
     return pl.DataFrame(out, infer_schema_length=None)

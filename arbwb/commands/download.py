@@ -8,14 +8,7 @@ from typing import Any
 
 from arbwb.commands import COMMANDS
 from arbwb.paths import check_output_path
-from arbwb.release.download import (
-    CURRENT_RELEASES,
-    HUB_REPO,
-    Fetcher,
-    FolderFetcher,
-    HubFetcher,
-    download_release,
-)
+from arbwb.release import download as dl
 
 
 def add_parser(subparsers: Any) -> None:
@@ -26,7 +19,7 @@ def add_parser(subparsers: Any) -> None:
     which.add_argument(
         "--all",
         action="store_true",
-        help=f"the five current releases: {', '.join(CURRENT_RELEASES)}",
+        help=f"the five current releases: {', '.join(dl.CURRENT_RELEASES)}",
     )
     parser.add_argument(
         "--revision", required=True, help="hub revision (commit hash or tag) to pin the download to"
@@ -35,7 +28,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--force", action="store_true", help="replace existing benchmark|corpus|eval|reports/R"
     )
-    parser.add_argument("--repo-id", default=HUB_REPO, help="Hugging Face dataset repository")
+    parser.add_argument("--repo-id", default=dl.HUB_REPO, help="Hugging Face dataset repository")
     parser.add_argument(
         "--mirror",
         type=Path,
@@ -47,10 +40,12 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Download each requested release in turn; stop at the first failure."""
     check_output_path(args.dir, kind="dir", field="--dir")
-    releases = list(CURRENT_RELEASES) if args.all else list(dict.fromkeys(args.release))
-    fetcher: Fetcher = FolderFetcher(args.mirror) if args.mirror else HubFetcher(args.repo_id)
+    releases = list(dl.CURRENT_RELEASES) if args.all else list(dict.fromkeys(args.release))
+    fetcher: dl.Fetcher = (
+        dl.FolderFetcher(args.mirror) if args.mirror else dl.HubFetcher(args.repo_id)
+    )
     for release in releases:
-        receipt = download_release(
+        receipt = dl.download_release(
             release, root=args.dir, revision=args.revision, fetcher=fetcher, force=args.force
         )
         print(

@@ -8,13 +8,8 @@ from typing import Any
 
 from arbwb.commands import COMMANDS
 from arbwb.paths import check_output_path
+from arbwb.release import merge
 from arbwb.release.download import CURRENT_RELEASES
-from arbwb.release.merge import (
-    MERGED_RELEASE,
-    manifest_path,
-    merge_manifests,
-    write_merged_manifest,
-)
 
 
 def add_parser(subparsers: Any) -> None:
@@ -31,17 +26,17 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--out",
         type=Path,
-        help=f"output file (default: corpus/{MERGED_RELEASE}/corpus_manifest.jsonl)",
+        help=f"output file (default: corpus/{merge.MERGED_RELEASE}/corpus_manifest.jsonl)",
     )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Merge, write atomically and print the counts."""
-    output = args.out or manifest_path(args.dir, MERGED_RELEASE)
+    output = args.out or merge.manifest_path(args.dir, merge.MERGED_RELEASE)
     check_output_path(output)
-    merged = merge_manifests(args.dir, args.releases)
-    write_merged_manifest(merged, output)
+    merged = merge.merge_manifests(args.dir, args.releases)
+    merge.write_merged_manifest(merged, output)
     read = sum(merged.inputs.values())
     print(
         f"{output}: {len(merged.rows)} unique snapshots from {read} manifest rows "

@@ -6,15 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from arbwb.commands import (
-    COMMANDS,
-    add_corpus_flags,
-    add_output,
-    emit,
-    input_hashes,
-    json_text,
-    open_corpus_for,
-)
+from arbwb import commands
 from arbwb.metrics.spec import VALID_FORMS
 from arbwb.paths import check_output_path
 
@@ -23,7 +15,7 @@ DEFAULT_METRICS = "recall@5,recall@10,recall@20,mrr"
 
 def add_parser(subparsers: Any) -> None:
     """Register ``arbwb score``."""
-    parser = subparsers.add_parser("score", help=COMMANDS["score"])
+    parser = subparsers.add_parser("score", help=commands.COMMANDS["score"])
     parser.add_argument("rankings", nargs="+", help="ranking files, one run each")
     parser.add_argument("--samples", help="samples file or release folder (gold); else details")
     parser.add_argument(
@@ -36,9 +28,9 @@ def add_parser(subparsers: Any) -> None:
         choices=("repo", "split"),
         help="add means per repo or split (overall and per-task means are always given)",
     )
-    add_output(parser, ("json", "csv", "markdown"))
+    commands.add_output(parser, ("json", "csv", "markdown"))
     parser.add_argument("--corpus", help="corpus folder or data root (needed for bcy@B metrics)")
-    add_corpus_flags(parser)
+    commands.add_corpus_flags(parser)
     parser.set_defaults(func=run)
 
 
@@ -69,13 +61,15 @@ def run(args: argparse.Namespace) -> int:
     check_output_path(args.out)
     metrics = scoring.metric_names([m.strip() for m in args.metrics.split(",") if m.strip()])
     samples = load_samples(args.samples) if args.samples else None
-    corpus = open_corpus_for(args, args.corpus, None) if args.corpus else None
+    corpus = commands.open_corpus_for(args, args.corpus, None) if args.corpus else None
     runs = scoring.load_runs(args.rankings)
     scored = scoring.score_all(runs, samples, metrics, corpus)
     summaries = scoring.run_summaries(scored, args.by)
     if args.format == "json":
         inputs = [*args.rankings, *(sample_files(args.samples) if args.samples else [])]
-        text = json_text({"runs": summaries, "metrics": metrics, "inputs": input_hashes(inputs)})
+        text = commands.json_text(
+            {"runs": summaries, "metrics": metrics, "inputs": commands.input_hashes(inputs)}
+        )
     else:
         from arbwb import tables
 
@@ -88,5 +82,5 @@ def run(args: argparse.Namespace) -> int:
                 f"## {title}\n\n{tables.to_markdown(frame)}\n"
                 for title, frame in scoring.wide_sections(table, metrics)
             )
-    emit(text, args.out)
+    commands.emit(text, args.out)
     return 0

@@ -13,19 +13,7 @@ import polars as pl
 
 from arbwb import schemas
 from arbwb.errors import InputError
-from arbwb.io.run_frames import (
-    DETAILS,
-    NESTED,
-    NESTED_GROUPS,
-    RAW_SCORED,
-    SELECTIVE,
-    RunData,
-    claim,
-    error_frame,
-    is_number,
-    normalise,
-    submitted_frame,
-)
+from arbwb.io import run_frames as rf
 from arbwb.io.samples import check_fields, dedupe, path_list, split_of
 from arbwb.jsonio import iter_jsonl
 from arbwb.metrics.spec import parse_metric
@@ -52,7 +40,7 @@ def canonical_metric_name(name: str) -> str:
         return name
 
 
-def read_details(path: Path, run: str) -> RunData:
+def read_details(path: Path, run: str) -> rf.RunData:
     """ARB details JSONL (spec §4.2-4.7); keeps gold ranks past the stored prefix (§5.1)."""
     raw: list[dict[str, Any]] = []
     extra: list[dict[str, Any]] = []
@@ -65,7 +53,7 @@ def read_details(path: Path, run: str) -> RunData:
     for seq, (line, obj) in enumerate(iter_jsonl(path)):
         check_fields(obj, _DETAILS_REQUIRED, path, line)
         sample_id = obj["sample_id"]
-        claim(seen, sample_id, path, line)
+        rf.claim(seen, sample_id, path, line)
         top = _string_list(obj["top_files"], path, line, "top_files")
         gold = _string_list(obj["gold_files"], path, line, "gold_files")
         scores = _scores(obj, path, line)
@@ -85,7 +73,7 @@ def read_details(path: Path, run: str) -> RunData:
             selective.append(_selective_row(obj, path, line))
         nested += [
             {"run": run, "sample_id": sample_id, "field": f"{group}.{key}", "value": value}
-            for group in NESTED_GROUPS
+            for group in rf.NESTED_GROUPS
             for key, value in _numbers(obj, group, path, line)
         ]
         labels += [{"sample_id": sample_id, "path": p, "role": "gold"} for p in path_list(gold)]
@@ -101,22 +89,22 @@ def read_details(path: Path, run: str) -> RunData:
                 "line": line,
             }
         )
-    prefix = normalise(pl.DataFrame(raw, schema=RAW_SCORED), run)
-    frame = pl.DataFrame(details, schema=dict(DETAILS))
+    prefix = rf.normalise(pl.DataFrame(raw, schema=rf.RAW_SCORED), run)
+    frame = pl.DataFrame(details, schema=dict(rf.DETAILS))
     rankings = _with_deep_gold(prefix, pl.DataFrame(extra, schema=_EXTRA), frame, run)
-    return RunData(
+    return rf.RunData(
         run=run,
         rankings=rankings,
         details=frame,
         labels=pl.DataFrame(labels, schema=dict(schemas.LABELS)),
         stored=schemas.rows_frame(stored, schemas.METRICS),
-        errors=error_frame([], run),
-        submitted=submitted_frame(
+        errors=rf.error_frame([], run),
+        submitted=rf.submitted_frame(
             frame.select("sample_id", "line", status=pl.lit("ok")).to_dicts(), run
         ),
         path=str(path),
-        selective=pl.DataFrame(selective, schema=dict(SELECTIVE)) if selective else None,
-        nested=schemas.rows_frame(nested, NESTED),
+        selective=pl.DataFrame(selective, schema=dict(rf.SELECTIVE)) if selective else None,
+        nested=schemas.rows_frame(nested, rf.NESTED),
     )
 
 
@@ -235,7 +223,7 @@ def _number(value: Any, where: tuple[Path, int, str], what: str = "a number") ->
     """A finite JSON number as float, None for null; else an error at ``(path, line, field)``."""
     if value is None:
         return None
-    if not is_number(value):
+    if not rf.is_number(value):
         path, line, field = where
         raise InputError(f"expected {what}, got {value!r}", path=path, line=line, field=field)
     return float(value)

@@ -6,17 +6,8 @@ from __future__ import annotations
 import polars as pl
 from matplotlib.axes import Axes
 
-from arbwb.plots.style import (
-    Panels,
-    budget_axis,
-    budget_label,
-    finish,
-    finish_panels,
-    new_axes,
-    new_panels,
-    run_colors,
-    task_order,
-)
+from arbwb.plots import style
+from arbwb.plots.style import budget_label
 
 __all__ = ["budget_label", "plot_bcy_curves", "plot_bcy_grid"]
 
@@ -38,9 +29,9 @@ def plot_bcy_curves(
         known = sorted(curves["task"].unique().to_list())
         msg = f"no BCY curve for task {task!r} at tau={tau}; tasks present: {known!r}"
         raise ValueError(msg)
-    ax = new_axes(ax, (5.5, 3.8))
+    ax = style.new_axes(ax, (5.5, 3.8))
     runs = part["run"].unique(maintain_order=True).to_list()
-    colors = run_colors(runs)
+    colors = style.run_colors(runs)
     for run in runs:
         line = part.filter(pl.col("run") == run)
         x, y = line["budget"].to_numpy(), line["bcy"].to_numpy()
@@ -50,11 +41,11 @@ def plot_bcy_curves(
         hollow = line["lower_bound_share"].to_numpy() >= lower_bound_at
         ax.scatter(x[~hollow], y[~hollow], color=color, s=36, zorder=3)
         ax.scatter(x[hollow], y[hollow], facecolors="white", edgecolors=color, s=36, zorder=3)
-    budget_axis(ax, sorted(part["budget"].unique().to_list()))
+    style.budget_axis(ax, sorted(part["budget"].unique().to_list()))
     ax.set_ylim(0, 1)
     ax.set_ylabel("BCY@B" if tau == 1 else f"BCY τ={tau} @B")
     n = int(part["n"].to_numpy().max())
-    return finish(ax, f"{task} (n={n})", demo=demo, legend="small" if legend else None)
+    return style.finish(ax, f"{task} (n={n})", demo=demo, legend="small" if legend else None)
 
 
 def plot_bcy_grid(
@@ -63,12 +54,12 @@ def plot_bcy_grid(
     tau: int = 1,
     ncols: int = 3,
     demo: bool = False,
-    axes: Panels | None = None,
+    axes: style.Panels | None = None,
 ) -> list[Axes]:
     """One :func:`plot_bcy_curves` panel per task (paper order), one legend right of them;
     ``axes``: one per task, or None for a grid of ``ncols`` columns."""
-    tasks = task_order(curves["task"].to_list())
-    panels = new_panels(axes, len(tasks), size=(5.2, 4.0), ncols=ncols)
+    tasks = style.task_order(curves["task"].to_list())
+    panels = style.new_panels(axes, len(tasks), size=(5.2, 4.0), ncols=ncols)
     for task, ax in zip(tasks, panels, strict=True):
         plot_bcy_curves(curves, task=task, tau=tau, demo=demo, legend=False, ax=ax)
-    return finish_panels(panels, legend=True)
+    return style.finish_panels(panels, legend=True)

@@ -11,18 +11,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
 from arbwb.contextbench.compare import ARB, CONTEXTBENCH
-from arbwb.plots.style import (
-    BENCHMARK_COLORS,
-    Panels,
-    ci_arrays,
-    demo_title,
-    finish,
-    finish_panels,
-    fixed_color,
-    new_axes,
-    new_panels,
-    run_colors,
-)
+from arbwb.plots import style
 
 LEVEL_ORDER = ("file", "symbol", "span", "line")
 STATS = ("coverage", "precision", "f1")
@@ -39,14 +28,14 @@ def composition(
 ) -> Axes:
     """Stacked counts of instances per ``by`` value, split by ``hue`` (e.g. source benchmark)."""
     counts = instances.group_by(by, hue).len().sort(by, hue)
-    ax = new_axes(ax, (5.5, 3.2))
+    ax = style.new_axes(ax, (5.5, 3.2))
     keys = counts.group_by(by).agg(pl.col("len").sum()).sort("len", descending=True)[by].to_list()
     hues = sorted(counts[hue].unique().to_list())
     bottom = np.zeros(len(keys))
     for value in hues:
         part = dict(counts.filter(pl.col(hue) == value).select(by, "len").iter_rows())
         heights = np.array([part.get(k, 0) for k in keys], dtype=float)
-        shade = fixed_color(BENCHMARK_COLORS, str(value))
+        shade = style.fixed_color(style.BENCHMARK_COLORS, str(value))
         ax.bar(keys, heights, bottom=bottom, color=shade, label=str(value))
         bottom += heights
     ax.set_ylabel("instances")
@@ -54,12 +43,14 @@ def composition(
     ax.set_xlabel(by)
     ax.tick_params(axis="x", rotation=30)
     ax.legend(title=hue, fontsize="small", frameon=False)
-    ax.set_title(demo_title(f"ContextBench instances by {by} (n={instances.height})", demo=demo))
+    ax.set_title(
+        style.demo_title(f"ContextBench instances by {by} (n={instances.height})", demo=demo)
+    )
     return ax
 
 
 def granularity_bars(
-    board: pl.DataFrame, *, demo: bool = False, axes: Panels | None = None
+    board: pl.DataFrame, *, demo: bool = False, axes: style.Panels | None = None
 ) -> list[Axes]:
     """Coverage, precision and per-instance F1 (a panel each) per level and run with the board's
     intervals (its weighted overall rows); ``axes``: three, or None for a row sharing y."""
@@ -70,14 +61,14 @@ def granularity_bars(
     ).filter(pl.col("stat").is_in(list(STATS)), pl.col("level").is_in(list(LEVEL_ORDER)))
     levels = [lv for lv in LEVEL_ORDER if lv in part["level"].to_list()]
     runs = part["run"].unique(maintain_order=True).to_list()
-    colors = run_colors(runs)
-    panels = new_panels(axes, len(STATS), size=(4.0, 3.4), sharey=True)
+    colors = style.run_colors(runs)
+    panels = style.new_panels(axes, len(STATS), size=(4.0, 3.4), sharey=True)
     width = 0.8 / max(1, len(runs))
     for ax, stat in zip(panels, STATS, strict=True):
         for j, run in enumerate(runs):
             mine = part.filter(pl.col("run") == run, pl.col("stat") == stat)
             x = np.arange(len(levels)) + (j - (len(runs) - 1) / 2) * width
-            y, low, high = ci_arrays(mine, "level", levels)
+            y, low, high = style.ci_arrays(mine, "level", levels)
             ax.bar(x, y, width, color=colors[run], label=run)
             ax.errorbar(
                 x, y, yerr=[y - low, high - y], fmt="none", ecolor="black", capsize=2, lw=0.8
@@ -86,8 +77,8 @@ def granularity_bars(
         ax.set_title("F1 (mean per instance)" if stat == "f1" else stat)
         ax.set_ylim(0, 1.05)
     panels[0].set_ylabel("macro mean, 95% bootstrap CI")
-    title = demo_title("ContextBench final context per granularity", demo=demo)
-    return finish_panels(panels, title=title, legend=True)
+    title = style.demo_title("ContextBench final context per granularity", demo=demo)
+    return style.finish_panels(panels, title=title, legend=True)
 
 
 def recall_precision(
@@ -102,7 +93,7 @@ def recall_precision(
     coverage, precision) with iso-F1 curves; ``ranked`` (run, k, coverage, precision of ranked
     file lists, §13) is drawn as a line through k (its line precision a lower bound)."""
     part = points.filter(pl.col("level") == level)
-    ax = new_axes(ax, (4.8, 4.2))
+    ax = style.new_axes(ax, (4.8, 4.2))
     grid = np.linspace(0.01, 1, 200)
     for value in (0.2, 0.4, 0.6, 0.8):
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -120,7 +111,7 @@ def recall_precision(
         )
     runs = part["run"].unique(maintain_order=True).to_list()
     names = runs + ([] if ranked is None else ranked["run"].unique(maintain_order=True).to_list())
-    colors = run_colors(names)
+    colors = style.run_colors(names)
     for run, x, y in part.select("run", "coverage", "precision").iter_rows():
         ax.scatter(x, y, s=50, color=colors[run], label=run, zorder=3, clip_on=False)
     if ranked is not None:
@@ -143,7 +134,7 @@ def recall_precision(
     ax.set_xlabel(f"{level} coverage (recall)")
     ax.set_ylabel(f"{level} precision")
     title = f"Recall-precision trade-off, {level} level"
-    return finish(ax, title, demo=demo, legend="x-small")
+    return style.finish(ax, title, demo=demo, legend="x-small")
 
 
 def coverage_by_step(
@@ -152,9 +143,9 @@ def coverage_by_step(
     """Mean cumulative coverage at step t per run (§6); an instance with fewer steps keeps its
     last value (arbwb-defined carry-forward so every step averages all instances)."""
     part = steps.filter(pl.col("level") == level)
-    ax = new_axes(ax, (5.0, 3.4))
+    ax = style.new_axes(ax, (5.0, 3.4))
     runs = part["run"].unique(maintain_order=True).to_list()
-    colors = run_colors(runs)
+    colors = style.run_colors(runs)
     horizons = part.group_by("run").agg(step=pl.int_ranges(1, pl.col("step").max() + 1))
     key = ["run", "sample_id", "step"]
     curves = (
@@ -175,7 +166,7 @@ def coverage_by_step(
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("step t")
     ax.set_ylabel(f"cumulative {level} coverage (mean)")
-    return finish(ax, f"Coverage by trajectory step, {level} level", demo=demo)
+    return style.finish(ax, f"Coverage by trajectory step, {level} level", demo=demo)
 
 
 def file_level_bars(
@@ -190,8 +181,8 @@ def file_level_bars(
     methods = sorted(
         part["method"].unique().to_list(), key=lambda m: (m not in both, m not in arb, m)
     )
-    colors = run_colors(methods)
-    ax = new_axes(ax, (max(5.0, 0.7 * part.height + 1.5), 3.6))
+    colors = style.run_colors(methods)
+    ax = style.new_axes(ax, (max(5.0, 0.7 * part.height + 1.5), 3.6))
     x, ticks = 0.0, []
     for method in methods:
         rows = part.filter(pl.col("method") == method).sort("benchmark", "group", "run")
@@ -217,5 +208,5 @@ def file_level_bars(
         loc="upper left",
         bbox_to_anchor=(1.0, 1.0),
     )
-    ax.set_title(demo_title("ARB beside ContextBench, file level (arbwb-defined)", demo=demo))
+    ax.set_title(style.demo_title("ARB beside ContextBench, file level (arbwb-defined)", demo=demo))
     return ax

@@ -10,16 +10,7 @@ import polars as pl
 from matplotlib.axes import Axes
 
 from arbwb.analysis.rank_analysis import DEPTHS
-from arbwb.plots.style import (
-    Panels,
-    finish,
-    finish_panels,
-    new_axes,
-    new_panels,
-    run_colors,
-    task_color,
-    task_order,
-)
+from arbwb.plots import style
 
 
 def plot_first_gold_cdf(
@@ -38,9 +29,9 @@ def plot_first_gold_cdf(
         known = sorted(per["task"].unique().to_list())
         msg = f"no samples for task {task!r}; tasks present: {known!r}"
         raise ValueError(msg)
-    ax = new_axes(ax, (5.5, 3.8))
+    ax = style.new_axes(ax, (5.5, 3.8))
     runs = sorted(part["run"].unique().to_list())
-    colors = run_colors(runs)
+    colors = style.run_colors(runs)
     ks = np.arange(1, max_rank + 1)
     for run in runs:
         ranks = part.filter(pl.col("run") == run)["first_gold_rank"]
@@ -56,7 +47,7 @@ def plot_first_gold_cdf(
     ax.set_xlabel("rank K (full ranking)")
     ax.set_ylabel("share of samples with first gold <= K")
     n = part["sample_id"].n_unique()
-    return finish(ax, f"{task} (n={n})", demo=demo, legend="small" if legend else None)
+    return style.finish(ax, f"{task} (n={n})", demo=demo, legend="small" if legend else None)
 
 
 def plot_first_gold_cdf_grid(
@@ -66,18 +57,18 @@ def plot_first_gold_cdf_grid(
     title: str,
     ncols: int = 3,
     demo: bool = False,
-    axes: Panels | None = None,
+    axes: style.Panels | None = None,
 ) -> list[Axes]:
     """One :func:`plot_first_gold_cdf` panel per task (paper order), ``title`` above, one legend
     right of them; ``axes``: one per task, or None for a grid of ``ncols`` columns."""
     if not tasks:
         msg = "plot_first_gold_cdf_grid needs at least one task, e.g. ['overall']"
         raise ValueError(msg)
-    tasks = task_order(tasks)
-    panels = new_panels(axes, len(tasks), size=(4.6, 3.6), ncols=ncols)
+    tasks = style.task_order(tasks)
+    panels = style.new_panels(axes, len(tasks), size=(4.6, 3.6), ncols=ncols)
     for ax, task in zip(panels, tasks, strict=True):
         plot_first_gold_cdf(per, task=task, demo=demo, legend=False, ax=ax)
-    return finish_panels(panels, title=title, legend=True)
+    return style.finish_panels(panels, title=title, legend=True)
 
 
 def plot_coverage_distribution(
@@ -85,8 +76,8 @@ def plot_coverage_distribution(
 ) -> Axes:
     """Per task ("overall" only when alone), the share of samples hit at ``k`` by exactly h runs,
     h = 0..runs (grouped bars; h = 0 is the all-run miss set)."""
-    tasks = task_order(t for t in dist["task"].to_list() if t != "overall") or ["overall"]
-    ax = new_axes(ax, (5.5, 3.8))
+    tasks = style.task_order(t for t in dist["task"].to_list() if t != "overall") or ["overall"]
+    ax = style.new_axes(ax, (5.5, 3.8))
     hits = sorted(dist["hit_models"].unique().to_list())
     width = 0.8 / len(tasks)
     for i, task in enumerate(tasks):
@@ -94,9 +85,9 @@ def plot_coverage_distribution(
         share = part["samples"].to_numpy() / max(int(part["samples"].sum()), 1)
         x = part["hit_models"].to_numpy() + (i - (len(tasks) - 1) / 2) * width
         n = int(part["samples"].sum())
-        ax.bar(x, share, width=width, color=task_color(task), label=f"{task} (n={n})")
+        ax.bar(x, share, width=width, color=style.task_color(task), label=f"{task} (n={n})")
     ax.set_xticks(hits, [str(h) for h in hits])
     ax.set_ylim(0, 1)
     ax.set_xlabel(f"runs with Recall@{k} > 0")
     ax.set_ylabel("share of samples")
-    return finish(ax, f"cross-run coverage at {k}", demo=demo)
+    return style.finish(ax, f"cross-run coverage at {k}", demo=demo)

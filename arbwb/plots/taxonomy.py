@@ -11,20 +11,7 @@ from matplotlib.ticker import MaxNLocator
 from arbwb.analysis.board import metric_label
 from arbwb.analysis.relevance import CONFIDENCES, LABELS
 from arbwb.analysis.slices import VIEWS
-from arbwb.plots.style import (
-    CONFIDENCE_COLORS,
-    LABEL_COLORS,
-    Color,
-    Panels,
-    ci_arrays,
-    finish,
-    finish_panels,
-    fixed_color,
-    new_axes,
-    new_panels,
-    run_colors,
-    task_order,
-)
+from arbwb.plots import style
 
 
 def _stacked(
@@ -33,7 +20,7 @@ def _stacked(
     rows: list[str],
     column: str,
     stacks: tuple[str, ...],
-    colors: dict[str, Color],
+    colors: dict[str, style.Color],
     ax: Axes | None,
 ) -> Axes:
     """Horizontal stacked bars of annotation counts: one bar per ``rows`` value of ``by``, a
@@ -41,12 +28,12 @@ def _stacked(
     if annotations.is_empty():
         raise ValueError("no annotations to plot; annotate samples first")
     counts = annotations.group_by(pl.col(by).alias("row"), column).agg(pl.len().alias("n"))
-    ax = new_axes(ax, (7.5, 1.2 + 0.5 * len(rows)))
+    ax = style.new_axes(ax, (7.5, 1.2 + 0.5 * len(rows)))
     left = np.zeros(len(rows))
     for stack in stacks:
         got = dict(counts.filter(pl.col(column) == stack).select("row", "n").iter_rows())
         widths = np.array([float(got.get(r, 0)) for r in rows])
-        ax.barh(rows, widths, left=left, color=fixed_color(colors, stack), label=stack)
+        ax.barh(rows, widths, left=left, color=style.fixed_color(colors, stack), label=stack)
         for y, (x0, w) in enumerate(zip(left, widths, strict=True)):
             if w > 0:
                 ax.text(x0 + w / 2, y, f"{int(w)}", ha="center", va="center", fontsize="small")
@@ -62,10 +49,10 @@ def label_distribution(
     annotations: pl.DataFrame, *, demo: bool = False, ax: Axes | None = None
 ) -> Axes:
     """Primary labels per task as stacked bars (spec 13.4's by-task table as a figure)."""
-    tasks = task_order(annotations["task_type"].to_list())
+    tasks = style.task_order(annotations["task_type"].to_list())
     primary = "primary_relevance_type"
-    ax = _stacked(annotations, "task_type", tasks, primary, LABELS, LABEL_COLORS, ax)
-    return finish(ax, "Primary relevance type by task", demo=demo)
+    ax = _stacked(annotations, "task_type", tasks, primary, LABELS, style.LABEL_COLORS, ax)
+    return style.finish(ax, "Primary relevance type by task", demo=demo)
 
 
 def confidence_mix(
@@ -74,8 +61,10 @@ def confidence_mix(
     """Confidence (high / medium / low) per primary label as stacked bars."""
     primary = "primary_relevance_type"
     labels = [label for label in LABELS if label in set(annotations[primary].to_list())]
-    ax = _stacked(annotations, primary, labels, "confidence", CONFIDENCES, CONFIDENCE_COLORS, ax)
-    return finish(ax, "Annotation confidence per primary label", demo=demo)
+    ax = _stacked(
+        annotations, primary, labels, "confidence", CONFIDENCES, style.CONFIDENCE_COLORS, ax
+    )
+    return style.finish(ax, "Annotation confidence per primary label", demo=demo)
 
 
 def slice_intervals(
@@ -106,12 +95,12 @@ def slice_intervals(
         .sort(["value", "run"], descending=[True, False])["run"]
         .to_list()
     )
-    ax = new_axes(ax, (8.0, 1.2 + 0.35 * len(slices) * max(len(runs), 2)))
-    colors = run_colors(scores.filter(pl.col("group") == group)["run"].to_list())
+    ax = style.new_axes(ax, (8.0, 1.2 + 0.35 * len(slices) * max(len(runs), 2)))
+    colors = style.run_colors(scores.filter(pl.col("group") == group)["run"].to_list())
     step = 0.8 / max(len(runs), 1)
     for i, run in enumerate(runs):
         ys = np.arange(len(slices)) + (i - (len(runs) - 1) / 2) * step
-        values, low, high = ci_arrays(part.filter(pl.col("run") == run), "slice", slices)
+        values, low, high = style.ci_arrays(part.filter(pl.col("run") == run), "slice", slices)
         ax.errorbar(
             values,
             ys,
@@ -129,7 +118,7 @@ def slice_intervals(
     ax.invert_yaxis()
     ax.set_xlabel(f"{metric_label(metric)} (95% bootstrap CI, arbwb-defined)")
     ax.set_xlim(0, 1.02)
-    return finish(ax, f"{metric_label(metric)} per {view} slice — {group}", demo=demo)
+    return style.finish(ax, f"{metric_label(metric)} per {view} slice — {group}", demo=demo)
 
 
 def slice_interval_views(
@@ -138,13 +127,13 @@ def slice_interval_views(
     group: str,
     metric: str = "mrr",
     demo: bool = False,
-    axes: Panels | None = None,
+    axes: style.Panels | None = None,
 ) -> list[Axes]:
     """:func:`slice_intervals` of one group side by side, primary projection then multi-label
     view (empty without scores); ``axes``: one per view, or None for a new row."""
-    panels = new_panels(axes, len(VIEWS), size=(15 / len(VIEWS), 5), sharex=True)
+    panels = style.new_panels(axes, len(VIEWS), size=(15 / len(VIEWS), 5), sharex=True)
     for view, ax in zip(VIEWS, panels, strict=True):
         part = scores.filter(pl.col("group") == group, pl.col("view") == view)
         if part.filter(pl.col("task") == "all").height:
             slice_intervals(scores, group=group, metric=metric, view=view, demo=demo, ax=ax)
-    return finish_panels(panels)
+    return style.finish_panels(panels)

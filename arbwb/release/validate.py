@@ -12,22 +12,9 @@ from typing import Any
 import polars as pl
 
 from arbwb.errors import InputError
+from arbwb.io import samples
 from arbwb.io.corpus import Corpus, open_corpus, snapshot_id
 from arbwb.io.predictions import is_predictions, problems
-from arbwb.io.samples import (
-    COUNTERFACTUAL_REASON,
-    NATURAL_REASONS,
-    TASKS,
-    given_files,
-    gold_consistency,
-    gold_type_problems,
-    path_list,
-    query_has_leakage,
-    query_text,
-    sample_files,
-    stratum,
-    target_gold_files,
-)
 from arbwb.jsonio import as_object, iter_jsonl
 
 EXPECTED_COUNTS: dict[str, dict[str, int]] = {
@@ -38,7 +25,7 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
     "v2_abstention": {"natural": 50, "counterfactual": 32},
 }
 ABSTENTION_SOURCES = frozenset({"ci_log", "issue", "counterfactual_wrong_repo"})
-NO_GOLD_REASONS = NATURAL_REASONS | {COUNTERFACTUAL_REASON}
+NO_GOLD_REASONS = samples.NATURAL_REASONS | {samples.COUNTERFACTUAL_REASON}
 MERGED_CORPUS = {  # auxiliary releases search the merged selective corpus (spec §1.4)
     "v2_selective_retrieval_balanced": "v2_selective_mixed",
     "v2_selective_retrieval_natural": "v2_selective_mixed",
@@ -91,8 +78,8 @@ def _structure(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
     if _blank(record.get("id")):
         yield "id", f"must be a non-empty string, got {record.get('id')!r}"
     task = record.get("task_type")
-    if not _one_of(task, TASKS):
-        yield "task_type", f"unknown task_type {task!r}; expected one of {sorted(TASKS)}"
+    if not _one_of(task, samples.TASKS):
+        yield "task_type", f"unknown task_type {task!r}; expected one of {sorted(samples.TASKS)}"
     repo = record.get("repo")
     if not isinstance(repo, str) or "/" not in repo.strip("/"):
         yield "repo", f"must be 'owner/name', got {repo!r}"
@@ -141,20 +128,23 @@ def _positive(record: dict[str, Any], gold: dict[str, Any]) -> Iterator[tuple[st
     version = record.get("version")
     if task == "comment2context" and isinstance(version, int) and version >= 2:
         needs.append("gold.given_files")
-        if not (path_list(gold.get("must_context_files")) or path_list(gold.get("context_files"))):
+        if not (
+            samples.path_list(gold.get("must_context_files"))
+            or samples.path_list(gold.get("context_files"))
+        ):
             yield "gold.must_context_files", "needs must_context_files (or context_files)"
     if task not in ("code2test", "edit2ripple"):
         needs.append("gold.root_cause_files")
     if task == "code2test":
         needs.append("gold.related_tests")
     for name in needs:
-        if not path_list(gold.get(name.removeprefix("gold."))):
+        if not samples.path_list(gold.get(name.removeprefix("gold."))):
             yield name, f"needs a non-empty list of paths for task {task!r}"
 
 
 def _leak_field(record: dict[str, Any]) -> str:
     """Which field a detected leak points at, for the message (the rule is query_has_leakage)."""
-    text = query_text(record.get("query")).replace("\\n", "\n")
+    text = samples.query_text(record.get("query")).replace("\\n", "\n")
     for name, source in (("gold.fix_commit", "gold"), ("metadata.fix_commit", "metadata")):
         fix = str(as_object(record.get(source)).get("fix_commit") or "").strip()
         if fix and fix in text:
@@ -164,11 +154,11 @@ def _leak_field(record: dict[str, Any]) -> str:
 
 def check_record(record: dict[str, Any]) -> list[tuple[str, str]]:
     """All (field, message) violations of one sample record (spec §2.10-2.11, §9.6 strata)."""
-    problems = list(_structure(record)) or list(gold_type_problems(record))
+    problems = list(_structure(record)) or list(samples.gold_type_problems(record))
     if problems:  # the rules below would repeat a mistyped field as a missing one
         return problems
     gold, query = as_object(record.get("gold")), as_object(record.get("query"))
-    problems += gold_consistency(record)  # the loader's gold checks, then §2.11's fields
+    problems += samples.gold_consistency(record)  # the loader's gold checks, then §2.11's fields
     if record["task_type"] == "abstention":
         problems += _abstention(gold, query)
     else:
@@ -178,10 +168,10 @@ def check_record(record: dict[str, Any]) -> list[tuple[str, str]]:
         problems.append(("gold.reason", f"no-gold sample needs a known reason, got {reason!r}"))
     else:
         try:
-            stratum(record)
+            samples.stratum(record)
         except InputError as exc:
             problems.append((exc.field or "gold", exc.reason))
-    if query_has_leakage(record):
+    if samples.query_has_leakage(record):
         where = _leak_field(record)
         problems.append(
             (
@@ -217,8 +207,8 @@ def _membership(record: dict[str, Any], corpus: Corpus) -> Iterator[tuple[str, s
         return
     paths = set(corpus.files(sid)["path"].to_list())
     for role, files in (
-        ("gold", target_gold_files(record)),
-        ("gold.given_files", given_files(record)),
+        ("gold", samples.target_gold_files(record)),
+        ("gold.given_files", samples.given_files(record)),
     ):
         for path in files:
             if path not in paths:
@@ -253,7 +243,7 @@ def _scan(
                         problems.append(_located(exc, source))
                         continue
                 if not found:
-                    strata[(stratum(record), record["task_type"])] += 1
+                    strata[(samples.stratum(record), record["task_type"])] += 1
                 problems.extend(Problem(str(source), line, f, m) for f, m in found)
         except InputError as exc:  # malformed line: the rest of this file cannot be read
             problems.append(_located(exc, source))
@@ -304,7 +294,7 @@ def validate_path(path: str | Path, *, corpus: str | Path | None = None) -> list
         name = release if folder.is_dir() else folder.name
         handle, note = _corpus_for(root, release, override)
         reports.append(
-            validate_release(name, sample_files(folder), corpus=handle, corpus_note=note)
+            validate_release(name, samples.sample_files(folder), corpus=handle, corpus_note=note)
         )
     return reports
 

@@ -11,19 +11,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from arbwb.retrievers.common import (
-    ChunkKeys,
-    ChunkRanking,
-    RetrievalMethod,
-    TermMatrix,
-    TermMemo,
-    check_chunks,
-    chunk_keys,
-    query_terms,
-    rank_chunks,
-    term_matrix,
-    term_rows,
-)
+from arbwb.retrievers import common
 from arbwb.retrievers.interface import bind
 from arbwb.retrievers.term_retriever import TermRetriever
 from arbwb.retrievers.termcache import TermSource
@@ -38,8 +26,8 @@ class BM25Index:
     """Term counts and length normaliser ``k1·(1 - b + b·dl/avgdl)`` of a snapshot's chunks;
     ``okapi_idf`` None: upstream's IDF, computed per term in Python (upstream's floats)."""
 
-    keys: ChunkKeys
-    terms: TermMatrix
+    keys: common.ChunkKeys
+    terms: common.TermMatrix
     norm: npt.NDArray[np.float64]
     okapi_idf: npt.NDArray[np.float64] | None
 
@@ -64,14 +52,18 @@ def okapi_idf(n_docs: int, df: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]
 
 
 def build_index(
-    chunks: pl.DataFrame, memo: TermMemo | None = None, *, okapi: bool = False
+    chunks: pl.DataFrame, memo: common.TermMemo | None = None, *, okapi: bool = False
 ) -> BM25Index:
     """Index for upstream's BM25 (``bm25-arb``), or rank-bm25's BM25Okapi with ``okapi``."""
-    chunks = check_chunks(chunks)
-    return index_from_terms(chunk_keys(chunks), term_matrix(chunks, memo), okapi=okapi)
+    chunks = common.check_chunks(chunks)
+    return index_from_terms(
+        common.chunk_keys(chunks), common.term_matrix(chunks, memo), okapi=okapi
+    )
 
 
-def index_from_terms(keys: ChunkKeys, terms: TermMatrix, *, okapi: bool = False) -> BM25Index:
+def index_from_terms(
+    keys: common.ChunkKeys, terms: common.TermMatrix, *, okapi: bool = False
+) -> BM25Index:
     """The index of chunks (their :class:`ChunkKeys`) with their term counts."""
     n = keys.n_chunks
     avgdl = float(terms.doc_len.sum()) / n if n else 0.0
@@ -82,7 +74,7 @@ def index_from_terms(keys: ChunkKeys, terms: TermMatrix, *, okapi: bool = False)
     return BM25Index(keys, terms, norm, okapi_idf(n, terms.df) if okapi else None)
 
 
-def build_okapi_index(chunks: pl.DataFrame, memo: TermMemo | None = None) -> BM25Index:
+def build_okapi_index(chunks: pl.DataFrame, memo: common.TermMemo | None = None) -> BM25Index:
     """Index for rank-bm25's BM25Okapi formula (``bm25``) over the same chunk documents."""
     return build_index(chunks, memo, okapi=True)
 
@@ -90,12 +82,12 @@ def build_okapi_index(chunks: pl.DataFrame, memo: TermMemo | None = None) -> BM2
 def scores(index: BM25Index, query_text: str) -> npt.NDArray[np.float64] | None:
     """Per-chunk BM25 (§7.3), or None for a token-free query; terms summed in query order, the
     ``tf`` bracket evaluated first (upstream's floats bit for bit, TV6)."""
-    terms = query_terms(query_text)
+    terms = common.query_terms(query_text)
     if not terms:
         return None
     n_chunks = index.keys.n_chunks
     total = np.zeros(n_chunks, dtype=np.float64)
-    for col, n_q, rows, tf in term_rows(index.terms, terms):
+    for col, n_q, rows, tf in common.term_rows(index.terms, terms):
         if index.okapi_idf is None:
             idf = upstream_idf(n_chunks, len(rows))
         else:
@@ -105,12 +97,12 @@ def scores(index: BM25Index, query_text: str) -> npt.NDArray[np.float64] | None:
     return total
 
 
-def rank_sample(index: BM25Index, query_text: str) -> ChunkRanking:
+def rank_sample(index: BM25Index, query_text: str) -> common.ChunkRanking:
     """Chunks by (BM25 desc, path, chunk_id); a token-free query keeps corpus order, score 0."""
-    return rank_chunks(scores(index, query_text), index.keys.tiebreak, index.keys.paths)
+    return common.rank_chunks(scores(index, query_text), index.keys.tiebreak, index.keys.paths)
 
 
-def method(*, okapi: bool = False, source: TermSource | None = None) -> RetrievalMethod:
+def method(*, okapi: bool = False, source: TermSource | None = None) -> common.RetrievalMethod:
     """``bm25-arb`` (upstream) or ``bm25`` (rank-bm25 formula); ``source`` as in lexical."""
     name, ranker = ("bm25", "bm25-okapi") if okapi else ("bm25-arb", "bm25")
     build = functools.partial(index_from_terms, okapi=okapi)

@@ -20,16 +20,7 @@ from arbwb.errors import InputError
 from arbwb.io.corpus import Corpus
 from arbwb.io.pathclass import CandidateFilter
 from arbwb.jsonio import atomic_open
-from arbwb.retrievers.common import (
-    ChunkPaths,
-    ChunkRanking,
-    RetrievalMethod,
-    candidate_chunks,
-    check_chunks,
-    chunk_paths,
-    rank_chunks,
-    tiebreak_order,
-)
+from arbwb.retrievers import common
 from arbwb.retrievers.interface import bind
 from arbwb.tokenize import split_identifiers
 
@@ -46,7 +37,7 @@ def render_passage(path: str, kind: str, symbol: str, text: str) -> str:
 
 def passages(chunks: pl.DataFrame) -> list[str]:
     """Passage text of every chunk, in chunk order."""
-    rows = check_chunks(chunks).select("path", "kind", "symbol", "text").iter_rows()
+    rows = common.check_chunks(chunks).select("path", "kind", "symbol", "text").iter_rows()
     return [render_passage(p, k, s, t) for p, k, s, t in rows]
 
 
@@ -198,16 +189,16 @@ class DenseIndex:
     """Unit passage vectors of one snapshot's chunks, with the tie order."""
 
     vectors: npt.NDArray[np.float32]
-    paths: ChunkPaths
+    paths: common.ChunkPaths
     tiebreak: npt.NDArray[np.int64]
     cache: EmbeddingCache
 
 
 def build_index(chunks: pl.DataFrame, cache: EmbeddingCache) -> DenseIndex:
     """Embed (or fetch from the cache) every chunk passage of a snapshot."""
-    chunks = check_chunks(chunks)
+    chunks = common.check_chunks(chunks)
     vectors = cache.embed(passages(chunks))
-    return DenseIndex(vectors, chunk_paths(chunks), tiebreak_order(chunks), cache)
+    return DenseIndex(vectors, common.chunk_paths(chunks), common.tiebreak_order(chunks), cache)
 
 
 def prefetch_frames(cache: EmbeddingCache, frames: Iterable[pl.DataFrame]) -> None:
@@ -222,17 +213,17 @@ def prefetch(
     candidate_filter: CandidateFilter,
 ) -> None:
     """:func:`prefetch_frames` over the candidate chunks of the run's snapshots, read one by one."""
-    frames = (candidate_chunks(corpus.chunks(sid), candidate_filter) for sid in snapshot_ids)
+    frames = (common.candidate_chunks(corpus.chunks(sid), candidate_filter) for sid in snapshot_ids)
     prefetch_frames(cache, frames)
 
 
-def rank_sample(index: DenseIndex, query_text: str) -> ChunkRanking:
+def rank_sample(index: DenseIndex, query_text: str) -> common.ChunkRanking:
     """Chunks by float32 dot product with the query vector (desc, then path, chunk_id)."""
     if not index.paths.names:
-        return rank_chunks(np.zeros(0), index.tiebreak, index.paths)
+        return common.rank_chunks(np.zeros(0), index.tiebreak, index.paths)
     query = normalise(index.cache.encoder([query_text], True))[0]
     scores = (index.vectors @ query).astype(np.float64)
-    return rank_chunks(scores, index.tiebreak, index.paths)
+    return common.rank_chunks(scores, index.tiebreak, index.paths)
 
 
 def cache_folder(cache_dir: str | Path, label: str) -> Path:
@@ -271,7 +262,7 @@ class Dense:
 
 def method(
     model: str | None = None, *, encoder: Encoder | None = None, cache_dir: str | Path | None = None
-) -> RetrievalMethod:
+) -> common.RetrievalMethod:
     """A dense :class:`RetrievalMethod` (the model loads now: a bad one fails before any work)."""
     if encoder is None:
         encoder, label = sentence_transformer_encoder(model)

@@ -13,19 +13,7 @@ import numpy as np
 import polars as pl
 
 from arbwb.io.lazycols import ints
-from arbwb.metrics.chunks import (
-    BLOCK_KEYS,
-    EMPTY_TABLE,
-    LINE_KEYS,
-    Block,
-    ChunkTable,
-    block_metrics,
-    line_metrics,
-    packing_metrics,
-    span_metrics,
-    taken_blocks,
-    taken_chunks,
-)
+from arbwb.metrics import chunks as cm
 from arbwb.metrics.rank import CUTOFFS, rank_of, row_metrics
 from arbwb.retrievers.common import ChunkRanking
 
@@ -54,8 +42,8 @@ class SampleTarget:
     base_commit: str
     gold: list[str]
     hard_negatives: list[str]
-    spans: list[Block]
-    blocks: list[Block]
+    spans: list[cm.Block]
+    blocks: list[cm.Block]
     provenance: str | None
     no_gold_reason: str | None
     no_gold: bool
@@ -73,7 +61,7 @@ def selective_fields(ranking: ChunkRanking | None) -> dict[str, float]:
     }
 
 
-def _span_rows(blocks: Sequence[Block], *, with_kind: bool) -> list[dict[str, Any]]:
+def _span_rows(blocks: Sequence[cm.Block], *, with_kind: bool) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for b in blocks:
         row: dict[str, Any] = {"path": b.path, "start_line": b.start_line, "end_line": b.end_line}
@@ -88,7 +76,7 @@ def _span_rows(blocks: Sequence[Block], *, with_kind: bool) -> list[dict[str, An
 def details_row(
     target: SampleTarget,
     ranking: ChunkRanking | None,
-    table: ChunkTable | None,
+    table: cm.ChunkTable | None,
     *,
     candidate_filter: str,
     ranker: str,
@@ -125,22 +113,22 @@ def details_row(
         return row
     row["gold_ranks"] = rank_of(files, target.gold)
     row["hard_negative_ranks"] = rank_of(files, target.hard_negatives)
-    table = EMPTY_TABLE if ranking is None else ranking.table or table or EMPTY_TABLE
+    table = cm.EMPTY_TABLE if ranking is None else ranking.table or table or cm.EMPTY_TABLE
     if ranking is not None and ranking.n_chars is not None:
         table = replace(table, n_chars=ranking.n_chars)
     # the packing reads a short prefix of the order: rows become ints only when read
-    taken = [] if ranking is None else taken_chunks(ints(ranking.order), table.n_chars)
+    taken = [] if ranking is None else cm.taken_chunks(ints(ranking.order), table.n_chars)
     metrics = row_metrics(files, target.gold, target.hard_negatives)
-    row["metrics"] = metrics | packing_metrics(taken, table, target.gold)
-    predicted = taken_blocks(taken, table)
+    row["metrics"] = metrics | cm.packing_metrics(taken, table, target.gold)
+    predicted = cm.taken_blocks(taken, table)
     if target.spans:
         row["gold_spans"] = _span_rows(target.spans, with_kind=False)
-        lines = line_metrics(predicted, target.spans)
+        lines = cm.line_metrics(predicted, target.spans)
         row["line_metrics"] = lines
-        row["span_metrics"] = span_metrics(lines)
+        row["span_metrics"] = cm.span_metrics(lines)
     if target.blocks:
         row["gold_blocks"] = _span_rows(target.blocks, with_kind=True)
-        row["block_metrics"] = block_metrics(predicted, target.blocks)
+        row["block_metrics"] = cm.block_metrics(predicted, target.blocks)
     return row
 
 
@@ -160,7 +148,7 @@ def group_means(
         metric_keys = [*ALWAYS_KEYS, *optional]
     out: dict[str, float] = {"samples": len(rows)}
     out |= {key: _mean([float(m.get(key, 0.0)) for m in metric_rows]) for key in metric_keys}
-    for field, keys_ in (("line_metrics", LINE_KEYS), ("block_metrics", BLOCK_KEYS)):
+    for field, keys_ in (("line_metrics", cm.LINE_KEYS), ("block_metrics", cm.BLOCK_KEYS)):
         having = [r[field] for r in rows if field in r]
         for key in keys_ if having else ():
             out[key] = _mean([float(h.get(key, 0.0)) for h in having])
@@ -230,11 +218,11 @@ def sample_targets(
     spans, the others gold blocks, matched by lines)."""
     grouped = labels.group_by("sample_id", "role", maintain_order=True).agg("path")
     by_role = {(sid, role): paths for sid, role, paths in grouped.iter_rows()}
-    span_map: dict[tuple[str, bool], list[Block]] = {}
+    span_map: dict[tuple[str, bool], list[cm.Block]] = {}
     for sid, path, start, end, kind, symbol in spans.select(
         "sample_id", "path", "start_line", "end_line", "kind", "symbol"
     ).iter_rows():
-        block = Block(path, start, end, kind, symbol or "")
+        block = cm.Block(path, start, end, kind, symbol or "")
         span_map.setdefault((sid, kind == "span"), []).append(block)
     columns = ("sample_id", "task", "repo", "base_commit", "query_provenance", "no_gold_reason")
     return [

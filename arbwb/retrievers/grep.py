@@ -24,14 +24,7 @@ from arbwb.io.chunkscan import CHUNK_FIELDS, check_chunk_file, parse_block, row_
 from arbwb.io.corpus import Corpus
 from arbwb.io.pathclass import CandidateFilter
 from arbwb.metrics.chunks import chunk_table
-from arbwb.retrievers.common import (
-    CHUNK_COLUMNS,
-    ChunkPaths,
-    ChunkRanking,
-    RetrievalMethod,
-    candidate_chunks,
-    check_chunks,
-)
+from arbwb.retrievers import common
 from arbwb.retrievers.interface import bind
 from arbwb.tokenize import split_identifiers
 
@@ -180,7 +173,7 @@ class GrepIndex:
     code-point ranks), ``rows`` per row; ``memo`` caches each (field, term) hit vector."""
 
     mode: PatternMode
-    paths: ChunkPaths
+    paths: common.ChunkPaths
     distinct: pl.DataFrame
     rows: pl.DataFrame
     has_path: npt.NDArray[np.bool_]  # per row: rows with an empty path are never hits (§6.1)
@@ -206,7 +199,7 @@ def basename(path: str) -> str:
 def build_index(chunks: pl.DataFrame, mode: PatternMode = "strict") -> GrepIndex:
     """Lower-case path, basename, symbol and text of a snapshot's (filtered) rows, in order."""
     path, text = pl.col("path"), pl.col("text")
-    columns = check_chunks(chunks).select(
+    columns = common.check_chunks(chunks).select(
         (path.rank("dense").cast(pl.Int64) - 1).alias("code"),
         (path != "").alias("has_path"),
         pl.when(text == "").then(path.str.len_chars()).otherwise(text.str.len_chars()).alias("n"),
@@ -214,7 +207,7 @@ def build_index(chunks: pl.DataFrame, mode: PatternMode = "strict") -> GrepIndex
     names = chunks["path"].unique().sort().to_list()
     lowered = {"path": [p.lower() for p in names], "base": [basename(p).lower() for p in names]}
     distinct = pl.DataFrame(lowered, schema={"path": pl.String, "base": pl.String})
-    paths = ChunkPaths(columns["code"].to_numpy(), names)
+    paths = common.ChunkPaths(columns["code"].to_numpy(), names)
     rows = pl.DataFrame([python_lower(chunks[place]) for place in ("symbol", "text")])
     has_path, n_chars = columns["has_path"].to_numpy(), columns["n"].to_list()
     return GrepIndex(mode, paths, distinct, rows, has_path, n_chars)
@@ -269,7 +262,7 @@ def pattern_scores(index: GrepIndex, pattern: Pattern) -> npt.NDArray[np.float64
 class GrepResult:
     """The ranking (representative chunk per file) plus the pattern list and file records."""
 
-    ranking: ChunkRanking
+    ranking: common.ChunkRanking
     patterns: list[Pattern]
     file_rows: list[dict[str, Any]]
 
@@ -289,7 +282,7 @@ def _ranked(
         "top_file_scores": file_rows[:TOP_K],
     }
     files = [r["path"] for r in file_rows]
-    ranking = ChunkRanking(
+    ranking = common.ChunkRanking(
         order, np.asarray(scores, dtype=np.float64), files, scores, details, n_chars
     )
     return GrepResult(ranking, patterns, file_rows)
@@ -372,7 +365,7 @@ class LineIndex:
 #: ``\u`` or ``\/`` escape (a character written otherwise than upstream's JSON writes it) and
 #: U+0130, the one character whose Python lower-case is two characters.
 SPECIAL_MARKS = ("\\u", "\\/", "\u0130")
-_NO_CHUNKS = pl.DataFrame(schema={c: CHUNK_FIELDS[c] for c in CHUNK_COLUMNS})
+_NO_CHUNKS = pl.DataFrame(schema={c: CHUNK_FIELDS[c] for c in common.CHUNK_COLUMNS})
 
 
 def prefilter_regex(term: str) -> str | None:
@@ -457,8 +450,8 @@ def line_index(path: Path, marks: Path | None = None) -> LineIndex | None:
     data = map_file(path)
     if data is None or len(data) >= MAX_MAPPED:
         return None
-    strings = tuple(c.encode() for c in CHUNK_COLUMNS if CHUNK_FIELDS[c] == pl.String)
-    ints = tuple(c.encode() for c in CHUNK_COLUMNS if CHUNK_FIELDS[c] != pl.String)
+    strings = tuple(c.encode() for c in common.CHUNK_COLUMNS if CHUNK_FIELDS[c] == pl.String)
+    ints = tuple(c.encode() for c in common.CHUNK_COLUMNS if CHUNK_FIELDS[c] != pl.String)
     scanned = jsonlines.scan(data, strings, ints)
     if scanned is not None:
         bounds = np.frombuffer(scanned[0], dtype=np.int64)
@@ -468,7 +461,7 @@ def line_index(path: Path, marks: Path | None = None) -> LineIndex | None:
     lines = read_lines(path, data)
     if lines is None:
         return None
-    check_chunk_file(path, list(CHUNK_COLUMNS), marks)  # a bad row raises, located
+    check_chunk_file(path, list(common.CHUNK_COLUMNS), marks)  # a bad row raises, located
     special_regex = "|".join(_regex_literal(m) for m in SPECIAL_MARKS)  # one pass for all three
     special = lines.str.contains(special_regex)
     return LineIndex("strict", path, lines, special, row_count(data))
@@ -530,7 +523,7 @@ def prepare_queries(index: GrepIndex | LineIndex, query_texts: Sequence[str]) ->
                 index.prepared[text] = query_lines(index, text)
 
 
-def rank_sample(index: GrepIndex | LineIndex, query_text: str) -> ChunkRanking:
+def rank_sample(index: GrepIndex | LineIndex, query_text: str) -> common.ChunkRanking:
     """Matched files by grep score (``order``: each file's best row); a :class:`LineIndex`
     parses only the candidate lines, and the ranking carries their chunk table."""
     if not isinstance(index, LineIndex):
@@ -539,7 +532,7 @@ def rank_sample(index: GrepIndex | LineIndex, query_text: str) -> ChunkRanking:
     if rows.is_empty():
         return _ranked(index.mode, [], patterns, np.zeros(0, dtype=np.int64), []).ranking
     block = b"".join(rows.cast(pl.Binary).to_list())  # each line ends with its break
-    chunks = parse_block(index.path, block, list(CHUNK_COLUMNS))
+    chunks = parse_block(index.path, block, list(common.CHUNK_COLUMNS))
     ranking = search(build_index(chunks, index.mode), query_text, patterns).ranking
     return dataclasses.replace(ranking, table=chunk_table(chunks))
 
@@ -573,7 +566,7 @@ class Grep:
             if index is not None:
                 corpus.check_counts(snapshot, path, index.rows)
                 return index, _NO_CHUNKS
-        chunks = candidate_chunks(corpus.chunks(snapshot), candidate_filter)
+        chunks = common.candidate_chunks(corpus.chunks(snapshot), candidate_filter)
         return (build_index(chunks, self.mode), chunks) if chunks.height else None
 
     def stats(self) -> dict[str, str]:
@@ -588,7 +581,7 @@ class Grep:
         }
 
 
-def method(mode: PatternMode = "strict", marks: Path | None = None) -> RetrievalMethod:
+def method(mode: PatternMode = "strict", marks: Path | None = None) -> common.RetrievalMethod:
     """The bound :class:`Grep` retriever of one pattern mode."""
     strict = mode == "strict"
     name = "grep" if strict else "grep-expanded"

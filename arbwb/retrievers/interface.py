@@ -14,14 +14,7 @@ import numpy.typing as npt
 import polars as pl
 
 from arbwb.errors import InputError
-from arbwb.retrievers.common import (
-    ChunkPaths,
-    ChunkRanking,
-    RetrievalMethod,
-    chunk_paths,
-    rank_chunks,
-    tiebreak_order,
-)
+from arbwb.retrievers import common
 
 #: The error reason of a sample whose plug-in call raised (summary ``errors`` key).
 PLUGIN_ERROR = "plugin_error"
@@ -48,7 +41,7 @@ class RankingRetriever(Protocol):
 
     def index(self, chunks: pl.DataFrame) -> Any: ...
 
-    def rank(self, index: Any, query: str) -> ChunkRanking: ...
+    def rank(self, index: Any, query: str) -> common.ChunkRanking: ...
 
 
 @dataclass
@@ -56,7 +49,7 @@ class _Snapshot:
     """A plug-in's index of one snapshot with what arbwb needs to rank its chunks."""
 
     index: Any
-    paths: ChunkPaths
+    paths: common.ChunkPaths
     tiebreak: npt.NDArray[np.int64]
     error: BaseException | None = None
 
@@ -75,13 +68,13 @@ class _Guarded:
 
     def index(self, chunks: pl.DataFrame) -> _Snapshot:
         """The plug-in's index of a snapshot; a raising ``index`` fails the snapshot's samples."""
-        paths, tiebreak = chunk_paths(chunks), tiebreak_order(chunks)
+        paths, tiebreak = common.chunk_paths(chunks), common.tiebreak_order(chunks)
         try:
             return _Snapshot(self.retriever.index(chunks), paths, tiebreak)
         except Exception as exc:  # the plug-in's failure becomes its samples' error rows
             return _Snapshot(None, paths, tiebreak, exc)
 
-    def rank_record(self, snapshot: _Snapshot, row: Mapping[str, Any]) -> ChunkRanking:
+    def rank_record(self, snapshot: _Snapshot, row: Mapping[str, Any]) -> common.ChunkRanking:
         """One sample's ranking, or an empty error ranking naming the sample when it raised."""
         sample_id, query = str(row["sample_id"]), str(row["query_text"])
         try:
@@ -96,13 +89,13 @@ class _Guarded:
             self.reported = True
             empty = np.zeros(0, dtype=np.int64)  # details say status: error (zero metrics)
             details = {"status": "error", "error": PLUGIN_ERROR, "error_message": message}
-            return ChunkRanking(empty, empty.astype(np.float64), [], [], details=details)
+            return common.ChunkRanking(empty, empty.astype(np.float64), [], [], details=details)
 
-    def rank(self, snapshot: _Snapshot, query: str) -> ChunkRanking:
+    def rank(self, snapshot: _Snapshot, query: str) -> common.ChunkRanking:
         """A query's ranking outside a sample (library use); errors name no sample."""
         return self.rank_record(snapshot, {"sample_id": "(no id)", "query_text": query})
 
-    def _rank(self, snapshot: _Snapshot, query: str) -> ChunkRanking:
+    def _rank(self, snapshot: _Snapshot, query: str) -> common.ChunkRanking:
         if hasattr(self.retriever, "score"):
             scores = np.asarray(self.retriever.score(snapshot.index, query), dtype=np.float64)
             n_chunks = len(snapshot.paths.codes)
@@ -113,11 +106,11 @@ class _Guarded:
             if not np.isfinite(scores).all():
                 msg = "score() returned NaN or infinite scores; return finite numbers"
                 raise ValueError(msg)
-            return rank_chunks(scores, snapshot.tiebreak, snapshot.paths)
+            return common.rank_chunks(scores, snapshot.tiebreak, snapshot.paths)
         return file_ranking(self.retriever.rank_files(snapshot.index, query), snapshot.paths)
 
 
-def file_ranking(files: Sequence[str], paths: ChunkPaths) -> ChunkRanking:
+def file_ranking(files: Sequence[str], paths: common.ChunkPaths) -> common.ChunkRanking:
     """A ``rank_files`` answer as a ranking: candidate paths, first occurrence kept, rank r
     scoring 1/r; each file's chunks follow in chunk-file order."""
     known = {name: code for code, name in enumerate(paths.names)}
@@ -128,7 +121,7 @@ def file_ranking(files: Sequence[str], paths: ChunkPaths) -> ChunkRanking:
     ordered = codes.join(place, on="code").sort("place", "row")
     order = ordered["row"].to_numpy().astype(np.int64)
     scores = np.asarray([file_scores[p] for p in ordered["place"].to_list()], dtype=np.float64)
-    return ChunkRanking(order, scores, ranked, file_scores)
+    return common.ChunkRanking(order, scores, ranked, file_scores)
 
 
 def guard(retriever: Any, default_name: str, params: Mapping[str, Any] | None = None) -> _Guarded:
@@ -149,7 +142,7 @@ def guard(retriever: Any, default_name: str, params: Mapping[str, Any] | None = 
     return _Guarded(retriever, name, family, dict(found or {}), prefetch, stats)
 
 
-def bind(retriever: Any, default_name: str = "") -> RetrievalMethod:
+def bind(retriever: Any, default_name: str = "") -> common.RetrievalMethod:
     """The :class:`RetrievalMethod` the runner drives for ``retriever`` (attributes read once)."""
     if not callable(getattr(retriever, "rank", None)):
         retriever = guard(retriever, default_name)  # checks index and score or rank_files
@@ -159,7 +152,7 @@ def bind(retriever: Any, default_name: str = "") -> RetrievalMethod:
     name = str(getattr(retriever, "name", None) or default_name)
     model = getattr(retriever, "model", None)
     family = getattr(retriever, "family", None)
-    return RetrievalMethod(
+    return common.RetrievalMethod(
         name=name,
         ranker=str(getattr(retriever, "ranker", None) or name),
         build_index=retriever.index,

@@ -20,19 +20,11 @@ from typing import IO, Any
 import polars as pl
 from tqdm import tqdm
 
-from arbwb import __version__
+from arbwb import __version__, jsonio
 from arbwb.errors import InputError
 from arbwb.io.corpus import Corpus
 from arbwb.io.pathclass import CandidateFilter
 from arbwb.io.samples import SampleSet, query_has_leakage
-from arbwb.jsonio import (
-    atomic_open,
-    dumps_upstream,
-    loads_strict,
-    sha256_file,
-    write_json,
-    write_jsonl,
-)
 from arbwb.metrics.chunks import ChunkTable, chunk_table
 from arbwb.retrievers import details as det
 from arbwb.retrievers.common import RetrievalMethod, rank_row, snapshot_index
@@ -98,7 +90,7 @@ def fingerprint(
     """What a resume must agree on: method, options, filter, tasks, samples, manifest SHA-256
     and the identity of every chunk file the run reads."""
     sources = sorted(set(sample_set.samples["source"].to_list()))
-    digest = hashlib.sha256("".join(sha256_file(s) for s in sources).encode("ascii"))
+    digest = hashlib.sha256("".join(jsonio.sha256_file(s) for s in sources).encode("ascii"))
     snapshots = sorted(s for s in set(sample_set.samples["snapshot_id"].to_list()) if corpus.has(s))
     paths = sorted({str(corpus.chunk_path(s)) for s in snapshots})
     return {
@@ -107,7 +99,7 @@ def fingerprint(
         "candidate_filter": candidate_filter,
         "tasks": tasks,
         "samples_sha256": digest.hexdigest(),
-        "corpus_manifest_sha256": ",".join(sha256_file(m) for m in corpus.manifests),
+        "corpus_manifest_sha256": ",".join(jsonio.sha256_file(m) for m in corpus.manifests),
         "chunk_files": {path: chunk_file_identity(Path(path)) for path in paths},
         "arbwb": __version__,
     } | ({"params": dict(method.params)} if method.params else {})
@@ -168,7 +160,7 @@ def _read_checkpoint(path: Path, expected: Mapping[str, Any]) -> dict[int, Outco
 def _checkpoint_line(path: Path, number: int, text: str) -> dict[str, Any]:
     """Line ``number`` of a checkpoint as a JSON object, else a located InputError."""
     try:
-        entry = loads_strict(text)
+        entry = jsonio.loads_strict(text)
     except ValueError:
         entry = None
     if not isinstance(entry, dict):
@@ -183,7 +175,7 @@ def _pre_skip(
     """Skip reasons decided before ranking: empty target, then query leakage (spec §4.1, §4.7)."""
     if not target.gold and not target.no_gold:
         return "no_gold_unlabeled" if selective else "no_gold"
-    fields = {k: loads_strict(frame_row[k]) for k in ("query", "gold", "metadata")}
+    fields = {k: jsonio.loads_strict(frame_row[k]) for k in ("query", "gold", "metadata")}
     if query_has_leakage({"task_type": frame_row["task"]} | fields):  # spec §2.10
         return "query_leakage"
     return None
@@ -277,8 +269,8 @@ def run_method(
         | method.stats()
         | ({} if row_stats is None else dict(row_stats(rows))),
     )
-    write_jsonl(out, rows)
-    write_json(det.summary_path(out), summary)
+    jsonio.write_jsonl(out, rows)
+    jsonio.write_json(det.summary_path(out), summary)
     ckpt.unlink(missing_ok=True)
     return summary
 
@@ -332,7 +324,7 @@ def _open_checkpoint(
     path: Path, expected: Mapping[str, Any], done: Mapping[int, Outcome]
 ) -> Iterator[IO[str]]:
     """Rewrite the checkpoint (fingerprint + kept outcomes) atomically, then append to it."""
-    with atomic_open(path, "w") as handle:
+    with jsonio.atomic_open(path, "w") as handle:
         handle.write(json.dumps({"fingerprint": dict(expected)}, sort_keys=True) + "\n")
         for outcome in sorted(done.values(), key=lambda o: o.i):
             handle.write(_entry(outcome))
@@ -341,7 +333,7 @@ def _open_checkpoint(
 
 
 def _entry(outcome: Outcome) -> str:
-    return dumps_upstream(vars(outcome)) + "\n"
+    return jsonio.dumps_upstream(vars(outcome)) + "\n"
 
 
 def _append(handle: IO[str], outcome: Outcome, synced: list[float]) -> None:

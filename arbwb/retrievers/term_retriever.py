@@ -8,15 +8,7 @@ from typing import Any
 
 import polars as pl
 
-from arbwb.retrievers.common import (
-    ChunkKeys,
-    ChunkRanking,
-    TermMatrix,
-    TermMemo,
-    check_chunks,
-    chunk_keys,
-    term_matrix,
-)
+from arbwb.retrievers import common
 from arbwb.retrievers.termcache import TermSource, snapshot_indexer
 
 
@@ -28,8 +20,8 @@ class TermRetriever:
         self,
         name: str,
         ranker: str,
-        build: Callable[[ChunkKeys, TermMatrix], Any],
-        ranking: Callable[[Any, str], ChunkRanking],
+        build: Callable[[common.ChunkKeys, common.TermMatrix], Any],
+        ranking: Callable[[Any, str], common.ChunkRanking],
         source: TermSource | None = None,
     ) -> None:
         self.name, self.ranker, self.build, self.ranking = name, ranker, build, ranking
@@ -39,17 +31,17 @@ class TermRetriever:
         self.prefetch = None if source is None else source.prefetch
 
     @cached_property
-    def memo(self) -> TermMemo:
+    def memo(self) -> common.TermMemo:
         """The run's token memo, made on first use (it imports scipy, which a warm streamed
         run never needs: 0.1-0.2 s of its 0.8 s)."""
-        return TermMemo()
+        return common.TermMemo()
 
     def index(self, chunks: pl.DataFrame) -> Any:
         """The index of a snapshot's candidate chunk frame (memo shared across snapshots)."""
-        chunks = check_chunks(chunks)
-        return self.build(chunk_keys(chunks), term_matrix(chunks, self.memo))
+        chunks = common.check_chunks(chunks)
+        return self.build(common.chunk_keys(chunks), common.term_matrix(chunks, self.memo))
 
-    def rank(self, index: Any, query: str) -> ChunkRanking:
+    def rank(self, index: Any, query: str) -> common.ChunkRanking:
         """One query's chunk ranking."""
         return self.ranking(index, query)
 
