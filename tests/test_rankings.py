@@ -258,3 +258,17 @@ def test_a_details_file_is_parsed_once_while_it_is_unchanged(tmp_path: Path) -> 
     assert load_rankings(path, run="other").run == "other"  # another name is another read
     _jsonl(path, [_details("s1"), _details("s2")])  # same second: the digest tells them apart
     assert load_rankings(path).details["sample_id"].to_list() == ["s1", "s2"]
+
+
+def test_details_memo_keeps_the_given_path_and_rereads_a_changed_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _jsonl(tmp_path / "d.jsonl", [_details("a")])
+    first = load_rankings("d.jsonl")
+    assert first.path == "d.jsonl"  # as given, not resolved
+    assert load_rankings("d.jsonl") is first  # unchanged file: the kept parse
+    _jsonl(tmp_path / "d.jsonl", [_details("a"), _details("b", top_files=[1])])
+    with pytest.raises(InputError, match="expected") as info:
+        load_rankings("d.jsonl")  # changed file: read again, its error located as given
+    assert (info.value.path, info.value.line) == ("d.jsonl", 2)

@@ -57,7 +57,7 @@ def load_rankings(path: str | Path, *, run: str | None = None, fmt: str | None =
         msg = f"unknown rankings format {fmt!r}; use one of {FORMATS}"
         raise ValueError(msg)
     if fmt == "details":
-        return _details(path.resolve(), run or default_run_name(path), file_key(path, "details"))
+        return _details(path, run or default_run_name(path), file_key(path, "details"))
     got = {"predictions": read_predictions, "trec": read_trec, "table": read_table}[fmt](path)
     name = run or got.name or default_run_name(path)
     return RunData(
