@@ -136,3 +136,21 @@ def test_an_entry_missing_an_array_is_recomputed(
     again = corpus_scale(open_corpus(root))
     assert_frame_equal(again.snapshots, fresh.snapshots)
     assert_frame_equal(again.extensions, fresh.extensions)
+
+
+def test_an_entry_with_arrays_of_unequal_length_is_recomputed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _corpus(tmp_path / "data")
+    monkeypatch.setenv("ARBWB_CACHE_DIR", str(tmp_path / "cache"))
+    fresh = corpus_scale(open_corpus(root, use_cache=False))
+    corpus_scale(open_corpus(root))  # writes the entries
+    for entry in (tmp_path / "cache" / "corpus-scale").glob("*.npz"):
+        with np.load(entry) as kept:
+            arrays = {name: kept[name] for name in kept.files}
+        arrays["size"] = arrays["size"][:-1]  # one text's size lost
+        arrays["files"] = np.append(arrays["files"], 1)  # one extension count too many
+        np.savez(entry, **arrays)
+    again = corpus_scale(open_corpus(root))
+    assert_frame_equal(again.snapshots, fresh.snapshots)
+    assert_frame_equal(again.extensions, fresh.extensions)

@@ -11,6 +11,7 @@ from polars.testing import assert_frame_equal
 
 from arbwb import cache
 from arbwb.analysis import corpus_scale
+from arbwb.errors import InputError
 from arbwb.io import costcache
 from arbwb.io.corpus import open_corpus
 from arbwb.paths import DEMO_DIR
@@ -89,3 +90,17 @@ def test_processes_that_cannot_start_leave_the_work_to_the_notebooks(
         costcache.has_complete(corpus.cache_dir, corpus.chunk_path(s))
         for s in corpus.snapshot_ids()
     )
+
+
+def test_a_bad_manifest_is_left_to_the_notebooks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(DEMO_DIR, data)
+    monkeypatch.setenv("ARBWB_CACHE_DIR", str(tmp_path / "cache"))
+    manifest = next((data / "corpus").glob("*/corpus_manifest.jsonl"))
+    manifest.write_text(manifest.read_text(encoding="utf-8") + '{"repo": ""}\n', encoding="utf-8")
+    with pytest.raises(InputError):  # what each corpus notebook reports, located
+        open_corpus(data)
+    prepare.warm_cache(data, jobs=1)  # no error, so the report goes on to its notebooks
+    assert not (tmp_path / "cache" / corpus_scale.KIND).exists()

@@ -114,6 +114,8 @@ def cached_scan(
         arrays is not None
         and arrays.keys() >= _ENTRY_ARRAYS
         and len(arrays["stats"]) == len(_STATS)
+        and len(arrays["hash"]) == len(arrays["size"])
+        and len(arrays["extension"]) == len(arrays["files"])
     ):
         stats = dict(zip(_STATS, map(int, arrays["stats"]), strict=True))
         counts = {"extension": arrays["extension"].tolist(), "files": arrays["files"]}

@@ -71,6 +71,11 @@ def load_lines(folder: Path | None, chunk_file: Path) -> pl.DataFrame | None:
     return None if entry is None or not entry.is_file() else cache.read_frame(entry)
 
 
+def has_lines(folder: Path, chunk_file: Path) -> bool:
+    """Whether the chunk file's ``path, file_lines`` are cached (the entry is not read)."""
+    return _lines_path(folder, chunk_file).is_file()
+
+
 def save_lines(folder: Path | None, chunk_file: Path, lines: pl.DataFrame) -> None:
     """Keep a chunk file's ``path, file_lines`` (no-op without a folder)."""
     if folder is not None:

@@ -29,7 +29,10 @@ def warm_cache(data_dir: Path, *, jobs: int) -> None:
     without a corpus or a writable cache)."""
     if not any((data_dir / "corpus").glob(f"*/{MANIFEST_NAME}")):
         return
-    corpus = open_corpus(data_dir)
+    try:
+        corpus = open_corpus(data_dir)
+    except (OSError, ValueError):  # a bad manifest: the notebooks name its file, line and field
+        return
     folder = cache.kind_dir(corpus_scale.KIND)
     if corpus.cache_dir is None or folder is None:  # nothing would be kept
         return
@@ -43,7 +46,7 @@ def warm_cache(data_dir: Path, *, jobs: int) -> None:
     ordered = sorted(sizes, key=lambda sid: (-sizes[sid], sid))
     shares = [ordered[i::jobs] for i in range(jobs) if ordered[i::jobs]]
     if len(shares) < 2 or sum(sizes.values()) < IN_PROCESS_BYTES:
-        _warm(data_dir, ordered)
+        _warm(data_dir, ordered, corpus)
         return
     try:
         with ProcessPoolExecutor(len(shares), mp_context=get_context("spawn")) as pool:
@@ -57,13 +60,16 @@ def _missing(corpus: Corpus, folder: Path, snapshot_id: str) -> bool:
     assert corpus.cache_dir is not None
     path = corpus.chunk_path(snapshot_id)
     scale = cache.entry_path(folder, path, corpus_scale.VERSION, ".npz")
-    lines = costcache.load_lines(corpus.cache_dir, path) is not None
-    return not (scale.is_file() and lines and costcache.has_complete(corpus.cache_dir, path))
+    costs = corpus.cache_dir
+    return not (
+        scale.is_file() and costcache.has_lines(costs, path) and costcache.has_complete(costs, path)
+    )
 
 
-def _warm(data_dir: Path, snapshot_ids: list[str]) -> None:
-    """Cache the file costs and corpus-scale counts of these snapshots, one at a time."""
-    corpus = open_corpus(data_dir)
+def _warm(data_dir: Path, snapshot_ids: list[str], corpus: Corpus | None = None) -> None:
+    """Cache the file costs and corpus-scale counts of these snapshots, one at a time (a pool
+    process opens the corpus itself)."""
+    corpus = open_corpus(data_dir) if corpus is None else corpus
     folder = cache.kind_dir(corpus_scale.KIND)
     for sid in snapshot_ids:
         try:
@@ -74,5 +80,5 @@ def _warm(data_dir: Path, snapshot_ids: list[str]) -> None:
             corpus_scale.cached_scan(path, folder, rows)
             del rows
             cache.sha256_of(path)  # for the manifest, while the file is in the page cache
-        except Exception:  # a bad chunk file fails in its notebooks, which name it
+        except (OSError, ValueError):  # a bad chunk file fails in its notebooks, which name it
             continue
