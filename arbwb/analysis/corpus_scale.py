@@ -117,9 +117,10 @@ def cached_scan(
         and len(arrays["hash"]) == len(arrays["size"])
         and len(arrays["extension"]) == len(arrays["files"])
     ):
+        # copies: a frame over the mapped entry would keep its file open until the scan ends
         stats = dict(zip(_STATS, map(int, arrays["stats"]), strict=True))
-        counts = {"extension": arrays["extension"].tolist(), "files": arrays["files"]}
-        texts = pl.DataFrame({"hash": arrays["hash"], "size": arrays["size"]})
+        counts = {"extension": arrays["extension"].tolist(), "files": np.array(arrays["files"])}
+        texts = pl.DataFrame({"hash": np.array(arrays["hash"]), "size": np.array(arrays["size"])})
         return stats, pl.DataFrame(counts, schema=dict(list(EXTENSIONS.items())[1:])), texts
     stats, exts, texts = _scan(path, read_chunk_file(path, SCAN_COLUMNS) if rows is None else rows)
     if entry is not None:
