@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -124,22 +125,19 @@ def test_cached_counts_equal_a_fresh_scan(tmp_path: Path, monkeypatch: pytest.Mo
         assert got.problems == fresh.problems
 
 
-def test_an_entry_missing_an_array_is_recomputed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    root = _corpus(tmp_path / "data")
-    monkeypatch.setenv("ARBWB_CACHE_DIR", str(tmp_path / "cache"))
-    fresh = corpus_scale(open_corpus(root, use_cache=False))
-    corpus_scale(open_corpus(root))  # writes the entries
-    for entry in (tmp_path / "cache" / "corpus-scale").glob("*.npz"):
-        np.savez(entry, stats=np.zeros(2, dtype=np.int64))  # a foreign or older layout
-    again = corpus_scale(open_corpus(root))
-    assert_frame_equal(again.snapshots, fresh.snapshots)
-    assert_frame_equal(again.extensions, fresh.extensions)
+def _foreign_layout(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    return {"stats": np.zeros(2, dtype=np.int64)}  # a foreign or older layout
 
 
-def test_an_entry_with_arrays_of_unequal_length_is_recomputed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def _unequal_lengths(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    arrays["size"] = arrays["size"][:-1]  # one text's size lost
+    arrays["files"] = np.append(arrays["files"], 1)  # one extension count too many
+    return arrays
+
+
+@pytest.mark.parametrize("damage", [_foreign_layout, _unequal_lengths])
+def test_a_damaged_entry_is_recomputed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: Any
 ) -> None:
     root = _corpus(tmp_path / "data")
     monkeypatch.setenv("ARBWB_CACHE_DIR", str(tmp_path / "cache"))
@@ -148,9 +146,7 @@ def test_an_entry_with_arrays_of_unequal_length_is_recomputed(
     for entry in (tmp_path / "cache" / "corpus-scale").glob("*.npz"):
         with np.load(entry) as kept:
             arrays = {name: kept[name] for name in kept.files}
-        arrays["size"] = arrays["size"][:-1]  # one text's size lost
-        arrays["files"] = np.append(arrays["files"], 1)  # one extension count too many
-        np.savez(entry, **arrays)
+        np.savez(entry, **damage(arrays))
     again = corpus_scale(open_corpus(root))
     assert_frame_equal(again.snapshots, fresh.snapshots)
     assert_frame_equal(again.extensions, fresh.extensions)

@@ -43,12 +43,15 @@ def test_every_snapshot_gets_its_entries(
         assert_frame_equal(corpus.line_counts(sid, paths), fresh.line_counts(sid, paths))
 
 
-def test_a_broken_chunk_file_is_left_to_the_notebooks(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    data = tmp_path / "data"
-    shutil.copytree(DEMO_DIR, data)
+@pytest.fixture
+def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the demo release, with the cache under ``tmp_path / "cache"``."""
+    shutil.copytree(DEMO_DIR, tmp_path / "data")
     monkeypatch.setenv("ARBWB_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "data"
+
+
+def test_a_broken_chunk_file_is_left_to_the_notebooks(data: Path) -> None:
     corpus = open_corpus(data)
     broken, *rest = corpus.snapshot_ids()
     corpus.chunk_path(broken).write_text('{"not": "a chunk row"\n', encoding="utf-8")
@@ -92,15 +95,10 @@ def test_processes_that_cannot_start_leave_the_work_to_the_notebooks(
     )
 
 
-def test_a_bad_manifest_is_left_to_the_notebooks(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    data = tmp_path / "data"
-    shutil.copytree(DEMO_DIR, data)
-    monkeypatch.setenv("ARBWB_CACHE_DIR", str(tmp_path / "cache"))
+def test_a_bad_manifest_is_left_to_the_notebooks(data: Path) -> None:
     manifest = next((data / "corpus").glob("*/corpus_manifest.jsonl"))
     manifest.write_text(manifest.read_text(encoding="utf-8") + '{"repo": ""}\n', encoding="utf-8")
     with pytest.raises(InputError):  # what each corpus notebook reports, located
         open_corpus(data)
     prepare.warm_cache(data, jobs=1)  # no error, so the report goes on to its notebooks
-    assert not (tmp_path / "cache" / corpus_scale.KIND).exists()
+    assert not (data.parent / "cache" / corpus_scale.KIND).exists()
