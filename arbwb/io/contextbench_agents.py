@@ -155,18 +155,12 @@ def extract_mini_swe(path: Path) -> list[Extracted]:
         raise InputError("expected a JSON object (mini-SWE-agent trajectory)", path=path)
     repo_dir = _mini_repo_dir(data)
     messages = [m for m in data.get("messages") or [] if isinstance(m, dict)]
-    steps: list[Traj] = []
-    for message in messages:
-        for block in tag_blocks(str(message.get("content") or ""), "explore_context"):
-            if spans := file_lines_pairs(block, repo_dir):
-                steps.append(_step(spans))
-    if not steps:
-        steps = _bash_steps(messages, repo_dir)
-    patch_blocks = [
-        block
-        for message in messages
-        for block in tag_blocks(str(message.get("content") or ""), "PATCH_CONTEXT")
-    ]
+    texts = [str(m.get("content") or "") for m in messages]
+    explored = (
+        file_lines_pairs(b, repo_dir) for t in texts for b in tag_blocks(t, "explore_context")
+    )
+    steps = [_step(spans) for spans in explored if spans] or _bash_steps(messages, repo_dir)
+    patch_blocks = [block for text in texts for block in tag_blocks(text, "PATCH_CONTEXT")]
     final = file_lines_pairs(patch_blocks[-1], repo_dir) if patch_blocks else {}
     instance = data.get("instance_id") or path.name.removesuffix(_MINI_SUFFIX)
     return [(str(instance), _traj(steps, final), as_object(data.get("info")).get("submission"))]
@@ -174,16 +168,13 @@ def extract_mini_swe(path: Path) -> list[Extracted]:
 
 def _bash_steps(messages: list[dict[str, Any]], repo_dir: str) -> list[Traj]:
     """One step per assistant bash block that views files (mini-SWE fallback)."""
-    steps: list[Traj] = []
-    for message in messages:
-        if message.get("role") != "assistant":
-            continue
-        match = _BASH_BLOCK.search(str(message.get("content") or ""))
-        if match and "COMPLETE_TASK" not in match.group(1).strip():
-            step = _views_step(match.group(1).strip(), repo_dir)
-            if step is not None:
-                steps.append(step)
-    return steps
+    commands = [
+        match.group(1).strip()
+        for message in messages
+        if message.get("role") == "assistant"
+        and (match := _BASH_BLOCK.search(str(message.get("content") or "")))
+    ]
+    return [s for c in commands if "COMPLETE_TASK" not in c and (s := _views_step(c, repo_dir))]
 
 
 def _views_step(command: str, repo_dir: str = "") -> Traj | None:
@@ -270,8 +261,7 @@ def _checkpoints(path: Path) -> Traj:
         if match and match.group(2) and match.group(3):
             start, end = int(match.group(2)), int(match.group(3))
             if start > 0 and end > 0:
-                file = _swe_path(match.group(1))
-                steps.append({"files": [file], "spans": {file: [_span(start, end)]}})
+                steps.append(_step({_swe_path(match.group(1)): [_span(start, end)]}))
     last = final or (steps[-1] if steps else _step({}))
     return _traj(steps, last["spans"], last["files"])
 
@@ -350,11 +340,9 @@ def _prom_path(raw: str) -> str:
 
 
 def _between(text: str, begin: str, end: str) -> list[str]:
-    blocks, start = [], 0
-    while (i := text.find(begin, start)) >= 0 and (j := text.find(end, i + len(begin))) >= 0:
-        blocks.append(text[i + len(begin) : j].strip("\n"))
-        start = j + len(end)
-    return blocks
+    """Texts between each ``begin`` and the next ``end`` (newlines around them stripped)."""
+    pattern = f"{re.escape(begin)}(.*?){re.escape(end)}"
+    return [block.strip("\n") for block in re.findall(pattern, text, re.DOTALL)]
 
 
 def _prom_ranges(block: str) -> Spans:
@@ -436,7 +424,7 @@ def _openhands_step(event: Any) -> Traj | None:
         else:
             start, end = args.get("start"), args.get("end")
         if file and isinstance(start, int) and isinstance(end, int) and start > 0 and end > 0:
-            return {"files": [file], "spans": {file: [_span(start, end)]}}
+            return _step({file: [_span(start, end)]})
         return None
     if event.get("action") == "run" and args:
         return _views_step(str(args.get("command") or ""))
