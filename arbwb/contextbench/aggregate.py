@@ -90,41 +90,19 @@ def metrics_frame(
     ``editloc.recall|precision``; error rows (not missing_gold) are zeros at every level the
     run scores (statistics.py, §13.7) or dropped with ``errors="drop"``."""
     valid = results.filter(pl.col("error").is_null())
-    long = pl.concat(
-        [
-            valid.select(
-                "run", "sample_id", metric=pl.col("level") + "." + name, value=pl.col(name)
-            )
-            for name in ("coverage", "precision", "f1")
-        ]
-        + [
-            valid.select(
-                "run", "sample_id", metric=pl.lit(prefix) + pl.col("level"), value=pl.col(col)
-            )
-            for prefix, col in (("auc.", "auc_coverage"), ("redundancy.", "redundancy"))
-        ]
-    )
+    level = pl.col("level")
+    names = {stat: level + f".{stat}" for stat in ("coverage", "precision", "f1")}
+    names |= {"auc_coverage": pl.lit("auc.") + level, "redundancy": pl.lit("redundancy.") + level}
+    parts = [valid.select("run", "sample_id", metric=m, value=pl.col(c)) for c, m in names.items()]
     if errors == "zero":
-        names = long.select("run", "metric").unique()
+        scored = pl.concat(parts).select("run", "metric").unique()
         failed = results.filter(pl.col("error").is_not_null(), pl.col("sample_id").is_not_null())
-        long = pl.concat(
-            [
-                long,
-                failed.select("run", "sample_id")
-                .join(names, on="run")
-                .with_columns(value=pl.lit(0.0)),
-            ]
-        )
+        zeros = failed.select("run", "sample_id").join(scored, on="run")
+        parts.append(zeros.with_columns(value=pl.lit(0.0)))
     if editloc_rows is not None and editloc_rows.height:
-        long = pl.concat(
-            [long]
-            + [
-                editloc_rows.select(
-                    "run", "sample_id", metric=pl.lit(f"editloc.{c}"), value=pl.col(c)
-                )
-                for c in ("recall", "precision")
-            ]
-        )
-    return schemas.validate(
-        long.sort("run", "sample_id", "metric"), schemas.METRICS, name="metrics"
-    )
+        parts += [
+            editloc_rows.select("run", "sample_id", metric=pl.lit(f"editloc.{c}"), value=pl.col(c))
+            for c in ("recall", "precision")
+        ]
+    long = pl.concat(parts).sort("run", "sample_id", "metric")
+    return schemas.validate(long, schemas.METRICS, name="metrics")

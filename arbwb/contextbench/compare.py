@@ -54,13 +54,8 @@ def _wide(metrics: pl.DataFrame, names: dict[str, str]) -> pl.DataFrame:
     """run, sample_id and one column per metric in ``names`` (renamed to its value)."""
     part = metrics.filter(pl.col("metric").is_in(list(names)))
     wide = part.pivot(on="metric", index=["run", "sample_id"], values="value")
-    for old, new in names.items():
-        wide = (
-            wide.rename({old: new})
-            if old in wide.columns
-            else wide.with_columns(pl.lit(None, dtype=pl.Float64).alias(new))
-        )
-    return wide
+    absent = [pl.lit(None, dtype=pl.Float64).alias(m) for m in names if m not in wide.columns]
+    return wide.with_columns(absent).rename(names)
 
 
 def ranked_metrics(ranked: pl.DataFrame, k: int) -> pl.DataFrame:
