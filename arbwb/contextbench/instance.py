@@ -3,7 +3,7 @@ and symbol levels need a checkout with bytes (and a symbol finder)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from arbwb.contextbench.bytemap import byte_map
@@ -18,37 +18,36 @@ from arbwb.metrics.intervals import merge_intervals
 LEVELS = ("file", "symbol", "span", "line")
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Resolved:
-    """One step's predictions on resolved paths: files, raw line spans, symbol names."""
+    """A context on resolved paths: files, line level, every span (for bytes), symbol names."""
 
-    files: set[str] = field(default_factory=set)
-    raw: IntervalMap = field(default_factory=dict)  # every span, for bytes (start 0 clamped)
-    names: dict[str, list[str]] = field(default_factory=dict)
-
-    @property
-    def lines(self) -> IntervalMap:
-        """Line level: intervals with start > 0 and end > 0, merged, not clipped (Q4, Q5)."""
-        out = {
-            p: merge_intervals((s, e) for s, e in ivs if s > 0 and e > 0)
-            for p, ivs in self.raw.items()
-        }
-        return {p: ivs for p, ivs in out.items() if ivs}
+    files: set[str]
+    lines: IntervalMap
+    raw: IntervalMap
+    names: dict[str, list[str]]
 
 
 def _resolve(step: Step, checkout: Checkout | None, gold: Gold) -> _Resolved:
-    """Every predicted path resolved (§2.2); entries whose path resolves to nothing dropped."""
-    out = _Resolved()
-    for raw in step.files:
-        if (path := resolve_path(raw, checkout, gold.files)) is not None:
-            out.files.add(path)
-    for raw, start, end in step.spans:
-        if (path := resolve_path(raw, checkout, gold.files)) is not None:
-            out.raw.setdefault(path, []).append((start, end))
-    for raw, name in step.symbols:
-        if (path := resolve_path(raw, checkout, gold.files)) is not None:
-            out.names.setdefault(path, []).append(name)
-    return out
+    """Every predicted path resolved (§2.2); entries whose path resolves to nothing dropped.
+    Line level: intervals with start > 0 and end > 0, merged, not clipped (Q4, Q5); bytes use
+    every span (start 0 clamped)."""
+    files: set[str] = set()
+    raw: IntervalMap = {}
+    names: dict[str, list[str]] = {}
+    for path in step.files:
+        if (resolved := resolve_path(path, checkout, gold.files)) is not None:
+            files.add(resolved)
+    for path, start, end in step.spans:
+        if (resolved := resolve_path(path, checkout, gold.files)) is not None:
+            raw.setdefault(resolved, []).append((start, end))
+    for path, name in step.symbols:
+        if (resolved := resolve_path(path, checkout, gold.files)) is not None:
+            names.setdefault(resolved, []).append(name)
+    lines = {
+        p: merge_intervals((s, e) for s, e in ivs if s > 0 and e > 0) for p, ivs in raw.items()
+    }
+    return _Resolved(files, {p: ivs for p, ivs in lines.items() if ivs}, raw, names)
 
 
 def ratio(inter: int, total: int) -> float:
@@ -117,11 +116,7 @@ def evaluate_instance(
     if not final_res.files and not final_res.raw:
         return {"instance_id": pred.instance_id, "error": "no_context_extracted"}
     gold_lines = {p: merge_intervals(ivs) for p, ivs in gold.lines.items()}
-    gold_sets: Sets = {"file": set(gold.files), "line": gold_lines}
-    if checkout is not None and checkout.has_bytes:
-        gold_sets["span"] = byte_map(gold.lines, checkout)
-        if symbols is not None:
-            gold_sets["symbol"] = symbols.overlapping(gold_sets["span"])
+    gold_sets = _sets(_Resolved(set(gold.files), gold_lines, gold.lines, {}), checkout, symbols)
     gold_sizes = {level: _size(value) for level, value in gold_sets.items()}
     final = _sets(final_res, checkout, symbols)
     inter = _intersections(final, gold_sets)
