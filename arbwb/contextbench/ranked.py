@@ -11,7 +11,7 @@ import polars as pl
 from arbwb import schemas
 from arbwb.contextbench.inputs import Gold
 from arbwb.contextbench.instance import ratio
-from arbwb.contextbench.intervals import IntervalMap, intersect, map_size, size
+from arbwb.contextbench.intervals import intersect, map_size, size
 from arbwb.errors import InputError
 from arbwb.io.checkout import Checkout, CheckoutSource
 from arbwb.io.contextbench import CONTEXT, RECORDS
@@ -74,12 +74,8 @@ def score_ranked(
     rows = []
     ranked = rankings.sort("run", "sample_id", "rank")
     for run, target, checkout, kept, dropped in _ranked(ranked, gold, source):
-        gold_lines = {p: merge_intervals(ivs) for p, ivs in target.lines.items()}
-        line_gold = map_size(gold_lines)
-        for k in ks:
-            rows.append(
-                _ranked_row(run, target, kept[:k], k, dropped, gold_lines, line_gold, checkout)
-            )
+        base = {"run": run, "sample_id": target.sample_id, "n_dropped": dropped}
+        rows += [{**base, "k": k, **_ranked_row(target, kept[:k], checkout)} for k in ks]
     return schemas.rows_frame(rows, RANKED)
 
 
@@ -99,20 +95,13 @@ def _ranked(
         yield str(run), target, checkout, kept, len(paths) - len(kept)
 
 
-def _ranked_row(
-    run: str,
-    target: Gold,
-    top: list[str],
-    k: int,
-    dropped: int,
-    gold_lines: IntervalMap,
-    line_gold: int,
-    checkout: Checkout | None,
-) -> dict[str, Any]:
-    base = {"run": run, "sample_id": target.sample_id, "k": k, "n_dropped": dropped}
+def _ranked_row(target: Gold, top: list[str], checkout: Checkout | None) -> dict[str, Any]:
+    """RANKED's error, file and line columns of the top ranked files ``top``."""
     counts = "absent" if checkout is None else "checkout"
     if not top:
-        return {**base, "error": "no_context_extracted", "line_counts": counts}
+        return {"error": "no_context_extracted", "line_counts": counts}
+    gold_lines = {p: merge_intervals(ivs) for p, ivs in target.lines.items()}
+    line_gold = map_size(gold_lines)
     hits = [p for p in top if p in target.files]
     if checkout is None:
         line_inter = sum(size(gold_lines[p]) for p in hits)
@@ -122,7 +111,6 @@ def _ranked_row(
         line_pred = sum(sizes.values())
         line_inter = sum(size(intersect(gold_lines[p], [(1, sizes[p])])) for p in hits if sizes[p])
     return {
-        **base,
         "error": None,
         "file_intersection": len(hits),
         "file_gold": len(target.files),
