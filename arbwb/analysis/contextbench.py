@@ -158,15 +158,15 @@ class RankedLists:
 class ContextBenchResult:
     """Everything notebook 07 shows; parts are None when their inputs are absent."""
 
-    skipped: str | None  # no rows: every ContextBench part is None
     notes: tuple[str, ...]
-    composition: Composition | None
-    sources: SourceChoice | None
-    block_level: bool  # a symbol finder was used
-    agents: AgentScores | None
-    ranked: RankedLists | None
-    side: cc.Comparison | None
     arb_k: int
+    skipped: str | None = None  # no rows: every ContextBench part is None
+    composition: Composition | None = None
+    sources: SourceChoice | None = None
+    block_level: bool = False  # a symbol finder was used
+    agents: AgentScores | None = None
+    ranked: RankedLists | None = None
+    side: cc.Comparison | None = None
 
     def tables(self) -> Sequence[Table]:
         """Composition, agent scores, ranked lists and the side-by-side frames, as available."""
@@ -237,9 +237,7 @@ def run(release: Release, options: ContextBenchOptions) -> ContextBenchResult:
     rows_file = Path(options.rows_path) if options.rows_path else cb_dir / "rows.parquet"
     if not rows_file.is_file():
         skipped = f"no ContextBench rows at {rows_file} (pass rows_path)"
-        return ContextBenchResult(
-            skipped, (skipped, SIDE_SKIP), None, None, False, None, None, None, options.arb_k
-        )
+        return ContextBenchResult((skipped, SIDE_SKIP), options.arb_k, skipped)
     rows = load_rows(rows_file, on_error="exclude")
     corpus = open_corpus(options.corpus_dir) if options.corpus_dir else release.corpus
     sources = choose_source(repos_dir=options.repos_dir, demo_dir=cb_dir, corpus=corpus)
@@ -273,15 +271,14 @@ def run(release: Release, options: ContextBenchOptions) -> ContextBenchResult:
             f"{SIDE_SKIP} (ARB runs: {len(release.runs)}, ContextBench runs: {len(predictions)})"
         )
     return ContextBenchResult(
-        None,
         tuple(notes),
-        _composition(rows),
-        sources,
-        finder is not None,
-        agents,
-        ranked,
-        side,
         options.arb_k,
+        composition=_composition(rows),
+        sources=sources,
+        block_level=finder is not None,
+        agents=agents,
+        ranked=ranked,
+        side=side,
     )
 
 
