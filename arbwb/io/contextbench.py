@@ -378,21 +378,21 @@ def _traj_rows(
         if not isinstance(step, dict):
             raise InputError("expected an object", path=where, field=f"pred_steps[{number - 1}]")
         base = {"run": run, "instance_id": instance_id, "step": number}
-        field = f"traj_data.pred_steps[{number - 1}]"
-        yield from _context_rows(base, step, ("files", "spans", "symbols"), where, field)
+        yield from _context_rows(base, step, "", where, f"traj_data.pred_steps[{number - 1}]")
     base = {"run": run, "instance_id": instance_id, "step": 0}
-    keys = ("pred_files", "pred_spans", "pred_symbols")
-    yield from _context_rows(base, traj, keys, where, "traj_data")
+    yield from _context_rows(base, traj, "pred_", where, "traj_data")
 
 
 def _context_rows(
     base: dict[str, Any],
     context: Mapping[str, Any],
-    keys: tuple[str, str, str],
+    prefix: str,
     where: str,
     field: str,
 ) -> Iterator[dict[str, Any]]:
-    """CONTEXT rows of one step's (or the final context's) files, spans and symbols."""
+    """CONTEXT rows of one step's (or, keys prefixed ``pred_``, the final context's) files, spans
+    and symbols."""
+    keys = [f"{prefix}{key}" for key in ("files", "spans", "symbols")]
     files_field, spans_field, symbols_field = (f"{field}.{key}" for key in keys)
     files = context.get(keys[0])
     if files is not None and not isinstance(files, list):
@@ -450,14 +450,9 @@ def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         yield index, item
 
 
-def unified_predictions(path: str | Path, *, run: str | None = None) -> Predictions:
-    """Read unified records (§3.1) from ``.json``/``.jsonl``; duplicate instances are errors."""
-    path = Path(path)
-    return Predictions.from_items(run or default_run_name(path), path, _unified_items(path))
-
-
-def _unified_items(path: Path) -> Iterator[Item]:
-    """Each unified record's instance (an id once per file) and ``traj_data``."""
+def unified_items(path: Path) -> Iterator[Item]:
+    """Each unified record's (§3.1, ``.json``/``.jsonl``) instance and ``traj_data``; an instance
+    predicted twice is an error."""
     seen: dict[str, int] = {}
     for line, record in _records(path):
         instance = record.get("instance_id") or record.get("original_inst_id")

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from arbwb.errors import InputError
-from arbwb.io.contextbench import Item, Predictions, unified_predictions
+from arbwb.io.contextbench import Item, Predictions, default_run_name, unified_items
 from arbwb.jsonio import as_object, iter_jsonl, read_json
 from arbwb.metrics.intervals import merge_intervals
 
@@ -462,4 +462,4 @@ def load_predictions(path: str | Path, *, run: str | None = None) -> Predictions
         raise InputError("file not found", path=path)
     if path.is_dir() or _extractor(path) is not None:
         return load_trajectories(path, run=run)
-    return unified_predictions(path, run=run)
+    return Predictions.from_items(run or default_run_name(path), path, unified_items(path))
