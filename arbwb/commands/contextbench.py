@@ -107,6 +107,7 @@ def run_score(args: argparse.Namespace) -> int:
     from arbwb.contextbench.symbols import optional_finder
     from arbwb.io.contextbench import Predictions, load_rows
     from arbwb.io.contextbench_agents import load_predictions
+    from arbwb.io.corpus import open_corpus
     from arbwb.jsonio import write_jsonl
 
     check_output_path(args.out)
@@ -119,11 +120,7 @@ def run_score(args: argparse.Namespace) -> int:
             msg = f"run name {loaded.run!r} also comes from {runs[loaded.run].path}; rename a file"
             raise InputError(msg, path=path)
         runs[loaded.run] = loaded
-    corpus = None
-    if args.corpus:
-        from arbwb.io.corpus import open_corpus
-
-        corpus = open_corpus(args.corpus)
+    corpus = open_corpus(args.corpus) if args.corpus else None
     source = choose_source(repos_dir=args.repos, corpus=corpus).source
     finder, why = optional_finder(args.symbols)
     if why:
