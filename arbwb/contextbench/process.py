@@ -16,17 +16,11 @@ _PAIR = re.compile(r"File:\s*(\S+)\s*\n\s*Lines:\s*(\d+)\s*-\s*(\d+)")
 def drop_key(path: str) -> str:
     """Path key of the drop scripts: a ``/testbed/``, ``/home/`` or ``/workspace/`` prefix cut
     (so Multi-SWE keys never match, BUG B10)."""
-    for prefix in _PREFIXES:
-        if path.startswith(prefix):
-            return path[len(prefix) :]
-    return path
+    return next((path.removeprefix(p) for p in _PREFIXES if path.startswith(p)), path)
 
 
 def _pairs(text: str) -> Lines:
-    out: Lines = set()
-    for path, a, b in _PAIR.findall(text):
-        out.update((drop_key(path), line) for line in range(int(a), int(b) + 1))
-    return out
+    return {(drop_key(p), n) for p, a, b in _PAIR.findall(text) for n in range(int(a), int(b) + 1)}
 
 
 def _blocks(text: str, tag: str) -> list[str]:
@@ -43,10 +37,9 @@ def evidence_drop(messages: Sequence[Mapping[str, Any]], gold: Lines) -> dict[st
     explored lines against ``<PATCH_CONTEXT>`` lines (upper-case tags only, BUG B7)."""
     assistant = [str(m.get("content") or "") for m in messages if m.get("role") == "assistant"]
     explored = [
-        lines
+        set().union(*map(_pairs, blocks))
         for text in assistant
         if (blocks := _blocks(text, "EXPLORE_CONTEXT"))
-        for lines in [set().union(*(_pairs(b) for b in blocks))]
     ]
     final: Lines = set().union(*(_pairs(b) for t in assistant for b in _blocks(t, "PATCH_CONTEXT")))
     seen_union = set().union(*explored) & gold
