@@ -51,6 +51,16 @@ class SampleSet:
     labels: pl.DataFrame
     spans: pl.DataFrame
 
+    def filter(self, keep: pl.Expr) -> SampleSet:
+        """The samples matching ``keep``, with their labels and spans (order kept)."""
+        samples = self.samples.filter(keep)
+        ids = samples["sample_id"].implode()
+        return SampleSet(
+            samples,
+            self.labels.filter(pl.col("sample_id").is_in(ids)),
+            self.spans.filter(pl.col("sample_id").is_in(ids)),
+        )
+
 
 def dedupe(values: Iterable[Any]) -> list[Any]:
     """Keep the first occurrence of each value, drop falsy values, keep order (spec §0)."""
@@ -404,8 +414,4 @@ def select_tasks(sample_set: SampleSet, tasks: list[str] | None) -> SampleSet:
     unknown = sorted(set(tasks) - TASKS)
     if unknown:
         raise InputError(f"unknown task {unknown}; choose from {sorted(TASKS)}", field="--task")
-    samples = sample_set.samples.filter(pl.col("task").is_in(tasks))
-    labels, spans = (
-        f.join(samples, on="sample_id", how="semi") for f in (sample_set.labels, sample_set.spans)
-    )
-    return SampleSet(samples, labels, spans)
+    return sample_set.filter(pl.col("task").is_in(tasks))
