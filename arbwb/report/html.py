@@ -222,19 +222,14 @@ def _number(value: float) -> str:
 
 
 def _scalar_html(value: Any) -> str:
-    if value is None:
-        return "<td>n/a</td>"
-    if isinstance(value, bool):
-        return f"<td>{'yes' if value else 'no'}</td>"
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return f"<td>{_WORDS[repr(value)]}</td>"
+    """A scalar as a table cell: finite numbers right-aligned, the rest as :func:`_plain`."""
+    if isinstance(value, float) and math.isfinite(value):
         return f"<td class='num' title='{value!r}'>{_number(value)}</td>"
-    if isinstance(value, str) and value.lower() in _WORDS:
-        return f"<td>{_WORDS[value.lower()]}</td>"
-    if isinstance(value, int):
+    if isinstance(value, int) and not isinstance(value, bool):
         return f"<td class='num'>{value}</td>"
-    return f"<td>{_esc(value)}</td>"
+    if isinstance(value, str):
+        return f"<td>{_WORDS.get(value.lower()) or _esc(value)}</td>"
+    return f"<td>{_plain(value)}</td>"
 
 
 def _csv_cell(text: str) -> str:
@@ -294,17 +289,13 @@ def _mapping_table(record: Mapping[str, Any]) -> str:
     return f"<table>{rows}</table>"
 
 
-def _csv_rows(path: Path) -> list[list[str]]:
-    return list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
-
-
 def _csv_table(
     path: Path, *, max_rows: int = _INLINE_ROWS, columns: int | None = None, collapse: bool = True
 ) -> str:
     """The first ``max_rows`` rows (and ``columns`` columns) of a CSV table as HTML in a
     horizontally scrolling box, saying how many rows were left out; a large table starts
     collapsed behind ``<details>`` so the page reads as an appendix."""
-    rows = [row[:columns] for row in _csv_rows(path)]
+    rows = [row[:columns] for row in csv.reader(io.StringIO(path.read_text(encoding="utf-8")))]
     if not rows:
         return "<p>(empty table)</p>"
     head = "".join(f"<th>{_esc(c)}</th>" for c in rows[0])
