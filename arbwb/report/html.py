@@ -341,17 +341,13 @@ def _section_html(report: Path, notebook: Path, section: Section, title: str, qu
             + (f"<pre>{_esc(section.excerpt())}</pre>" if section.source else "")
             + f"<p>Outputs below were written before the error.{traceback}</p></div>"
         )
-    links = [
-        _link(f"notebooks/{name}", label)
-        for name, label in (
-            (f"{stem}.html", "notebook (HTML)"),
-            (notebook.name, "notebook (ipynb)"),
-        )
-        if (report / "notebooks" / name).is_file()
-    ]
+    pages = (
+        (f"notebooks/{stem}.html", "notebook (HTML)"),
+        (f"notebooks/{notebook.name}", "notebook (ipynb)"),
+        (f"records/{stem}.json", "recorded numbers (JSON)"),
+    )
+    links = [_link(href, label) for href, label in pages if (report / href).is_file()]
     record = _record(report, stem)
-    if (report / "records" / f"{stem}.json").is_file():
-        links.append(_link(f"records/{stem}.json", "recorded numbers (JSON)"))
     parts.append(f"<p>{' · '.join(links)}</p>")
     if "skipped" in record:
         parts.append(f"<p class='skipped'>Skipped: {_esc(record['skipped'])}</p>")
