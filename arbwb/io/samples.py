@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -113,7 +112,7 @@ def query_provenance(record: dict[str, Any]) -> str | None:
 
 def query_text(query: Any) -> str:
     """The evaluation text every ranker sees (spec §2.9), byte-exact with upstream."""
-    return json.dumps(query or {}, ensure_ascii=False, sort_keys=True)
+    return dumps_upstream(query or {})
 
 
 def _module_variants(path: str) -> list[str]:
