@@ -171,17 +171,6 @@ def make_method(run: RunSpec) -> RetrievalMethod:
     return get_method(str(run.method), MethodOptions(model=run.model, encoder=encoder))
 
 
-def subset(sample_set: SampleSet, keep: pl.Expr) -> SampleSet:
-    """The samples matching ``keep`` with their labels and spans."""
-    samples = sample_set.samples.filter(keep)
-    ids = samples["sample_id"].implode()
-    return SampleSet(
-        samples,
-        sample_set.labels.filter(pl.col("sample_id").is_in(ids)),
-        sample_set.spans.filter(pl.col("sample_id").is_in(ids)),
-    )
-
-
 def _reproducible_summary(details: Path) -> None:
     """Blank wall-clock ``runtime``, make input paths release-relative, mark it as demo data."""
     path = summary_path(details)
@@ -195,7 +184,7 @@ def _reproducible_summary(details: Path) -> None:
 def write_runs(out: Path, sample_set: SampleSet, corpus: Corpus, spec: ReleaseSpec) -> list[str]:
     """The positive runs of ``release.json`` in order (fusions of earlier runs), then selective
     runs over every sample."""
-    positives = subset(sample_set, pl.col("stratum") == "positive")
+    positives = sample_set.filter(pl.col("stratum") == "positive")
     eval_dir = out / "eval" / spec.release
     for run in spec.runs:
         details = eval_dir / f"{run.name}_details.jsonl"

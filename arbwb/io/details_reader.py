@@ -98,9 +98,9 @@ def read_details(path: Path, run: str) -> rf.RunData:
         details=frame,
         labels=pl.DataFrame(labels, schema=dict(schemas.LABELS)),
         stored=schemas.rows_frame(stored, schemas.METRICS),
-        errors=rf.error_frame([], run),
-        submitted=rf.submitted_frame(
-            frame.select("sample_id", "line", status=pl.lit("ok")).to_dicts(), run
+        errors=rf.run_frame([], rf.ERRORS, run),
+        submitted=frame.select(
+            run=pl.lit(run), sample_id="sample_id", line="line", status=pl.lit("ok")
         ),
         path=str(path),
         selective=pl.DataFrame(selective, schema=dict(rf.SELECTIVE)) if selective else None,

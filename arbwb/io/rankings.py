@@ -66,8 +66,8 @@ def load_rankings(path: str | Path, *, run: str | None = None, fmt: str | None =
         details=None,
         labels=None,
         stored=None,
-        errors=rf.error_frame(got.errors, name),
-        submitted=rf.submitted_frame(got.submitted, name),
+        errors=rf.run_frame(got.errors, rf.ERRORS, name),
+        submitted=rf.run_frame(got.submitted, rf.SUBMITTED, name),
         path=str(path),
     )
 

@@ -123,13 +123,13 @@ def load_release(
     notes: list[str] = []
     releases = _sample_releases(root, notes)
     pattern = runs_glob or DEFAULT_RUNS_GLOB
-    paths = _run_paths(root, pattern)
+    paths = glob_files(root, pattern)
     if runs_glob is None and (selective := [p for p in paths if "_selective_" in p.name]):
         # upstream's selective details (spec §1.5, §4.7) rank no-gold samples too
         paths = [p for p in paths if p not in selective]
         names = ", ".join(p.name for p in selective)
         notes.append(f"selective (abstention) runs left out of the default run set: {names}")
-    extra = [p for glob_ in extra_runs for p in _run_paths(root, str(glob_))]
+    extra = [p for glob_ in extra_runs for p in glob_files(root, str(glob_))]
     paths += [p for p in dict.fromkeys(extra) if p not in paths]
     if not paths:
         notes.append(f"no runs match {pattern!r} under {root}")
@@ -165,9 +165,11 @@ def _sample_releases(root: Path, notes: list[str]) -> dict[str, SampleSet]:
     return found
 
 
-def _run_paths(root: Path, pattern: str) -> list[Path]:
+def glob_files(root: Path, pattern: str, *, recursive: bool = False) -> list[Path]:
+    """Files matching ``pattern`` (relative to ``root`` unless absolute), sorted; ``**`` spans
+    folders only when ``recursive``."""
     full = pattern if Path(pattern).is_absolute() else str(root / pattern)
-    return [Path(p) for p in sorted(glob.glob(full)) if Path(p).is_file()]
+    return [Path(p) for p in sorted(glob.glob(full, recursive=recursive)) if Path(p).is_file()]
 
 
 def _run_names(paths: list[Path], root: Path) -> dict[Path, str]:

@@ -102,15 +102,10 @@ def normalise(raw: pl.DataFrame, run: str) -> pl.DataFrame:
     ).collect(engine="in-memory")  # one small query: the in-memory engine starts fastest
 
 
-def error_frame(rows: list[dict[str, Any]], run: str) -> pl.DataFrame:
-    """The ERRORS frame of a run from its ``{sample_id, error}`` rows."""
-    return pl.DataFrame(rows, schema=dict(ERRORS)).with_columns(run=pl.lit(run, pl.String))
-
-
-def submitted_frame(rows: list[dict[str, Any]], run: str) -> pl.DataFrame:
-    """The SUBMITTED frame of a run from its ``{sample_id, line, status}`` rows."""
-    frame = pl.DataFrame(rows, schema=dict(SUBMITTED)).with_columns(run=pl.lit(run, pl.String))
-    return frame.select(list(SUBMITTED))
+def run_frame(rows: list[dict[str, Any]], schema: schemas.Schema, run: str) -> pl.DataFrame:
+    """A run's ERRORS (``{sample_id, error}`` rows) or SUBMITTED (``{sample_id, line, status}``)
+    frame: ``rows`` in ``schema`` with ``run`` filled in."""
+    return pl.DataFrame(rows, schema=dict(schema)).with_columns(run=pl.lit(run, pl.String))
 
 
 def claim(seen: dict[str, int], sample_id: str, path: Path, line: int | None) -> None:

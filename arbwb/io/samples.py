@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -50,6 +49,16 @@ class SampleSet:
     samples: pl.DataFrame
     labels: pl.DataFrame
     spans: pl.DataFrame
+
+    def filter(self, keep: pl.Expr) -> SampleSet:
+        """The samples matching ``keep``, with their labels and spans (order kept)."""
+        samples = self.samples.filter(keep)
+        ids = samples["sample_id"].implode()
+        return SampleSet(
+            samples,
+            self.labels.filter(pl.col("sample_id").is_in(ids)),
+            self.spans.filter(pl.col("sample_id").is_in(ids)),
+        )
 
 
 def dedupe(values: Iterable[Any]) -> list[Any]:
@@ -103,7 +112,7 @@ def query_provenance(record: dict[str, Any]) -> str | None:
 
 def query_text(query: Any) -> str:
     """The evaluation text every ranker sees (spec §2.9), byte-exact with upstream."""
-    return json.dumps(query or {}, ensure_ascii=False, sort_keys=True)
+    return dumps_upstream(query or {})
 
 
 def _module_variants(path: str) -> list[str]:
@@ -404,8 +413,4 @@ def select_tasks(sample_set: SampleSet, tasks: list[str] | None) -> SampleSet:
     unknown = sorted(set(tasks) - TASKS)
     if unknown:
         raise InputError(f"unknown task {unknown}; choose from {sorted(TASKS)}", field="--task")
-    samples = sample_set.samples.filter(pl.col("task").is_in(tasks))
-    labels, spans = (
-        f.join(samples, on="sample_id", how="semi") for f in (sample_set.labels, sample_set.spans)
-    )
-    return SampleSet(samples, labels, spans)
+    return sample_set.filter(pl.col("task").is_in(tasks))

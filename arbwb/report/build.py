@@ -11,14 +11,13 @@ Inputs that match nothing (an empty root, a runs glob without a match) fail befo
 
 from __future__ import annotations
 
-import glob
 import os
 import platform
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import suppress
+from contextlib import closing, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
@@ -28,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from arbwb import cache
 from arbwb.errors import InputError
-from arbwb.io.release import DEFAULT_RUNS_GLOB
+from arbwb.io.release import DEFAULT_RUNS_GLOB, glob_files
 from arbwb.jsonio import new_file_mode, read_json, write_json, write_text_atomic
 from arbwb.paths import DEMO_DIR, DOCS_DIR, NOTEBOOKS_DIR
 from arbwb.report.html import Section, render_docs, render_index, render_notebook
@@ -119,12 +118,6 @@ def run_report(config: ReportConfig) -> ReportResult:
     return ReportResult(out_dir, sections)
 
 
-def _files(data_dir: Path, pattern: str) -> list[Path]:
-    """Files matching ``pattern`` (``**`` recursive), relative to ``data_dir`` unless absolute."""
-    full = pattern if Path(pattern).is_absolute() else str(data_dir / pattern)
-    return [Path(p) for p in glob.glob(full, recursive=True) if Path(p).is_file()]
-
-
 def check_report_folder(out_dir: Path) -> None:
     """Refuse to replace a folder that is not an arbwb report (only its ``runs/`` may exist)."""
     held = {p.name for p in out_dir.iterdir()} - {RUNS_DIR} if out_dir.exists() else set()
@@ -141,7 +134,7 @@ def _check_found(data_dir: Path, runs_glob: str | None, extra_runs: Sequence[str
     sections would read as a success).
     """
     for flag, pattern in [("--runs", p) for p in extra_runs] + [("--only-runs", runs_glob)]:
-        if pattern and not _files(data_dir, pattern):
+        if pattern and not glob_files(data_dir, pattern, recursive=True):
             msg = f"{flag} {pattern!r} matched no file under {data_dir} (relative to --data)"
             raise InputError(msg)
     if runs_glob:
@@ -151,7 +144,7 @@ def _check_found(data_dir: Path, runs_glob: str | None, extra_runs: Sequence[str
         DEFAULT_RUNS_GLOB: "runs",
         CONTEXTBENCH_ROWS: "ContextBench rows",
     }
-    if not any(_files(data_dir, pattern) for pattern in kinds):
+    if not any(glob_files(data_dir, pattern, recursive=True) for pattern in kinds):
         wanted = [f"{kind} ({pattern})" for pattern, kind in kinds.items()]
         msg = f"found no {', '.join(wanted[:-1])} or {wanted[-1]}; pass an ARB release root"
         raise InputError(msg, path=data_dir)
@@ -204,7 +197,7 @@ def _execute_all(
 
     def drive() -> None:
         try:
-            with KeptKernel(config.kernel_name, notebooks[0].parent) as kernel:
+            with closing(KeptKernel(config.kernel_name, notebooks[0].parent)) as kernel:
                 with suppress(Exception):  # else each notebook's section names the error
                     kernel.start()  # while the corpus is read below
                 for notebook in iter(waiting.get, None):
@@ -317,7 +310,7 @@ def _inputs(
     patterns = ["benchmark/**/*", "corpus/**/*", runs_glob or DEFAULT_RUNS_GLOB, *extra_runs]
     files: set[Path] = set() if methods is None else {methods.resolve()}
     for pattern in patterns:
-        files.update(_files(data_dir, pattern))
+        files.update(glob_files(data_dir, pattern, recursive=True))
     return [{"path": str(p), "sha256": cache.sha256_of(p)} for p in sorted(files)]
 
 

@@ -222,19 +222,14 @@ def _number(value: float) -> str:
 
 
 def _scalar_html(value: Any) -> str:
-    if value is None:
-        return "<td>n/a</td>"
-    if isinstance(value, bool):
-        return f"<td>{'yes' if value else 'no'}</td>"
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return f"<td>{_WORDS[repr(value)]}</td>"
+    """A scalar as a table cell: finite numbers right-aligned, the rest as :func:`_plain`."""
+    if isinstance(value, float) and math.isfinite(value):
         return f"<td class='num' title='{value!r}'>{_number(value)}</td>"
-    if isinstance(value, str) and value.lower() in _WORDS:
-        return f"<td>{_WORDS[value.lower()]}</td>"
-    if isinstance(value, int):
+    if isinstance(value, int) and not isinstance(value, bool):
         return f"<td class='num'>{value}</td>"
-    return f"<td>{_esc(value)}</td>"
+    if isinstance(value, str):
+        return f"<td>{_WORDS.get(value.lower()) or _esc(value)}</td>"
+    return f"<td>{_plain(value)}</td>"
 
 
 def _csv_cell(text: str) -> str:
@@ -294,17 +289,13 @@ def _mapping_table(record: Mapping[str, Any]) -> str:
     return f"<table>{rows}</table>"
 
 
-def _csv_rows(path: Path) -> list[list[str]]:
-    return list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
-
-
 def _csv_table(
     path: Path, *, max_rows: int = _INLINE_ROWS, columns: int | None = None, collapse: bool = True
 ) -> str:
     """The first ``max_rows`` rows (and ``columns`` columns) of a CSV table as HTML in a
     horizontally scrolling box, saying how many rows were left out; a large table starts
     collapsed behind ``<details>`` so the page reads as an appendix."""
-    rows = [row[:columns] for row in _csv_rows(path)]
+    rows = [row[:columns] for row in csv.reader(io.StringIO(path.read_text(encoding="utf-8")))]
     if not rows:
         return "<p>(empty table)</p>"
     head = "".join(f"<th>{_esc(c)}</th>" for c in rows[0])
@@ -350,17 +341,13 @@ def _section_html(report: Path, notebook: Path, section: Section, title: str, qu
             + (f"<pre>{_esc(section.excerpt())}</pre>" if section.source else "")
             + f"<p>Outputs below were written before the error.{traceback}</p></div>"
         )
-    links = [
-        _link(f"notebooks/{name}", label)
-        for name, label in (
-            (f"{stem}.html", "notebook (HTML)"),
-            (notebook.name, "notebook (ipynb)"),
-        )
-        if (report / "notebooks" / name).is_file()
-    ]
+    pages = (
+        (f"notebooks/{stem}.html", "notebook (HTML)"),
+        (f"notebooks/{notebook.name}", "notebook (ipynb)"),
+        (f"records/{stem}.json", "recorded numbers (JSON)"),
+    )
+    links = [_link(href, label) for href, label in pages if (report / href).is_file()]
     record = _record(report, stem)
-    if (report / "records" / f"{stem}.json").is_file():
-        links.append(_link(f"records/{stem}.json", "recorded numbers (JSON)"))
     parts.append(f"<p>{' · '.join(links)}</p>")
     if "skipped" in record:
         parts.append(f"<p class='skipped'>Skipped: {_esc(record['skipped'])}</p>")

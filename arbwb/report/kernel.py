@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 from contextlib import suppress
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import papermill
@@ -57,18 +56,10 @@ class KeptKernel:
         self.manager: AsyncKernelManager | None = None
         self.client: AsyncKernelClient | None = None
 
-    def __enter__(self) -> KeptKernel:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
-
     def execute(self, notebook: Path, target: Path, parameters: dict[str, Any]) -> None:
         """Run ``notebook`` with ``parameters`` into ``target`` as ``papermill.execute_notebook``
         does (and raising what it raises), on this kernel after it forgot the last notebook."""
-        self._ready()
+        self.start()
         papermill.execute_notebook(
             str(notebook),
             str(target),
@@ -81,11 +72,8 @@ class KeptKernel:
         )
 
     def start(self) -> None:
-        """Start the kernel now rather than with the first notebook."""
-        self._ready()
-
-    def _ready(self) -> None:
-        """A running kernel that forgot its last notebook, or a new one."""
+        """A running kernel that forgot its last notebook, or a new one (called before each
+        notebook; call it early to start the kernel before the first)."""
         run_sync(self._ready_async)()
 
     async def _ready_async(self) -> None:

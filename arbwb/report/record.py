@@ -72,10 +72,8 @@ class Recorder:
         """Save ``frame`` as ``tables/<stem>__<name>.{csv,md,tex}``: CSV at full precision,
         Markdown and LaTeX with ``decimals`` places; ``latex=False`` leaves out the TeX."""
         base = self.out_dir / "tables" / f"{self.stem}__{name}"
-        csv_path = base.with_suffix(".csv")
-        write_text_atomic(csv_path, frame.write_csv())
-        md_path = base.with_suffix(".md")
-        write_text_atomic(md_path, to_markdown(frame, decimals=decimals))
+        write_text_atomic(base.with_suffix(".csv"), frame.write_csv())
+        write_text_atomic(base.with_suffix(".md"), to_markdown(frame, decimals=decimals))
         if latex:
             write_text_atomic(base.with_suffix(".tex"), to_latex(frame, decimals=decimals))
 
