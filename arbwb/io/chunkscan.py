@@ -160,10 +160,6 @@ class TokenCounter:
             self.pending_bytes += len(raw)
         return key
 
-    def add_text(self, text: str) -> Key:
-        """Key of a decoded text: the same key as its upstream-escaped form."""
-        return self.add_escaped(_escape(text))
-
     def flush(self) -> None:
         """Tokenise every pending text at once and record (n_tokens, n_bytes)."""
         if not self.pending:
@@ -216,7 +212,7 @@ def parse_file_rows(
     if wanted is not None:
         rows = rows.filter(pl.col("path").is_in(sorted(wanted)))
     found = {
-        p: (n_lines, counter.add_text(text))
+        p: (n_lines, counter.add_escaped(_escape(text)))  # the key of its escaped form
         for p, n_lines, text in rows.select("path", "end_line", "text").iter_rows()
     }
     return found, counts
