@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 import polars as pl
 
-from arbwb.cache import entry_path, warn_unwritable
+from arbwb.cache import entry_path, store
 from arbwb.errors import InputError
 from arbwb.jsonio import dumps_upstream, iter_jsonl
 from arbwb.schemas import CHUNKS
@@ -66,12 +66,8 @@ def check_chunk_file(path: Path, columns: list[str], marks: Path | None = None) 
     nulls = _checked(path, columns, scan.collect)
     if nulls.sum_horizontal().item() > 0:
         _locate_problem(path, columns)
-    if mark is not None:
-        try:  # a mark not left only costs the next run a check
-            mark.parent.mkdir(parents=True, exist_ok=True)
-            mark.touch()  # empty: nothing to tear
-        except OSError as exc:
-            warn_unwritable(mark.parent, exc)
+    if mark is not None:  # an empty entry; a mark not left only costs the next run a check
+        store(mark, lambda _handle: None)
 
 
 def count_rows(path: Path) -> int:
