@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 import polars as pl
 
-from arbwb.cache import entry_path, warn_unwritable
+from arbwb.cache import entry_path, store
 from arbwb.errors import InputError
 from arbwb.jsonio import dumps_upstream, iter_jsonl
 from arbwb.schemas import CHUNKS
@@ -66,12 +66,8 @@ def check_chunk_file(path: Path, columns: list[str], marks: Path | None = None) 
     nulls = _checked(path, columns, scan.collect)
     if nulls.sum_horizontal().item() > 0:
         _locate_problem(path, columns)
-    if mark is not None:
-        try:  # a mark not left only costs the next run a check
-            mark.parent.mkdir(parents=True, exist_ok=True)
-            mark.touch()  # empty: nothing to tear
-        except OSError as exc:
-            warn_unwritable(mark.parent, exc)
+    if mark is not None:  # an empty entry; a mark not left only costs the next run a check
+        store(mark, lambda _handle: None)
 
 
 def count_rows(path: Path) -> int:
@@ -160,10 +156,6 @@ class TokenCounter:
             self.pending_bytes += len(raw)
         return key
 
-    def add_text(self, text: str) -> Key:
-        """Key of a decoded text: the same key as its upstream-escaped form."""
-        return self.add_escaped(_escape(text))
-
     def flush(self) -> None:
         """Tokenise every pending text at once and record (n_tokens, n_bytes)."""
         if not self.pending:
@@ -216,7 +208,7 @@ def parse_file_rows(
     if wanted is not None:
         rows = rows.filter(pl.col("path").is_in(sorted(wanted)))
     found = {
-        p: (n_lines, counter.add_text(text))
+        p: (n_lines, counter.add_escaped(_escape(text)))  # the key of its escaped form
         for p, n_lines, text in rows.select("path", "end_line", "text").iter_rows()
     }
     return found, counts

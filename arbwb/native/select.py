@@ -45,12 +45,11 @@ def _select() -> tuple[TermCounter, LineScanner]:
     """The C modules that import, unless :data:`NO_NATIVE` is set; the fallback for the
     others, announced in one line."""
     forced = os.environ.get(NO_NATIVE, "") not in ("", "0")
-    found: dict[str, Any] = {}
-    for name in ("arbwb.native._termcount", "arbwb.native._jsonlines"):
-        found[name] = None
-        if not forced:
-            with contextlib.suppress(ImportError):
-                found[name] = importlib.import_module(name)
+    names = ("arbwb.native._termcount", "arbwb.native._jsonlines")
+    found: dict[str, Any] = dict.fromkeys(names)
+    for name in () if forced else names:
+        with contextlib.suppress(ImportError):
+            found[name] = importlib.import_module(name)
     missing = [name for name, module in found.items() if module is None]
     if missing:
         from arbwb.native import fallback

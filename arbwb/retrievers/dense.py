@@ -15,11 +15,10 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from arbwb.cache import warn_unwritable
+from arbwb.cache import warn_unwritable, write_arrays
 from arbwb.errors import InputError
 from arbwb.io.corpus import Corpus
 from arbwb.io.pathclass import CandidateFilter
-from arbwb.jsonio import atomic_open
 from arbwb.retrievers import common
 from arbwb.retrievers.interface import bind
 from arbwb.tokenize import split_identifiers
@@ -134,14 +133,10 @@ class EmbeddingCache:
         if self.directory is None:
             return
         target = self.directory / f"shard-{os.getpid()}-{self._shards:06d}.npz"
-        try:
-            with atomic_open(target, "wb", durable=False) as handle:  # a cache entry
-                np.savez(handle, keys=np.array(keys), vectors=vectors)
-        except OSError as exc:  # unwritable: warned once, the rest of the run stays in memory
-            warn_unwritable(self.directory, exc)
+        if write_arrays(target, {"keys": np.array(keys), "vectors": vectors}):
+            self._shards += 1
+        else:  # unwritable: warned once, the rest of the run stays in memory
             self.directory = None
-            return
-        self._shards += 1
 
 
 def default_model() -> str:

@@ -106,17 +106,12 @@ def _offer(table: dict[str, Pattern], s: str, kind: str, weight: float) -> None:
         table[key] = Pattern(term, kind, weight)
 
 
-def unescape_newlines(query_text: str) -> str:
-    """N: every two-character ``\\n`` of T becomes a newline; nothing else is undone (§3)."""
-    return query_text.replace("\\n", "\n")
-
-
 def extract_patterns(query_text: str, mode: PatternMode = "strict") -> list[Pattern]:
     """The pattern list of evaluation text T (§4.4 offers, §4.6 order)."""
     if mode not in PATTERN_MODES:
         msg = f"grep pattern mode must be 'strict' or 'expanded', got {mode!r}"
         raise ValueError(msg)
-    n = unescape_newlines(query_text)
+    n = query_text.replace("\\n", "\n")  # N: each two-character \n of T a newline, only (§3)
     table: dict[str, Pattern] = {}
     for match in CODE_SPAN_RE.finditer(n):
         span = match.group(1).strip()

@@ -312,14 +312,6 @@ def index_cache_file(cache_dir: Path, chunk_file: Path, cap: int) -> Path:
     return cache.entry_path(cache_dir, chunk_file, f"{FORMAT_VERSION}:cap={cap}", ".npz")
 
 
-def save_entry(index: RepoMapIndex, target: Path) -> None:
-    """:func:`save_index` as a cache write: an unwritable cache is warned about once."""
-    try:
-        save_index(index, target)
-    except OSError as exc:
-        cache.warn_unwritable(target.parent, exc)
-
-
 def fetch(
     corpus: Corpus,
     snapshot: str,
@@ -353,7 +345,7 @@ class RepoMap:
         self.counts = {"index_cache_hits": 0, "index_builds": 0, "no_matching_term_samples": 0}
         self.memo = TextMemo()
         self.saver = ThreadPoolExecutor(1, thread_name_prefix="arbwb-repomap-save")
-        self.saving: list[Future[None]] = []
+        self.saving: list[Future[bool]] = []
         self.following: dict[str, str] = {}
         self.reader = ThreadPoolExecutor(1, thread_name_prefix="arbwb-repomap-read")
         self.ahead: dict[str, Future[tuple[RepoMapIndex | Gathered, Path | None]]] = {}
@@ -407,7 +399,7 @@ class RepoMap:
         if not hit and target is not None and self.cache_dir is not None:
             now = index_cache_file(self.cache_dir, corpus.chunk_path(snapshot), self.cap)
             if now == target:  # the chunk file did not change while read: never a stale index
-                self.saving.append(self.saver.submit(save_entry, index, target))
+                self.saving.append(self.saver.submit(save_index, index, target))
         prep = prepare(index, candidate_filter)
         return (prep, pseudo_chunks(prep)) if len(prep.candidates) else None
 

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from arbwb.jsonio import atomic_open
+from arbwb import cache
 from arbwb.retrievers import repomap_paths as rp
 from arbwb.retrievers.repomap_graph import (
     import_edges,
@@ -226,15 +226,15 @@ _ARRAYS = ("chunk_chars", "kinds", "n_terms", "idf")
 _MATRICES, _PARTS = ("terms", "graph"), ("data", "indices", "indptr")
 
 
-def save_index(index: RepoMapIndex, path: Path) -> None:
-    """Write the index to ``path`` as one ``.npz`` (strings as a JSON blob), atomically."""
+def save_index(index: RepoMapIndex, path: Path) -> bool:
+    """Write the index to ``path`` as one ``.npz`` cache entry (strings as a JSON blob),
+    atomically; False when the cache cannot be written (warned once, :func:`cache.store`)."""
     meta = {"version": FORMAT_VERSION} | {k: getattr(index, k) for k in ("paths", "vocab", "stats")}
     blob = np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
-    arrays = {k: getattr(index, k) for k in _ARRAYS}
+    arrays = {"meta": blob} | {k: getattr(index, k) for k in _ARRAYS}
     for name in _MATRICES:
         arrays |= {f"{name}_{p}": getattr(getattr(index, name), p) for p in _PARTS}
-    with atomic_open(path, "wb", durable=False) as handle:  # a cache entry: rebuilt if lost
-        np.savez(handle, meta=blob, **arrays)
+    return cache.write_arrays(path, arrays)
 
 
 def load_index(path: Path) -> RepoMapIndex | None:

@@ -321,23 +321,15 @@ class TextMemo:
         return [content[t] for t in texts], ids[len(flat) :]
 
     def import_specs(self, texts: list[str]) -> list[list[str]]:
-        """The import specs of each text (§4.3.1), memoised; fresh texts scanned in one batch."""
+        """The import specs of each text (§4.3.1), memoised; fresh texts scanned in one batch,
+        in Polars when a text's only break is ``\\n`` and it has no U+001F (Rust's ``\\s`` =
+        Python's there), else by :func:`import_specs`."""
         fresh = [t for t in dict.fromkeys(texts) if t and t not in self.specs]
         if fresh:
-            self.specs.update(zip(fresh, scan_import_specs(fresh), strict=True))
+            frame = pl.DataFrame({"text": fresh}, schema={"text": pl.String})
+            other = frame["text"].str.contains(_PYTHON_ONLY).to_list()
+            rows = frame.with_row_index("i").filter(~pl.Series(other))
+            found = dict(import_specs_frame(rows).iter_rows())
+            for i, (text, python) in enumerate(zip(fresh, other, strict=True)):
+                self.specs[text] = import_specs(text) if python else found.get(i, [])
         return [self.specs[t] if t else [] for t in texts]
-
-
-def scan_import_specs(texts: list[str]) -> list[list[str]]:
-    """The import specs of each text (§4.3.1): in Polars when its only break is ``\\n`` and
-    it has no U+001F (Rust's ``\\s`` = Python's there), else :func:`import_specs`."""
-    if not texts:
-        return []
-    frame = pl.DataFrame({"text": texts}, schema={"text": pl.String})
-    other = frame["text"].str.contains(_PYTHON_ONLY).to_list()
-    specs = import_specs_frame(frame.with_row_index("i").filter(~pl.Series(other)))
-    found = dict(specs.iter_rows())
-    return [
-        import_specs(text) if python else found.get(i, [])
-        for i, (text, python) in enumerate(zip(texts, other, strict=True))
-    ]

@@ -219,8 +219,7 @@ def run_method(
         for snapshot, members, prepared in indexes:
             start = time.perf_counter()
             present = corpus.has(snapshot)
-            index = None if prepared is None else prepared[0]
-            chunks = None if prepared is None else prepared[1]
+            index, chunks = (None, None) if prepared is None else prepared
             table = chunk_table(chunks) if isinstance(chunks, pl.DataFrame) else chunks
             index_seconds += time.perf_counter() - start
             for i in members:

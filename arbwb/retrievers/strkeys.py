@@ -40,11 +40,7 @@ def codepoints(text: str) -> npt.NDArray[np.uint32]:
 def keys_of(strings: Sequence[str]) -> U64:
     """The key of every string (vectorised over their concatenated code points)."""
     lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
-    return keys_from(codepoints("".join(strings)), lengths)
-
-
-def keys_from(points: npt.NDArray[Any], lengths: npt.NDArray[np.int64]) -> U64:
-    """Keys of consecutive strings of ``lengths`` code points laid end to end in ``points``."""
+    points = codepoints("".join(strings))
     keys = lengths.astype(np.uint64) * np.uint64(K)
     filled = np.flatnonzero(lengths > 0)
     if not len(filled):

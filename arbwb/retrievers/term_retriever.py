@@ -14,7 +14,8 @@ from arbwb.retrievers.termcache import TermSource, snapshot_indexer
 
 class TermRetriever:
     """Lexical/BM25 as a retriever: chunk frames with a run-level :class:`TermMemo`, or with a
-    ``source`` streamed snapshots (hooks ``index_snapshot`` and ``prefetch``); ``build`` indexes."""
+    ``source`` streamed snapshots (hooks ``index_snapshot`` and ``prefetch``); ``build`` indexes,
+    ``rank`` ranks one query."""
 
     def __init__(
         self,
@@ -24,7 +25,7 @@ class TermRetriever:
         ranking: Callable[[Any, str], common.ChunkRanking],
         source: TermSource | None = None,
     ) -> None:
-        self.name, self.ranker, self.build, self.ranking = name, ranker, build, ranking
+        self.name, self.ranker, self.build, self.rank = name, ranker, build, ranking
         self.source = source
         #: runner hooks, present only for a streamed source
         self.index_snapshot = None if source is None else snapshot_indexer(source, build)
@@ -40,10 +41,6 @@ class TermRetriever:
         """The index of a snapshot's candidate chunk frame (memo shared across snapshots)."""
         chunks = common.check_chunks(chunks)
         return self.build(common.chunk_keys(chunks), common.term_matrix(chunks, self.memo))
-
-    def rank(self, index: Any, query: str) -> common.ChunkRanking:
-        """One query's chunk ranking."""
-        return self.ranking(index, query)
 
     def stats(self) -> dict[str, Any]:
         """Token-memo reuse, or the term cache's hits and misses with a source."""

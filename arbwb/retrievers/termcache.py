@@ -313,10 +313,8 @@ def candidate_terms(
         kept = np.array([keep_path(p, candidate_filter) for p in names], dtype=bool)
         mask = kept[keys.paths.codes] if len(names) else np.zeros(0, dtype=bool)
         if not mask.all():
-            rows = np.flatnonzero(mask)
-            keys, table = _kept_keys(keys, mask, rows), _kept_table(table, rows)
-            counts = _kept_counts(counts, mask, rows)
-            doc_len, n_unique = doc_len[rows], n_unique[rows]
+            keys, table, counts = _kept(keys, table, counts, mask)
+            doc_len, n_unique = doc_len[mask], n_unique[mask]
     if not keys.n_chunks:
         return None
     matrix = TermMatrix(
@@ -329,34 +327,23 @@ def candidate_terms(
     return keys, table, matrix
 
 
-def _renumber(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
-    """New row of each kept row (others: meaningless)."""
-    return np.cumsum(mask, dtype=np.int64) - 1
-
-
-def _kept_keys(
-    keys: ChunkKeys, mask: npt.NDArray[np.bool_], rows: npt.NDArray[np.int64]
-) -> ChunkKeys:
-    tiebreak = _renumber(mask)[keys.tiebreak[mask[keys.tiebreak]]]  # tie order is kept
+def _kept(
+    keys: ChunkKeys, table: ChunkTable, counts: ColumnCounts, mask: npt.NDArray[np.bool_]
+) -> tuple[ChunkKeys, ChunkTable, ColumnCounts]:
+    """The keys, details table and CSC counts of the rows ``mask`` keeps, renumbered (the tie
+    order and each column's ascending rows are kept)."""
+    rows = np.flatnonzero(mask)
+    new_row = np.cumsum(mask, dtype=np.int64) - 1  # of each kept row (others: meaningless)
+    tiebreak = new_row[keys.tiebreak[mask[keys.tiebreak]]]
     paths = ChunkPaths(keys.paths.codes[rows], keys.paths.names)
-    return replace(keys, paths=paths, tiebreak=tiebreak, symbol_codes=keys.symbol_codes[rows])
-
-
-def _kept_table(table: ChunkTable, rows: npt.NDArray[np.int64]) -> ChunkTable:
-    return ChunkTable(*(picked(getattr(table, f.name), rows) for f in fields(table)))
-
-
-def _kept_counts(
-    counts: ColumnCounts, mask: npt.NDArray[np.bool_], rows: npt.NDArray[np.int64]
-) -> ColumnCounts:
-    """The CSC counts of the kept rows (renumbered; each column's rows stay ascending)."""
+    keys = replace(keys, paths=paths, tiebreak=tiebreak, symbol_codes=keys.symbol_codes[rows])
+    table = ChunkTable(*(picked(getattr(table, f.name), rows) for f in fields(table)))
     keep = mask[counts.indices]
     before = np.zeros(len(keep) + 1, dtype=np.int64)
     np.cumsum(keep, out=before[1:])
-    indices = _renumber(mask)[counts.indices[keep]].astype(np.int32)
-    return ColumnCounts(
-        before[counts.indptr], indices, counts.data[keep], (len(rows), counts.shape[1])
-    )
+    indices = new_row[counts.indices[keep]].astype(np.int32)
+    shape = (len(rows), counts.shape[1])
+    return keys, table, ColumnCounts(before[counts.indptr], indices, counts.data[keep], shape)
 
 
 def snapshot_indexer(

@@ -65,7 +65,6 @@ def batches(texts: Part, size: int = BATCH_ROWS) -> Iterator[Part]:
 class BatchCounts:
     """One batch's term counts, text by text, and its local vocabulary (:func:`count_batch`)."""
 
-    n_texts: int
     nnz: npt.NDArray[np.int64]  # distinct terms per text: its run of ``cols`` and ``freq``
     cols: npt.NDArray[np.int32]  # index into ``vocab``
     freq: npt.NDArray[np.int32]
@@ -85,7 +84,6 @@ def count_batch(batch: pl.Series | pl.DataFrame) -> BatchCounts:
         buffers = [None, pa.py_buffer(vocab_offsets), pa.py_buffer(vocab_bytes)]
         vocab = pa.Array.from_buffers(pa.large_binary(), n_terms, buffers)
     return BatchCounts(
-        len(batch),
         np.frombuffer(nnz, np.int64),
         np.frombuffer(cols, np.int32),
         np.frombuffer(freq, np.int32),
