@@ -4,7 +4,6 @@ per-sample frame (:func:`per_sample`; docs/depth.md).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import polars as pl
@@ -32,18 +31,10 @@ PER_SAMPLE: schemas.Schema = {
 }
 
 
-def nearest_rank(values: Sequence[float], q: float) -> float | None:
-    """Nearest-rank quantile (spec §5.5): sorted[clamp(ceil(q·n) - 1, 0, n - 1)] with the
-    float product q·n as upstream; None if empty."""
-    ordered = sorted(values)
-    if not ordered:
-        return None
-    index = min(max(math.ceil(q * len(ordered)) - 1, 0), len(ordered) - 1)
-    return ordered[index]
-
-
 def nearest_rank_expr(column: str, q: float) -> pl.Expr:
-    """:func:`nearest_rank` of a column's non-null values as an aggregation expression."""
+    """Nearest-rank quantile (spec §5.5) of a column's non-null values as an aggregation:
+    sorted[clamp(ceil(q·n) - 1, 0, n - 1)] with the float product q·n as upstream; null if
+    empty."""
     values = pl.col(column).drop_nulls().sort()
     n = values.len()
     index = ((pl.lit(q) * n).ceil() - 1).clip(0, (n - 1).clip(0)).cast(pl.Int64)
