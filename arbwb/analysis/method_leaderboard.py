@@ -118,8 +118,7 @@ def counts(metrics: pl.DataFrame, done: pl.DataFrame, samples: pl.DataFrame) -> 
                 n=pl.len().cast(pl.Int64), n_evaluated=pl.col("evaluated").sum().cast(pl.Int64)
             )
         )
-    frame = pl.concat(parts) if parts else pl.DataFrame()
-    return frame.with_columns(n_missing=pl.col("n") - pl.col("n_evaluated"))
+    return pl.concat(parts).with_columns(n_missing=pl.col("n") - pl.col("n_evaluated"))
 
 
 def scores(
