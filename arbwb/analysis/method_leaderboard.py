@@ -32,11 +32,7 @@ _AGGREGATE = (
     ("task_macro", "bcy@8000", "Macro BCY@8k"),
 )
 _PER_TASK = _AGGREGATE[:5]
-_LAYERED = (
-    ("weighted", "recall@20", "R@20"),
-    ("weighted", "mrr", "MRR"),
-    ("weighted", "bcy@8000", "BCY@8k"),
-)
+_LAYERED = _AGGREGATE[2:5]  # R@20, MRR, BCY@8k
 _COLUMNS = list(boards.SCORES_SCHEMA.items())
 _AFTER_N = [name for name, _ in _COLUMNS].index("n") + 1
 #: :func:`arbwb.analysis.board.scores` columns with ``n_evaluated`` and ``n_missing`` after

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import combinations
 from typing import Any
 
@@ -438,6 +439,7 @@ def slice_board(
         )
     ]
     fused = rrf_metrics(release, combos, metrics=names)
+    best = partial(best_per_slice, annotations=annotations, n_perm=boot.n_perm, seed=boot.seed)
     return SliceBoard(
         metric_names=names,
         table=table,
@@ -448,14 +450,6 @@ def slice_board(
         ),
         combos=combos,
         fused=fused,
-        best=best_per_slice(
-            metrics, annotations, run_group=groups, n_perm=boot.n_perm, seed=boot.seed
-        ),
-        best_rrf=best_per_slice(
-            pl.concat([metrics, fused.metrics]),
-            annotations,
-            run_group=groups | fused.run_group,
-            n_perm=boot.n_perm,
-            seed=boot.seed,
-        ),
+        best=best(metrics, run_group=groups),
+        best_rrf=best(pl.concat([metrics, fused.metrics]), run_group=groups | fused.run_group),
     )
