@@ -18,7 +18,6 @@ from arbwb.metrics import DEFAULT_METRICS, stats
 from arbwb.metrics.aggregate import group_codes, level_means
 
 BCY_HEADLINE = "bcy@8000"
-AGGREGATIONS = ("weighted", "task_macro", "repo_macro")
 _LABELS = {"recall": "R", "mrr": "MRR", "bcy": "BCY", "precision": "P", "hit": "Hit"}
 
 
@@ -287,15 +286,15 @@ def summary_table(
         .map_elements(lambda s: "{value:.4f} [{ci_low:.4f}, {ci_high:.4f}]".format(**s), pl.String)
         .alias("cell"),
     )
+    sort_by = [c for c in ("mrr", "recall@20") if c in part["metric"].to_list()]
     order_cols = (
         part.filter(pl.col("aggregation") == "weighted")
         .pivot(on="metric", index="run", values="value")
-        .select("run", *[c for c in ("mrr", "recall@20") if c in part["metric"].to_list()])
+        .select("run", *sort_by)
     )
     wide = cells.pivot(on="column", index=["run", *counts], values="cell").join(
         order_cols, on="run"
     )
-    sort_by = [c for c in ("mrr", "recall@20") if c in wide.columns]
     wide = wide.sort([*sort_by, "run"], descending=[*[True] * len(sort_by), False])
     ordered = sorted(
         cells["column"].unique(maintain_order=True),

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import polars as pl
 
 from arbwb import schemas
-from arbwb.analysis.rank_analysis import task_rank
+from arbwb.analysis.rank_analysis import task_rank, with_overall
 from arbwb.io.runmeta import FILTERS
 from arbwb.metrics import evaluate
 from arbwb.retrievers.fusion import DEPTH, rrf, top_lists
@@ -42,12 +42,6 @@ def fused_rankings(
     return pl.DataFrame(rows, schema=dict(schemas.RANKINGS))
 
 
-def _with_overall(metrics: pl.DataFrame, samples: pl.DataFrame) -> pl.DataFrame:
-    tasks = samples.select("sample_id", "task").unique("sample_id", keep="first")
-    per = metrics.join(tasks, on="sample_id", how="left")
-    return pl.concat([per.with_columns(task=pl.lit("overall")), per])
-
-
 def fusion_table(
     rankings: pl.DataFrame,
     gold: pl.DataFrame,
@@ -63,7 +57,8 @@ def fusion_table(
         long = evaluate(
             ranked, gold, metrics=FUSION_METRICS, samples=answered, fusion=True, runs=[name]
         )
-        per = _with_overall(long, answered)
+        tasks = answered.select("sample_id", "task").unique("sample_id", keep="first")
+        per = with_overall(long.join(tasks, on="sample_id", how="left"))
         table = per.group_by("task").agg(
             samples=pl.col("sample_id").n_unique().cast(pl.Int64),
             **{m: pl.col("value").filter(pl.col("metric") == m).mean() for m in FUSION_METRICS},

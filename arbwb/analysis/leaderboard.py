@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import polars as pl
@@ -147,23 +148,18 @@ def run(release: Release, options: LeaderboardOptions) -> LeaderboardResult:
     methods = mb.resolve_methods(release, options.methods)
     metrics = release_metrics(release, metrics=mb.board_metrics(release))
     done = release.answered()
-    run_level = mb.compare(
+    compare = partial(mb.compare, headline=headline, missing=missing, resampling=options.resampling)
+    run_level = compare(
         metrics.filter(pl.col("metric").is_in(list(headline))),
         release.samples,
         done,
         groups=release.run_group,
-        headline=headline,
-        missing=missing,
-        resampling=options.resampling,
     )
-    method_level = mb.compare(
+    method_level = compare(
         mb.method_metrics(metrics, methods.runs),
         release.samples,
         mb.method_answered(done, methods.runs),
         groups=methods.groups,
-        headline=headline,
-        missing=missing,
-        resampling=options.resampling,
     )
     board, families = method_level.board, methods.families
     return LeaderboardResult(

@@ -32,11 +32,7 @@ _AGGREGATE = (
     ("task_macro", "bcy@8000", "Macro BCY@8k"),
 )
 _PER_TASK = _AGGREGATE[:5]
-_LAYERED = (
-    ("weighted", "recall@20", "R@20"),
-    ("weighted", "mrr", "MRR"),
-    ("weighted", "bcy@8000", "BCY@8k"),
-)
+_LAYERED = _AGGREGATE[2:5]  # R@20, MRR, BCY@8k
 _COLUMNS = list(boards.SCORES_SCHEMA.items())
 _AFTER_N = [name for name, _ in _COLUMNS].index("n") + 1
 #: :func:`arbwb.analysis.board.scores` columns with ``n_evaluated`` and ``n_missing`` after
@@ -118,8 +114,7 @@ def counts(metrics: pl.DataFrame, done: pl.DataFrame, samples: pl.DataFrame) -> 
                 n=pl.len().cast(pl.Int64), n_evaluated=pl.col("evaluated").sum().cast(pl.Int64)
             )
         )
-    frame = pl.concat(parts) if parts else pl.DataFrame()
-    return frame.with_columns(n_missing=pl.col("n") - pl.col("n_evaluated"))
+    return pl.concat(parts).with_columns(n_missing=pl.col("n") - pl.col("n_evaluated"))
 
 
 def scores(

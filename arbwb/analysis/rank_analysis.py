@@ -4,7 +4,6 @@ per-sample frame (:func:`per_sample`; docs/depth.md).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import polars as pl
@@ -32,18 +31,10 @@ PER_SAMPLE: schemas.Schema = {
 }
 
 
-def nearest_rank(values: Sequence[float], q: float) -> float | None:
-    """Nearest-rank quantile (spec §5.5): sorted[clamp(ceil(q·n) - 1, 0, n - 1)] with the
-    float product q·n as upstream; None if empty."""
-    ordered = sorted(values)
-    if not ordered:
-        return None
-    index = min(max(math.ceil(q * len(ordered)) - 1, 0), len(ordered) - 1)
-    return ordered[index]
-
-
 def nearest_rank_expr(column: str, q: float) -> pl.Expr:
-    """:func:`nearest_rank` of a column's non-null values as an aggregation expression."""
+    """Nearest-rank quantile (spec §5.5) of a column's non-null values as an aggregation:
+    sorted[clamp(ceil(q·n) - 1, 0, n - 1)] with the float product q·n as upstream; null if
+    empty."""
     values = pl.col(column).drop_nulls().sort()
     n = values.len()
     index = ((pl.lit(q) * n).ceil() - 1).clip(0, (n - 1).clip(0)).cast(pl.Int64)
@@ -93,7 +84,7 @@ def _gold_coverage(stored: pl.DataFrame | None) -> pl.DataFrame:
     )
 
 
-def _with_overall(per: pl.DataFrame) -> pl.DataFrame:
+def with_overall(per: pl.DataFrame) -> pl.DataFrame:
     """The rows once per task and once more under task ``overall``."""
     return pl.concat([per.with_columns(task=pl.lit("overall")), per])
 
@@ -125,7 +116,7 @@ def depth_rows(per: pl.DataFrame, info: pl.DataFrame | None = None) -> pl.DataFr
         *((rank.is_not_null() & (rank <= k)).mean().alias(f"any_gold@{k}") for k in DEPTHS),
         *(pl.col(f"gold_recall@{k}").mean() for k in DEPTHS),
     ]
-    rows = _with_overall(per).group_by("run", "task").agg(aggs)
+    rows = with_overall(per).group_by("run", "task").agg(aggs)
     rows = rows.with_columns(
         pl.col("samples", "unanswered", "missing_first_gold_rank").cast(pl.Int64)
     )
@@ -155,7 +146,7 @@ def hit_counts(per: pl.DataFrame) -> pl.DataFrame:
 
 def cross_run_coverage(per: pl.DataFrame) -> pl.DataFrame:
     """Per task (and overall): samples, runs, samples all runs miss / some run hits at 20."""
-    counts = _with_overall(hit_counts(per))
+    counts = with_overall(hit_counts(per))
     k = COVERAGE_K
     rows = counts.group_by("task").agg(
         samples=pl.len().cast(pl.Int64),
@@ -170,7 +161,7 @@ def cross_run_coverage(per: pl.DataFrame) -> pl.DataFrame:
 
 def coverage_distribution(per: pl.DataFrame) -> pl.DataFrame:
     """Per task (and overall): samples hit at 20 by exactly h runs, for every h in 0..runs."""
-    counts = _with_overall(hit_counts(per))
+    counts = with_overall(hit_counts(per))
     n_runs = per["run"].n_unique()
     grid = (
         counts.select("task")

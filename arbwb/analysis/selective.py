@@ -106,11 +106,9 @@ class SelectiveResult:
 
 def protocols_of(choice: str) -> tuple[Protocol, ...]:
     """The protocols a ``protocol`` option names: ``both`` is mixed then natural."""
-    if choice == "both":
-        return PROTOCOLS
-    for protocol in PROTOCOLS:
-        if choice == protocol:
-            return (protocol,)
+    chosen = tuple(p for p in PROTOCOLS if choice in (p, "both"))
+    if chosen:
+        return chosen
     msg = f"protocol must be one of {[*PROTOCOLS, 'both']}, got {choice!r}"
     raise ValueError(msg)
 

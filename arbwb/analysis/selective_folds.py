@@ -144,21 +144,13 @@ def cross_validate(rows: pl.DataFrame, fold_of: Mapping[str, int]) -> CrossValid
         sr.check_both_classes(train, f"the training repos of fold {fold} (run {rows['run'][0]!r})")
         chosen = calibrated_row(train)
         threshold = float(chosen["threshold"])
-        fold_rows.append(
-            {
-                "fold": fold,
-                "threshold": threshold,
-                "train_samples": train.height,
-                "train_positive": int((train["label"] == "positive").sum()),
-                "train_no_gold": int((train["label"] == "no_gold").sum()),
-                "test_samples": test.height,
-                "test_positive": int((test["label"] == "positive").sum()),
-                "test_no_gold": int((test["label"] == "no_gold").sum()),
-                "test_repos": sorted(set(test["repo"])),
-                "calibration_metrics": chosen,
-                "test_metrics": metrics_at(test, threshold),
-            }
-        )
+        row: dict[str, Any] = {"fold": fold, "threshold": threshold}
+        for name, part in (("train", train), ("test", test)):
+            row[f"{name}_samples"] = part.height
+            for label in ("positive", "no_gold"):
+                row[f"{name}_{label}"] = int((part["label"] == label).sum())
+        row |= {"test_repos": sorted(set(test["repo"])), "calibration_metrics": chosen}
+        fold_rows.append(row | {"test_metrics": metrics_at(test, threshold)})
     thresholds = pl.DataFrame(
         {"fold": range(folds), "threshold": [f["threshold"] for f in fold_rows]},
         schema={"fold": pl.Int64, "threshold": pl.Float64},

@@ -141,15 +141,12 @@ def select(sweep_rows: pl.DataFrame, point: str = SELECTION) -> dict[str, Any] |
         msg = f"unknown operating point {point!r}; use one of {list(POINTS)}"
         raise ValueError(msg)
     condition, keys = POINTS[point]
-    best: dict[str, Any] | None = None
-    best_key: tuple[float, ...] = ()
-    for row in sweep_rows.iter_rows(named=True):
-        if condition is not None and not row[condition[0]] >= condition[1]:
-            continue
-        key = tuple(row[k] for k in keys)
-        if best is None or key > best_key:
-            best, best_key = row, key
-    return best
+    if condition is not None:
+        sweep_rows = sweep_rows.filter(pl.col(condition[0]) >= condition[1])
+    if sweep_rows.is_empty():
+        return None
+    # a stable sort keeps the first (lowest-threshold) row of a tie on top
+    return sweep_rows.sort(list(keys), descending=True, maintain_order=True).row(0, named=True)
 
 
 def calibrated_row(rows: pl.DataFrame) -> dict[str, Any]:

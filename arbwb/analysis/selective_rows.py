@@ -137,13 +137,12 @@ def _check_details_agree(run: RunData, frame: pl.DataFrame) -> None:
         return
     own = run.selective.select("sample_id", own_label="label", own_reason="no_gold_reason")
     joined = frame.join(own, on="sample_id")
-    for field, mine, theirs in (
-        ("label", "own_label", "label"),
-        ("no_gold_reason", "own_reason", "no_gold_reason"),
-    ):
-        bad = joined.filter(pl.col(mine).ne_missing(pl.col(theirs)))
-        if field == "label":
-            bad = bad.filter(pl.col(mine).is_not_null())
+    differs = {  # a details row without a label does not disagree; labels are never null here
+        "label": pl.col("own_label") != pl.col("label"),
+        "no_gold_reason": pl.col("own_reason").ne_missing(pl.col("no_gold_reason")),
+    }
+    for field, differ in differs.items():
+        bad = joined.filter(differ)
         if bad.height:
             ids = bad["sample_id"].to_list()
             msg = f"details {field} disagrees with the samples for {named(ids)}"

@@ -236,19 +236,10 @@ def fold_table(calibrations: Sequence[Calibration]) -> pl.DataFrame:
     for cal in calibrations:
         for run, cv in cal.runs.items():
             for fold in cv.folds:
-                test = fold["test_metrics"]
-                out.append(
-                    {
-                        "run": run,
-                        "protocol": cal.protocol,
-                        "fold": fold["fold"],
-                        "threshold": _finite(fold["threshold"]),
-                        "test_samples": fold["test_samples"],
-                        "test_positive": fold["test_positive"],
-                        "test_no_gold": fold["test_no_gold"],
-                        **{m: test[m] for m in sm.TABLE_METRICS},
-                    }
-                )
+                row = {"run": run, "protocol": cal.protocol, "fold": fold["fold"]}
+                row["threshold"] = _finite(fold["threshold"])
+                row |= {k: fold[k] for k in ("test_samples", "test_positive", "test_no_gold")}
+                out.append(row | {m: fold["test_metrics"][m] for m in sm.TABLE_METRICS})
     return pl.DataFrame(out, schema_overrides={"threshold": pl.Float64})
 
 
@@ -272,24 +263,19 @@ def threshold_transfer(calibration: Calibration) -> pl.DataFrame:
             at_transfer = sm.metrics_at(test, transferred)
             at_oracle = sm.metrics_at(test, oracle["threshold"])
             finite = transferred != sm.NEG_INF and oracle["threshold"] != sm.NEG_INF
-            out.append(
-                {
-                    "run": run,
-                    "protocol": calibration.protocol,
-                    "fold": fold["fold"],
-                    "threshold": _finite(transferred),
-                    "oracle_threshold": _finite(oracle["threshold"]),
-                    "shift": transferred - oracle["threshold"] if finite else None,
-                    "balanced_accuracy": at_transfer["balanced_accuracy"],
-                    "oracle_balanced_accuracy": at_oracle["balanced_accuracy"],
-                    "balanced_loss": at_oracle["balanced_accuracy"]
-                    - at_transfer["balanced_accuracy"],
-                    "success@20": at_transfer["selective_success@20"],
-                    "oracle_success@20": at_oracle["selective_success@20"],
-                    "success_loss": at_oracle["selective_success@20"]
-                    - at_transfer["selective_success@20"],
-                }
-            )
+            row = {"run": run, "protocol": calibration.protocol, "fold": fold["fold"]}
+            row |= {
+                "threshold": _finite(transferred),
+                "oracle_threshold": _finite(oracle["threshold"]),
+                "shift": transferred - oracle["threshold"] if finite else None,
+            }
+            for metric, name, loss in (
+                ("balanced_accuracy", "balanced_accuracy", "balanced_loss"),
+                ("selective_success@20", "success@20", "success_loss"),
+            ):
+                got, best = at_transfer[metric], at_oracle[metric]
+                row |= {name: got, f"oracle_{name}": best, loss: best - got}
+            out.append(row)
     return pl.DataFrame(
         out, schema_overrides={c: pl.Float64 for c in ("threshold", "oracle_threshold", "shift")}
     )

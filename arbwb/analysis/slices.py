@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import combinations
 from typing import Any
 
@@ -98,21 +99,15 @@ def slice_table(
     wide = long.pivot(on="metric", index=keys, values="value")
     table = counts.join(wide, on=keys).select(*keys, "samples", *names)
     order = pl.col("task").replace_strict({ALL: 0}, default=1, return_dtype=pl.Int64)
-    return (
-        table.with_columns(_label_order("slice"), order.alias("_t"))
-        .sort("group", "_slice", "run", "_t", "task")
-        .drop("_slice", "_t")
-        .rename({"slice": "relevance_type"})
+    return table.sort("group", _label_order("slice"), "run", order, "task").rename(
+        {"slice": "relevance_type"}
     )
 
 
 def _label_order(column: str) -> pl.Expr:
+    """Sort key of ``column``'s labels in :data:`LABELS` order (others last)."""
     ranks = {label: i for i, label in enumerate(LABELS)}
-    return (
-        pl.col(column)
-        .replace_strict(ranks, default=len(LABELS), return_dtype=pl.Int64)
-        .alias(f"_{column}")
-    )
+    return pl.col(column).replace_strict(ranks, default=len(LABELS), return_dtype=pl.Int64)
 
 
 def label_leaderboard(table: pl.DataFrame, *, label: str, top: int = 8) -> pl.DataFrame:
@@ -142,12 +137,7 @@ def best_by_mode(table: pl.DataFrame) -> pl.DataFrame:
         pl.col("mrr").max().alias("Best MRR"),
         pl.col("recall@20").max().alias("Best R@20"),
     )
-    return (
-        out.with_columns(_label_order("relevance_type"))
-        .sort("group", "_relevance_type")
-        .drop("_relevance_type")
-        .rename({"relevance_type": "Mode"})
-    )
+    return out.sort("group", _label_order("relevance_type")).rename({"relevance_type": "Mode"})
 
 
 @dataclass(frozen=True)
@@ -194,12 +184,7 @@ def slice_scores(
         columns = {"run": cell.runs, "n": cell.values.shape[0], "value": cell.values.mean(axis=0)}
         cell_keys = dict(zip(("group", "view", "slice", "task", "metric"), cell.key, strict=True))
         frames.append(pl.DataFrame(cell_keys | columns | intervals(reps), schema=schema))
-    return (
-        pl.concat(frames)
-        .with_columns(_label_order("slice"))
-        .sort("group", "view", "_slice", "task", "metric", "run")
-        .drop("_slice")
-    )
+    return pl.concat(frames).sort("group", "view", _label_order("slice"), "task", "metric", "run")
 
 
 _BEST_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
@@ -280,12 +265,7 @@ def _with_holm(frame: pl.DataFrame, alpha: float = 0.05) -> pl.DataFrame:
         .otherwise(pl.col("p_holm") < alpha)
         .alias("significant")
     )
-    return (
-        out.with_columns(_label_order("slice"))
-        .sort("group", "view", "metric", "_slice")
-        .drop("_slice")
-        .select(list(_BEST_SCHEMA))
-    )
+    return out.sort("group", "view", "metric", _label_order("slice")).select(list(_BEST_SCHEMA))
 
 
 def rrf_combinations(runs: Sequence[str], *, limit: int | None = None) -> list[tuple[str, ...]]:
@@ -459,6 +439,7 @@ def slice_board(
         )
     ]
     fused = rrf_metrics(release, combos, metrics=names)
+    best = partial(best_per_slice, annotations=annotations, n_perm=boot.n_perm, seed=boot.seed)
     return SliceBoard(
         metric_names=names,
         table=table,
@@ -469,14 +450,6 @@ def slice_board(
         ),
         combos=combos,
         fused=fused,
-        best=best_per_slice(
-            metrics, annotations, run_group=groups, n_perm=boot.n_perm, seed=boot.seed
-        ),
-        best_rrf=best_per_slice(
-            pl.concat([metrics, fused.metrics]),
-            annotations,
-            run_group=groups | fused.run_group,
-            n_perm=boot.n_perm,
-            seed=boot.seed,
-        ),
+        best=best(metrics, run_group=groups),
+        best_rrf=best(pl.concat([metrics, fused.metrics]), run_group=groups | fused.run_group),
     )

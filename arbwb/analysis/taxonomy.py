@@ -46,13 +46,11 @@ def by_task(frame: pl.DataFrame) -> pl.DataFrame:
 
 def examples(frame: pl.DataFrame, *, per_label: int | None = 4) -> pl.DataFrame:
     """Rows per primary label sorted as spec 13.4: confidence != high, -d, sample_id."""
-    ordered = frame.with_columns(
-        (pl.col("confidence") != "high").alias("_not_high"),
-        (-pl.col("semantic_overlap_score")).alias("_neg_d"),
-    ).sort("primary_relevance_type", "_not_high", "_neg_d", "sample_id")
-    if per_label is not None:
-        ordered = ordered.group_by("primary_relevance_type", maintain_order=True).head(per_label)
-    return ordered.drop("_not_high", "_neg_d")
+    not_high, neg_d = pl.col("confidence") != "high", -pl.col("semantic_overlap_score")
+    ordered = frame.sort("primary_relevance_type", not_high, neg_d, "sample_id")
+    if per_label is None:
+        return ordered
+    return ordered.group_by("primary_relevance_type", maintain_order=True).head(per_label)
 
 
 def flag_counts(annotations: pl.DataFrame) -> pl.DataFrame:
