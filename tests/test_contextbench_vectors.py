@@ -525,3 +525,14 @@ def test_f1_and_metrics_frame_errors_as_zero() -> None:
         == 0.4
     )
     assert metrics_frame(results, errors="drop").filter(pl.col("sample_id") == "s1").height == 0
+
+
+def test_metrics_frame_keeps_input_order_of_equal_keys() -> None:
+    # One instance predicted twice under one sample id (instance_id and original_inst_id):
+    # its two rows per metric keep the order they came in, so every run lists them alike.
+    v1 = evaluate(make_gold(["a.py:5-6"]), make_step(["a.py:5-9"]))
+    results = results_frame([_scored([v1])])
+    twice = pl.concat([results, results.with_columns(precision=pl.lit(0.25))])
+    for _ in range(20):
+        rows = metrics_frame(twice).filter(pl.col("metric") == "line.precision")
+        assert rows["value"].to_list() == [0.4, 0.25]

@@ -104,5 +104,5 @@ def metrics_frame(
             editloc_rows.select("run", "sample_id", metric=pl.lit(f"editloc.{c}"), value=pl.col(c))
             for c in ("recall", "precision")
         ]
-    long = pl.concat(parts).sort("run", "sample_id", "metric")
+    long = pl.concat(parts).sort("run", "sample_id", "metric", maintain_order=True)  # stable
     return schemas.validate(long, schemas.METRICS, name="metrics")
