@@ -207,7 +207,9 @@ def test_entry_written_while_racy_is_served_once_the_file_settles(
     monkeypatch.setattr(chunkscan, "scan_upstream", unread)
     monkeypatch.setattr(chunkscan, "parse_file_rows", unread)
     assert_frame_equal(open_corpus(release).files(sid), first)
-    settled = cache.entry_path(folder, corpus.chunk_path(sid), costcache.VERSION, ".parquet")
+    chunk_file, promise = corpus.source(sid)  # entries are keyed by the manifest's counts too
+    version = f"{costcache.VERSION}:{promise}"
+    settled = cache.entry_path(folder, chunk_file, version, ".parquet")
     assert list(folder.iterdir()) == [settled]  # the racy mark is gone with the promotion
     assert settled.name != racy.name and settled.read_bytes() == entry
     assert settled.name + cache.RACY_MARK in marks

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import mmap
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
@@ -183,6 +184,45 @@ def test_cached_costs_and_terms_from_the_complete_file_do_not_hide_a_cut(
         with pytest.raises(InputError) as caught:
             read()
         assert str(caught.value) == f"{mismatch(data, 40)}; {FIX}"
+
+
+def promise_rows(data: Path, rows: int) -> None:
+    """Make the snapshot's manifest row promise ``rows`` rows (the chunk file unchanged)."""
+    lines = manifest(data).read_text(encoding="utf-8").splitlines(keepends=True)
+    row = json.loads(lines[LINE - 1])
+    lines[LINE - 1] = json.dumps(row | {"chunk_count": rows}) + "\n"
+    manifest(data).write_text("".join(lines), encoding="utf-8")
+
+
+@pytest.mark.parametrize("reader", ["files", "line_counts", "terms", "score", "repomap"])
+def test_warm_entries_do_not_vouch_for_a_changed_manifest_row(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader: str
+) -> None:
+    """Entries are keyed by the counts the manifest row promised when they were checked: a
+    row that now promises other counts misses every entry, so a warm run refuses it as a cold
+    run does (the chunk file is unchanged)."""
+    monkeypatch.setenv("ARBWB_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "out" / "repomap_details.jsonl"
+    reads: dict[str, Callable[[], object]] = {
+        "files": lambda: open_corpus(data).files(SID),
+        "line_counts": lambda: open_corpus(data).line_counts(SID, ["README.md"]),
+        "terms": lambda: TermSource(tmp_path / "terms").load(open_corpus(data), SID),
+        "score": lambda: score(data),
+        "repomap": lambda: rank(data, "repomap", out),
+    }
+    warm = reads[reader]()  # fills the cache under the row's present counts
+    assert warm == 0 if reader in ("score", "repomap") else warm is not None
+    promise_rows(data, ROWS + 1)
+    want = (
+        f"{chunk_file(data)}: chunk file has {ROWS} rows but its manifest row "
+        f"({manifest(data)}:{LINE}, field 'chunk_count') promises {ROWS + 1}; {FIX}"
+    )
+    if reader in ("score", "repomap"):
+        assert reads[reader]() == 2
+    else:
+        with pytest.raises(InputError) as caught:
+            reads[reader]()
+        assert str(caught.value) == want
 
 
 def test_granularity_and_corpus_scale_check_the_count(data: Path) -> None:

@@ -29,16 +29,16 @@ def test_every_snapshot_gets_its_entries(
     folder = cache.kind_dir(corpus_scale.KIND)
     assert corpus.cache_dir is not None and folder is not None
     for sid in corpus.snapshot_ids():
-        path = corpus.chunk_path(sid)
-        assert costcache.has_complete(corpus.cache_dir, path), sid
-        assert cache.entry_path(folder, path, corpus_scale.VERSION, ".npz").is_file(), sid
+        source = corpus.source(sid)
+        assert costcache.has_complete(corpus.cache_dir, source), sid
+        assert cache.entry_path(folder, source[0], corpus_scale.VERSION, ".npz").is_file(), sid
     fresh = open_corpus(DEMO_DIR, use_cache=False)
     assert_frame_equal(
         corpus_scale.corpus_scale(corpus).snapshots, corpus_scale.corpus_scale(fresh).snapshots
     )
     for sid in corpus.snapshot_ids():
         assert_frame_equal(corpus.files(sid), fresh.files(sid))
-        assert costcache.load_lines(corpus.cache_dir, corpus.chunk_path(sid)) is not None
+        assert costcache.load_lines(corpus.cache_dir, corpus.source(sid)) is not None
         paths = [*fresh.files(sid)["path"].to_list()[::2], "not/there.py"]
         assert_frame_equal(corpus.line_counts(sid, paths), fresh.line_counts(sid, paths))
 
@@ -57,8 +57,8 @@ def test_a_broken_chunk_file_is_left_to_the_notebooks(data: Path) -> None:
     corpus.chunk_path(broken).write_text('{"not": "a chunk row"\n', encoding="utf-8")
     prepare.warm_cache(data, jobs=1)  # no error: the notebooks report it in their sections
     assert corpus.cache_dir is not None
-    assert not costcache.has_complete(corpus.cache_dir, corpus.chunk_path(broken))
-    assert all(costcache.has_complete(corpus.cache_dir, corpus.chunk_path(s)) for s in rest)
+    assert not costcache.has_complete(corpus.cache_dir, corpus.source(broken))
+    assert all(costcache.has_complete(corpus.cache_dir, corpus.source(s)) for s in rest)
 
 
 def test_input_digests_are_kept_until_the_file_changes(
@@ -90,8 +90,7 @@ def test_processes_that_cannot_start_leave_the_work_to_the_notebooks(
     corpus = open_corpus(DEMO_DIR)
     assert corpus.cache_dir is not None
     assert not any(
-        costcache.has_complete(corpus.cache_dir, corpus.chunk_path(s))
-        for s in corpus.snapshot_ids()
+        costcache.has_complete(corpus.cache_dir, corpus.source(s)) for s in corpus.snapshot_ids()
     )
 
 

@@ -108,6 +108,13 @@ class Corpus:
         msg = f"chunk file of {snapshot_id} not found (tried {tried}); rebuild it or fix the row"
         raise InputError(msg, path=entry.manifest, line=entry.line, field="chunks_path")
 
+    def source(self, snapshot_id: str) -> costcache.Source:
+        """The chunk file and the row counts its manifest row promises: what cache entries of
+        the file are keyed by, so an entry checked against other counts is never a hit (a warm
+        run refuses a contradicting manifest row as a cold one does)."""
+        entry = self._entry(snapshot_id)
+        return self.chunk_path(snapshot_id), f"rows={entry.chunk_count}:files={entry.file_count}"
+
     def count_mismatch(
         self, snapshot_id: str, rows: int, file_rows: int | None = None
     ) -> str | None:
@@ -155,8 +162,9 @@ class Corpus:
         line count, spec §11) of the wanted paths that have rows (row count checked); every
         path's count is kept in the cost cache (:func:`arbwb.io.costcache.load_lines`). ``rows``:
         the chunk file's rows (with ``path`` and ``end_line``) when the caller already read them."""
-        path = self.chunk_path(snapshot_id)
-        lines = costcache.load_lines(self.cache_dir, path)
+        source = self.source(snapshot_id)
+        path = source[0]
+        lines = costcache.load_lines(self.cache_dir, source)
         if lines is None:
             from arbwb.io.chunkscan import read_chunk_file
 
@@ -164,7 +172,7 @@ class Corpus:
                 rows = read_chunk_file(path, ["path", "end_line"])
             self.check_counts(snapshot_id, path, rows.height)
             lines = rows.group_by("path").agg(file_lines=pl.col("end_line").max())
-            costcache.save_lines(self.cache_dir, path, lines)
+            costcache.save_lines(self.cache_dir, source, lines)
         wanted = pl.Series(sorted(set(paths)), dtype=pl.String).implode()
         return lines.filter(pl.col("path").is_in(wanted)).sort("path")
 
@@ -192,7 +200,7 @@ class Corpus:
         """Known costs of each snapshot, covering its wanted paths (None: all file rows): chunk
         files with a ``file_count`` are byte-scanned through a memory map (:func:`scan_upstream`);
         the rest, and scans that cannot vouch for their rows, get the checked full parse."""
-        unread = {sid: self.chunk_path(sid) for sid in wanted if sid not in self._known}
+        unread = {sid: self.source(sid) for sid in wanted if sid not in self._known}
         self._known |= costcache.load_many(self.cache_dir, unread)
         todo: dict[str, set[str] | None] = {}
         for sid, paths in wanted.items():
@@ -233,8 +241,8 @@ class Corpus:
                 known.complete, known.rows = True, costs
             else:
                 known.rows.update({path: costs.get(path) for path in paths})
-            costcache.save(self.cache_dir, self.chunk_path(sid), sid, known)
-        together = {sid: (self.chunk_path(sid), self._known[sid]) for sid in wanted}
+            costcache.save(self.cache_dir, self.source(sid), sid, known)
+        together = {sid: (self.source(sid), self._known[sid]) for sid in wanted}
         costcache.save_bundle(self.cache_dir, together)
         return {sid: self._known[sid] for sid in wanted}
 

@@ -1,6 +1,8 @@
 """Per-file token costs of a snapshot (FILES rows) and their on-disk cache entries: the
 complete table, else the partial one of the paths looked up so far (absent ones as null
-costs), keyed by the chunk file; beside them every path's line count (spec §11). Entries
+costs), keyed by the chunk file and the row counts its manifest row promises (so an entry
+never vouches for counts it was not checked against); beside them every path's line count
+(spec §11). Entries
 looked up together are also bundled into one file, keyed by those entries' identities, so the
 next such lookup reads one file (arbwb-defined).
 """
@@ -59,43 +61,47 @@ def _rows(frame: pl.DataFrame) -> dict[str, Costs | None]:
     }
 
 
-def _paths(folder: Path, chunk_file: Path) -> tuple[Path, Path]:
+#: A chunk file and what its manifest row promises (:meth:`arbwb.io.corpus.Corpus.source`).
+Source = tuple[Path, str]
+
+
+def _entry(folder: Path, source: Source, suffix: str) -> Path:
+    chunk_file, promise = source
+    return cache.entry_path(folder, chunk_file, f"{VERSION}:{promise}", suffix)
+
+
+def _paths(folder: Path, source: Source) -> tuple[Path, Path]:
     """The (complete, partial) entry paths of a chunk file."""
-    complete = cache.entry_path(folder, chunk_file, VERSION, ".parquet")
-    return complete, cache.entry_path(folder, chunk_file, VERSION, ".paths.parquet")
+    return _entry(folder, source, ".parquet"), _entry(folder, source, ".paths.parquet")
 
 
-def load_lines(folder: Path | None, chunk_file: Path) -> pl.DataFrame | None:
+def load_lines(folder: Path | None, source: Source) -> pl.DataFrame | None:
     """The cached ``path, file_lines`` of every path of a chunk file, or None."""
-    entry = None if folder is None else _lines_path(folder, chunk_file)
+    entry = None if folder is None else _entry(folder, source, ".lines.parquet")
     return None if entry is None or not entry.is_file() else cache.read_frame(entry)
 
 
-def has_lines(folder: Path, chunk_file: Path) -> bool:
+def has_lines(folder: Path, source: Source) -> bool:
     """Whether the chunk file's ``path, file_lines`` are cached (the entry is not read)."""
-    return _lines_path(folder, chunk_file).is_file()
+    return _entry(folder, source, ".lines.parquet").is_file()
 
 
-def save_lines(folder: Path | None, chunk_file: Path, lines: pl.DataFrame) -> None:
+def save_lines(folder: Path | None, source: Source, lines: pl.DataFrame) -> None:
     """Keep a chunk file's ``path, file_lines`` (no-op without a folder)."""
     if folder is not None:
-        cache.write_frame(_lines_path(folder, chunk_file), lines)
+        cache.write_frame(_entry(folder, source, ".lines.parquet"), lines)
 
 
-def _lines_path(folder: Path, chunk_file: Path) -> Path:
-    return cache.entry_path(folder, chunk_file, VERSION, ".lines.parquet")
-
-
-def has_complete(folder: Path, chunk_file: Path) -> bool:
+def has_complete(folder: Path, source: Source) -> bool:
     """Whether the chunk file's complete costs are cached."""
-    return _paths(folder, chunk_file)[0].is_file()
+    return _paths(folder, source)[0].is_file()
 
 
-def load(folder: Path | None, chunk_file: Path) -> Known:
+def load(folder: Path | None, source: Source) -> Known:
     """The cached costs of a chunk file (complete, else partial), or an empty Known."""
     if folder is None:
         return Known(complete=False, rows={})
-    entries = _paths(folder, chunk_file)
+    entries = _paths(folder, source)
     for path, is_complete in zip(entries, (True, False), strict=True):
         frame = cache.read_frame(path) if path.is_file() else None
         if frame is not None:
@@ -103,11 +109,11 @@ def load(folder: Path | None, chunk_file: Path) -> Known:
     return Known(complete=False, rows={}, entries=entries)
 
 
-def load_many(folder: Path | None, chunk_files: Mapping[str, Path]) -> dict[str, Known]:
+def load_many(folder: Path | None, sources: Mapping[str, Source]) -> dict[str, Known]:
     """:func:`load` of many chunk files (by snapshot id) from their bundle, else one Parquet
     read of all their entries (then bundled): two dozen small reads cost more than scoring."""
-    entries = {} if folder is None else {s: _paths(folder, f) for s, f in chunk_files.items()}
-    out = {sid: Known(complete=False, rows={}, entries=entries.get(sid)) for sid in chunk_files}
+    entries = {} if folder is None else {s: _paths(folder, f) for s, f in sources.items()}
+    out = {sid: Known(complete=False, rows={}, entries=entries.get(sid)) for sid in sources}
     found = _existing(entries)
     if not found or folder is None:
         return out
@@ -117,7 +123,7 @@ def load_many(folder: Path | None, chunk_files: Mapping[str, Path]) -> dict[str,
         frame = cache.read_frames(list(found), source="entry")
         if frame is None or not set(frame["entry"].unique()) <= found.keys():
             # an unreadable entry (or unexpected file names): one by one, recomputing bad ones
-            return {sid: load(folder, chunk_file) for sid, chunk_file in chunk_files.items()}
+            return {sid: load(folder, source) for sid, source in sources.items()}
         if bundle is not None:
             cache.write_frame(bundle, frame)
     parts = frame.partition_by("entry", as_dict=True)
@@ -127,13 +133,13 @@ def load_many(folder: Path | None, chunk_files: Mapping[str, Path]) -> dict[str,
     return out
 
 
-def save_bundle(folder: Path | None, known: Mapping[str, tuple[Path, Known]]) -> None:
-    """Bundle the entries of these snapshots (chunk file, costs saved), which were looked up
+def save_bundle(folder: Path | None, known: Mapping[str, tuple[Source, Known]]) -> None:
+    """Bundle the entries of these snapshots (source, costs saved), which were looked up
     together, for the next :func:`load_many` of them; no-op without a folder or an entry."""
     if folder is None or len(known) < 2:  # one entry is read as fast as its bundle
         return
     found = _existing(
-        {sid: k.entries or _paths(folder, chunk_file) for sid, (chunk_file, k) in known.items()}
+        {sid: k.entries or _paths(folder, source) for sid, (source, k) in known.items()}
     )
     bundle = _bundle_path(folder, found)
     kinds_match = all(known[sid][1].complete == is_complete for sid, is_complete in found.values())
@@ -175,12 +181,12 @@ def _bundle_path(folder: Path, entries: Mapping[str, object]) -> Path | None:
     return folder / BUNDLES / f"{digest}.parquet"
 
 
-def save(folder: Path | None, chunk_file: Path, snapshot_id: str, known: Known) -> None:
+def save(folder: Path | None, source: Source, snapshot_id: str, known: Known) -> None:
     """Write the costs of a chunk file to its entry (atomically; where ``known`` was looked
     up, :attr:`Known.entries`); no-op without a folder."""
     if folder is None:
         return
-    complete, partial = known.entries or _paths(folder, chunk_file)
+    complete, partial = known.entries or _paths(folder, source)
     cache.write_frame(complete if known.complete else partial, _entry_frame(snapshot_id, known))
 
 

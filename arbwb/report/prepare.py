@@ -58,11 +58,13 @@ def warm_cache(data_dir: Path, *, jobs: int) -> None:
 def _missing(corpus: Corpus, folder: Path, snapshot_id: str) -> bool:
     """Whether the snapshot lacks its complete costs or its corpus-scale entry (in ``folder``)."""
     assert corpus.cache_dir is not None
-    path = corpus.chunk_path(snapshot_id)
-    scale = cache.entry_path(folder, path, corpus_scale.VERSION, ".npz")
+    source = corpus.source(snapshot_id)
+    scale = cache.entry_path(folder, source[0], corpus_scale.VERSION, ".npz")
     costs = corpus.cache_dir
     return not (
-        scale.is_file() and costcache.has_lines(costs, path) and costcache.has_complete(costs, path)
+        scale.is_file()
+        and costcache.has_lines(costs, source)
+        and costcache.has_complete(costs, source)
     )
 
 

@@ -307,9 +307,11 @@ def pseudo_chunks(prep: Prepared) -> pl.DataFrame:
     )
 
 
-def index_cache_file(cache_dir: Path, chunk_file: Path, cap: int) -> Path:
-    """Cache file of a chunk file's index, keyed by format, cap and the chunk file's identity."""
-    return cache.entry_path(cache_dir, chunk_file, f"{FORMAT_VERSION}:cap={cap}", ".npz")
+def index_cache_file(cache_dir: Path, corpus: Corpus, snapshot: str, cap: int) -> Path:
+    """Cache file of a snapshot's index, keyed by format, cap, the chunk file's identity and
+    the row counts its manifest row promises (:meth:`Corpus.source`)."""
+    chunk_file, promise = corpus.source(snapshot)
+    return cache.entry_path(cache_dir, chunk_file, f"{FORMAT_VERSION}:cap={cap}:{promise}", ".npz")
 
 
 def fetch(
@@ -325,7 +327,7 @@ def fetch(
     the memo only, so it may run ahead on a second thread); and the cache file to fill."""
     if cache_dir is None:
         return gather(corpus.chunks(snapshot), memo, tokenise=tokenise), None
-    target = index_cache_file(cache_dir, corpus.chunk_path(snapshot), cap)
+    target = index_cache_file(cache_dir, corpus, snapshot, cap)
     return load_index(target) or gather(corpus.chunks(snapshot), memo, tokenise=tokenise), target
 
 
@@ -397,7 +399,7 @@ class RepoMap:
         index = found if isinstance(found, RepoMapIndex) else assemble(found, self.cap, self.memo)
         self.counts["index_cache_hits" if hit else "index_builds"] += 1
         if not hit and target is not None and self.cache_dir is not None:
-            now = index_cache_file(self.cache_dir, corpus.chunk_path(snapshot), self.cap)
+            now = index_cache_file(self.cache_dir, corpus, snapshot, self.cap)
             if now == target:  # the chunk file did not change while read: never a stale index
                 self.saving.append(self.saver.submit(save_index, index, target))
         prep = prepare(index, candidate_filter)
