@@ -18,7 +18,7 @@ from arbwb.analysis.explorer import QUERY_UNAVAILABLE
 from arbwb.cli import main
 from arbwb.jsonio import sha256_file
 from arbwb.paths import DEMO_DIR, NOTEBOOKS_DIR
-from arbwb.report.build import _drop_waiting, _progress, declared_parameters
+from arbwb.report.build import ReportConfig, _drop_waiting, _jobs, _progress, declared_parameters
 from arbwb.report.html import Section, render_docs, render_index
 
 INJECTED = 'raise RuntimeError("injected failure for the report test")'
@@ -447,3 +447,17 @@ def test_an_interrupted_report_drops_the_waiting_notebooks() -> None:
     _drop_waiting(waiting, 2)
     assert [waiting.get_nowait() for _ in range(2)] == [None, None]
     assert waiting.empty()
+
+
+def test_default_kernels_without_sched_getaffinity(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Where the system has no ``sched_getaffinity`` (macOS, Windows) the report runs one
+    kernel per CPU, at most one per notebook, rather than failing."""
+    config = ReportConfig(data_dir=tmp_path, out_dir=tmp_path / "out")
+    monkeypatch.delattr(os, "sched_getaffinity", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 3)
+    assert (_jobs(config, 9), _jobs(config, 2)) == (3, 2)
+    monkeypatch.setattr(os, "cpu_count", lambda: None)
+    assert _jobs(config, 9) == 1
+    assert _jobs(ReportConfig(data_dir=tmp_path, out_dir=tmp_path, jobs=4), 9) == 4

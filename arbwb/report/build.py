@@ -172,8 +172,10 @@ def _parameters(config: ReportConfig, data_dir: Path, work: Path) -> dict[str, A
 
 
 def _jobs(config: ReportConfig, count: int) -> int:
-    """Kernels: ``config.jobs``, else the CPUs this process may use; at most ``count``."""
-    usable = config.jobs or len(os.sched_getaffinity(0))
+    """Kernels: ``config.jobs``, else the CPUs this process may use (every CPU where the
+    system cannot say: ``sched_getaffinity`` is Linux-only); at most ``count``."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    usable = config.jobs or (len(affinity(0)) if affinity else os.cpu_count() or 1)
     return max(1, min(usable, count))
 
 
