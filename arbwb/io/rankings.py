@@ -72,10 +72,12 @@ def load_rankings(path: str | Path, *, run: str | None = None, fmt: str | None =
     )
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=64)
 def _details(path: Path, run: str, key: str) -> RunData:
     """:func:`read_details`, kept for as long as the file's :func:`~arbwb.cache.file_key` stays
-    the same: the notebooks a report runs in one kernel read the same runs (arbwb-defined)."""
+    the same: the notebooks a report runs in one kernel read the same runs (arbwb-defined). At
+    most 64 runs (the paper's release has 51), so a long session does not hold every run it
+    ever read."""
     return read_details(path, run)
 
 
