@@ -2,9 +2,8 @@
 complete table, else the partial one of the paths looked up so far (absent ones as null
 costs), keyed by the chunk file and the row counts its manifest row promises (so an entry
 never vouches for counts it was not checked against); beside them every path's line count
-(spec §11). Entries
-looked up together are also bundled into one file, keyed by those entries' identities, so the
-next such lookup reads one file (arbwb-defined).
+(spec §11). Entries looked up together are also bundled into one file, keyed by those
+entries' identities, so the next such lookup reads one file (arbwb-defined).
 """
 
 from __future__ import annotations
